@@ -1,0 +1,93 @@
+import type { Context } from "hono";
+import type { FaultOptions } from "./faults";
+import type { Random } from "./random";
+import type { TokenRecord } from "./tokens";
+import type { StorageState } from "../storage/state";
+import type { StreamState } from "../stream/state";
+import type { QueueState } from "../queue/state";
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** An operation that completes later (a stream task, a storage job, a queue job). */
+export interface Deferred {
+  id: string;
+  /** Epoch milliseconds at which it completes. */
+  at: number;
+  /** Name of the handler registered with `ctx.onDeferred`. */
+  op: string;
+  args: JsonValue;
+}
+
+export interface EmulatorState {
+  version: 1;
+  project: { id: number; name: string; defaultBranchId: number };
+  tokens: TokenRecord[];
+  deferred: Deferred[];
+  /** Monotonic counters for generated numeric ids, by name. */
+  counters: Record<string, number>;
+  storage: StorageState;
+  stream: StreamState;
+  queue: QueueState;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  /** Path including the query string, as received. */
+  path: string;
+  /** HTTP status, or 0 when the connection was reset by fault injection. */
+  status: number;
+  at: string;
+}
+
+export interface EmulatorOptions {
+  /** Port to listen on; 0 picks a free port. */
+  port?: number;
+  host?: string;
+  /** The master Storage API token. */
+  token: string;
+  /** Optional non-admin token: no stream writes, no configuration management. */
+  limitedToken?: string;
+  /** How long async tasks and jobs take, in milliseconds. */
+  taskDurationMs?: number;
+  /** Save state to this JSON file after every change and load it at start. */
+  stateFile?: string;
+  projectId?: number;
+  faults?: FaultOptions;
+  /** Seed for generated secrets and ids (fault injection has its own seed). */
+  seed?: number;
+}
+
+/** What every route module gets: the state and the shared mechanisms. */
+export interface EmulatorContext {
+  readonly state: EmulatorState;
+  readonly options: Required<Pick<EmulatorOptions, "taskDurationMs">> & EmulatorOptions;
+  /** Base URL of the emulator, e.g. http://127.0.0.1:1234 (no trailing slash). */
+  readonly baseUrl: () => string;
+  /** Public URLs of each service, as listed in the Storage index. */
+  readonly urls: () => ServiceUrls;
+  readonly random: Random;
+  readonly now: () => number;
+  /** Next value of a named counter (starts at `start`). */
+  nextId(counter: string, start?: number): number;
+  /** Schedule an operation; it runs (in `at` order) before the first request handled after `at`. */
+  defer(op: string, args: JsonValue, delayMs?: number): Deferred;
+  /** Register the handler for a deferred operation. */
+  onDeferred(op: string, handler: (args: JsonValue, deferred: Deferred) => void): void;
+  /** Run every due deferred operation now. */
+  settle(): void;
+  /** The token record for the request's X-StorageApi-Token header, or undefined. */
+  tokenOf(c: Context): TokenRecord | undefined;
+  /** Persist state (no-op without a state file). */
+  save(): void;
+  readonly faults: () => FaultOptions;
+}
+
+export interface ServiceUrls {
+  storage: string;
+  stream: string;
+  streamIn: string;
+  queue: string;
+  import: string;
+  /** Object store emulation for file uploads and downloads. */
+  files: string;
+}

@@ -1,0 +1,50 @@
+import type { Random } from "./random";
+
+// Fault injection options. Every share is a probability in [0, 1]; the draw comes from the
+// emulator's seeded generator, so a given seed reproduces the same faults in the same order.
+export interface FaultOptions {
+  seed?: number;
+  /** Share of requests answered 429 with Retry-After. */
+  rate429?: number;
+  /** Seconds put in the Retry-After header of injected 429s. */
+  retryAfterSeconds?: number;
+  /** Share of requests answered 500, 502 or 503. */
+  rate5xx?: number;
+  /** Share of requests whose connection is reset before any answer. */
+  rateReset?: number;
+  /** Latency added to every request, in milliseconds. */
+  latencyMs?: number;
+  /** Task ids or task types (e.g. "api.create.sink") whose tasks/jobs end in error. */
+  failTasks?: string[];
+  /** Only requests whose path starts with one of these prefixes get faults (default: all API paths). */
+  pathPrefixes?: string[];
+  /** Only these methods get faults (default: all). */
+  methods?: string[];
+}
+
+export type FaultDecision =
+  | { kind: "none" }
+  | { kind: "429"; retryAfter: number }
+  | { kind: "5xx"; status: 500 | 502 | 503 }
+  | { kind: "reset" };
+
+export function decideFault(opts: FaultOptions, rng: Random, method: string, path: string): FaultDecision {
+  if (opts.methods && !opts.methods.includes(method)) return { kind: "none" };
+  if (opts.pathPrefixes && !opts.pathPrefixes.some((p) => path.startsWith(p))) return { kind: "none" };
+  const r = rng();
+  let edge = opts.rate429 ?? 0;
+  if (r < edge) return { kind: "429", retryAfter: opts.retryAfterSeconds ?? 1 };
+  edge += opts.rate5xx ?? 0;
+  if (r < edge) {
+    const statuses = [500, 502, 503] as const;
+    return { kind: "5xx", status: statuses[Math.floor(rng() * statuses.length)] };
+  }
+  edge += opts.rateReset ?? 0;
+  if (r < edge) return { kind: "reset" };
+  return { kind: "none" };
+}
+
+/** Whether a task of this id/type was chosen to fail. */
+export function taskShouldFail(opts: FaultOptions, taskId: string, taskType: string): boolean {
+  return (opts.failTasks ?? []).some((f) => f === taskType || f === taskId || taskId.startsWith(f));
+}

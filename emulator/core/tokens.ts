@@ -1,0 +1,43 @@
+// Storage API tokens known to the emulator. The master token can do everything; the optional
+// limited token mirrors a real non-admin token without configuration management, so the
+// provider's permission errors can be tested.
+export interface TokenRecord {
+  id: string;
+  token: string;
+  description: string;
+  isMasterToken: boolean;
+  canManageBuckets: boolean;
+  canManageTokens: boolean;
+  canReadAllFileUploads: boolean;
+  /** Emulator-only flag: whether the token may create/update/delete component configurations. */
+  canManageConfigurations: boolean;
+  created: string;
+}
+
+export function masterToken(token: string, created: string): TokenRecord {
+  return {
+    id: "1001",
+    token,
+    description: "Master token",
+    isMasterToken: true,
+    canManageBuckets: true,
+    canManageTokens: true,
+    canReadAllFileUploads: true,
+    canManageConfigurations: true,
+    created,
+  };
+}
+
+export function limitedToken(token: string, created: string): TokenRecord {
+  return {
+    id: "1002",
+    token,
+    description: "Limited token",
+    isMasterToken: false,
+    canManageBuckets: false,
+    canManageTokens: false,
+    canReadAllFileUploads: false,
+    canManageConfigurations: false,
+    created,
+  };
+}

@@ -1,0 +1,207 @@
+import { readFileSync, writeFileSync, renameSync, existsSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse, Server } from "node:http";
+import { Hono } from "hono";
+import { serve } from "@hono/node-server";
+import type { Deferred, EmulatorContext, EmulatorOptions, EmulatorState, JsonValue, RequestLogEntry, ServiceUrls } from "./core/context";
+import { decideFault, type FaultOptions } from "./core/faults";
+import { seededRandom } from "./core/random";
+import { limitedToken, masterToken } from "./core/tokens";
+import { initialStorageState } from "./storage/state";
+import { initialStreamState } from "./stream/state";
+import { initialQueueState } from "./queue/state";
+import { registerStorageRoutes } from "./storage/routes";
+import { registerStreamRoutes } from "./stream/routes";
+import { registerQueueRoutes } from "./queue/routes";
+
+type NodeBindings = { incoming: IncomingMessage; outgoing: ServerResponse };
+
+export interface Emulator {
+  /** Base URL (the Storage API host); other services are listed in its index. */
+  readonly url: string;
+  readonly urls: ServiceUrls;
+  readonly port: number;
+  readonly state: EmulatorState;
+  readonly context: EmulatorContext;
+  /** Every API request handled so far (method, path, status), oldest first. */
+  requests(): RequestLogEntry[];
+  clearRequests(): void;
+  /** Requests that could have changed something (anything but GET/HEAD/OPTIONS). */
+  writes(): RequestLogEntry[];
+  setFaults(faults: FaultOptions): void;
+  close(): Promise<void>;
+}
+
+export function initialState(options: EmulatorOptions, now: string): EmulatorState {
+  const tokens = [masterToken(options.token, now)];
+  if (options.limitedToken) tokens.push(limitedToken(options.limitedToken, now));
+  return {
+    version: 1,
+    project: { id: options.projectId ?? 4242, name: "Emulated Project", defaultBranchId: 101 },
+    tokens,
+    deferred: [],
+    counters: {},
+    storage: initialStorageState(),
+    stream: initialStreamState(),
+    queue: initialQueueState(),
+  };
+}
+
+function loadState(options: EmulatorOptions): EmulatorState {
+  const fresh = initialState(options, new Date().toISOString());
+  if (!options.stateFile || !existsSync(options.stateFile)) return fresh;
+  const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as EmulatorState;
+  // Tokens come from the command line, not the file, so a restart with a new token works.
+  return { ...saved, tokens: fresh.tokens };
+}
+
+export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
+  const opts = { taskDurationMs: 300, ...options };
+  const state = loadState(opts);
+  const handlers = new Map<string, (args: JsonValue, d: Deferred) => void>();
+  const log: RequestLogEntry[] = [];
+  let faults: FaultOptions = opts.faults ?? {};
+  let faultRandom = seededRandom(faults.seed ?? 1);
+  let baseUrl = "";
+
+  const urls = (): ServiceUrls => ({
+    storage: baseUrl,
+    stream: `${baseUrl}/stream`,
+    streamIn: `${baseUrl}/stream-in`,
+    queue: `${baseUrl}/queue`,
+    import: `${baseUrl}/import`,
+    files: `${baseUrl}/files`,
+  });
+
+  const ctx: EmulatorContext = {
+    state,
+    options: opts,
+    baseUrl: () => baseUrl,
+    urls,
+    random: seededRandom(opts.seed ?? 7),
+    now: () => Date.now(),
+    nextId(counter, start = 1) {
+      const next = (state.counters[counter] ?? start - 1) + 1;
+      state.counters[counter] = next;
+      return next;
+    },
+    defer(op, args, delayMs = opts.taskDurationMs) {
+      const d: Deferred = { id: `${op}:${ctx.nextId("deferred")}`, at: Date.now() + delayMs, op, args };
+      state.deferred.push(d);
+      return d;
+    },
+    onDeferred(op, handler) {
+      handlers.set(op, handler);
+    },
+    settle() {
+      const now = Date.now();
+      for (;;) {
+        const due = state.deferred.filter((d) => d.at <= now).sort((a, b) => a.at - b.at)[0];
+        if (!due) return;
+        state.deferred.splice(state.deferred.indexOf(due), 1);
+        const handler = handlers.get(due.op);
+        if (!handler) throw new Error(`emulator: no handler for deferred operation ${due.op}`);
+        handler(due.args, due);
+      }
+    },
+    tokenOf(c) {
+      const header = c.req.header("X-StorageApi-Token");
+      return header ? state.tokens.find((t) => t.token === header) : undefined;
+    },
+    save() {
+      if (!opts.stateFile) return;
+      const tmp = `${opts.stateFile}.tmp`;
+      writeFileSync(tmp, JSON.stringify(state));
+      renameSync(tmp, opts.stateFile);
+    },
+    faults: () => faults,
+  };
+
+  const app = new Hono<{ Bindings: NodeBindings }>();
+
+  // Control endpoints for tests and demos: never faulted, never logged.
+  app.get("/_emulator/requests", (c) => c.json(log));
+  app.delete("/_emulator/requests", (c) => {
+    log.length = 0;
+    return c.body(null, 204);
+  });
+  app.get("/_emulator/state", (c) => {
+    ctx.settle();
+    return c.json(state);
+  });
+  app.put("/_emulator/faults", async (c) => {
+    faults = (await c.req.json()) as FaultOptions;
+    faultRandom = seededRandom(faults.seed ?? 1);
+    return c.json(faults);
+  });
+
+  // Logging, fault injection and lazy completion of due tasks, for every API request.
+  app.use("*", async (c, next) => {
+    const url = new URL(c.req.url);
+    const path = url.pathname + url.search;
+    if (url.pathname.startsWith("/_emulator/")) return next();
+    const entry: RequestLogEntry = { method: c.req.method, path, status: 0, at: new Date().toISOString() };
+    log.push(entry);
+    if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
+    const fault = decideFault(faults, faultRandom, c.req.method, url.pathname);
+    if (fault.kind === "reset") {
+      c.env.incoming.socket.destroy();
+      return new Response(null, { status: 500 });
+    }
+    if (fault.kind === "429") {
+      entry.status = 429;
+      return faultResponse(url.pathname, 429, "Too Many Requests", { "Retry-After": String(fault.retryAfter) });
+    }
+    if (fault.kind === "5xx") {
+      entry.status = fault.status;
+      return faultResponse(url.pathname, fault.status, "Internal Server Error");
+    }
+    ctx.settle();
+    await next();
+    entry.status = c.res.status;
+    if (!["GET", "HEAD", "OPTIONS"].includes(c.req.method)) ctx.save();
+  });
+
+  registerStorageRoutes(app as unknown as Hono, ctx);
+  registerStreamRoutes(app as unknown as Hono, ctx);
+  registerQueueRoutes(app as unknown as Hono, ctx);
+
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.host ?? "127.0.0.1" }, () =>
+      resolve(s as Server),
+    );
+  });
+  const address = server.address() as AddressInfo;
+  baseUrl = `http://${opts.host ?? "127.0.0.1"}:${address.port}`;
+
+  return {
+    url: baseUrl,
+    urls: urls(),
+    port: address.port,
+    state,
+    context: ctx,
+    requests: () => [...log],
+    clearRequests: () => {
+      log.length = 0;
+    },
+    writes: () => log.filter((e) => !["GET", "HEAD", "OPTIONS"].includes(e.method)),
+    setFaults(f) {
+      faults = f;
+      faultRandom = seededRandom(f.seed ?? 1);
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections?.();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+// Injected faults answer in the error shape of the service the path belongs to, as a
+// proxy in front of the real service would pass them on.
+function faultResponse(pathname: string, status: number, message: string, headers: Record<string, string> = {}): Response {
+  const body = pathname.startsWith("/stream/")
+    ? { statusCode: status, error: status === 429 ? "stream.api.tooManyRequests" : "stream.api.internalError", message }
+    : { error: message, code: status === 429 ? "tooManyRequests" : "internalError", status: "error" };
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+}
