@@ -1,0 +1,88 @@
+// Typed errors for every failure that reaches a user. Messages never contain the token or
+// other secrets: everything built from request data passes through `redact` first.
+
+export type Service = "storage" | "stream" | "queue" | "streamIn";
+
+const secrets = new Set<string>();
+
+/** Remember a value that must never appear in an error message or log line. */
+export function registerSecret(value: string | undefined): void {
+  if (value && value.length >= 6) secrets.add(value);
+}
+
+export function redact(text: string): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join("[secret]");
+  // Ingestion URLs embed a secret as their last path segment.
+  return out.replace(/(\/stream\/\d+\/[^/\s"]+\/)[A-Za-z0-9]{16,}/g, "$1[secret]");
+}
+
+export interface RequestInfo {
+  service: Service;
+  method: string;
+  /** Path and query, already redacted. */
+  path: string;
+}
+
+/** The API answered with an error status. */
+export class KeboolaApiError extends Error {
+  override readonly name = "KeboolaApiError";
+  constructor(
+    readonly status: number,
+    /** Service error code, e.g. `stream.api.sinkNotFound` or `storage.tables.notFound`. */
+    readonly code: string | undefined,
+    readonly apiMessage: string,
+    readonly request: RequestInfo,
+  ) {
+    super(redact(`${request.method} ${request.path} (${request.service}) failed with ${status}${code ? ` ${code}` : ""}: ${apiMessage}`));
+  }
+}
+
+/** No usable answer: connection refused/reset, timeout. `ambiguous` when the request may have been processed. */
+export class KeboolaNetworkError extends Error {
+  override readonly name = "KeboolaNetworkError";
+  constructor(
+    readonly request: RequestInfo,
+    readonly causeMessage: string,
+    readonly ambiguous: boolean,
+  ) {
+    super(redact(`${request.method} ${request.path} (${request.service}) failed: ${causeMessage}`));
+  }
+}
+
+/** An async task or job ended in anything but success. */
+export class KeboolaTaskError extends Error {
+  override readonly name = "KeboolaTaskError";
+  constructor(
+    readonly taskId: string,
+    readonly taskMessage: string,
+    what: string,
+  ) {
+    super(redact(`${what}: task ${taskId} failed: ${taskMessage}`));
+  }
+}
+
+export class KeboolaTimeoutError extends Error {
+  override readonly name = "KeboolaTimeoutError";
+  constructor(what: string, taskId: string, seconds: number) {
+    super(redact(`${what}: task ${taskId} did not finish within ${seconds}s (raise keboola:taskTimeout or KBC_TASK_TIMEOUT)`));
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof KeboolaApiError && err.status === 404;
+}
+
+export function isConflict(err: unknown): boolean {
+  return err instanceof KeboolaApiError && err.status === 409;
+}
+
+/** Resolves to undefined when the call answers 404, so "gone" is a value, not an exception. */
+export async function notFoundAsUndefined<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,55 @@
+import type { HttpClient } from "./http";
+import { waitUntilFinished } from "./tasks";
+
+// Typed calls of the Job Queue API.
+
+export interface QueueJob {
+  id: string;
+  status: string;
+  isFinished: boolean;
+  url?: string;
+  result?: { message?: string };
+  createdTime?: string;
+  startTime?: string | null;
+  endTime?: string | null;
+  durationSeconds?: number | null;
+}
+
+export interface JobRequest {
+  component: string;
+  config: string;
+  mode: "run";
+  branchId?: string;
+  variableValuesId?: string;
+  variableValuesData?: { values: Array<{ name: string; value: string }> };
+}
+
+export class QueueApi {
+  constructor(
+    private readonly http: HttpClient,
+    private readonly baseUrl: string,
+    private readonly deadlineSeconds: number,
+  ) {}
+
+  createJob(body: JobRequest) {
+    return this.http
+      .request<QueueJob>({ service: "queue", baseUrl: this.baseUrl, method: "POST", path: "/jobs", json: body, retry: "rejected-only" })
+      .then((r) => r.body);
+  }
+
+  getJob(id: string) {
+    return this.http
+      .request<QueueJob>({ service: "queue", baseUrl: this.baseUrl, method: "GET", path: `/jobs/${encodeURIComponent(id)}` })
+      .then((r) => r.body);
+  }
+
+  /** Waits until the job finishes; throws KeboolaTaskError with the job's result message unless it succeeded. */
+  waitForJob(job: QueueJob, what: string): Promise<QueueJob> {
+    return waitUntilFinished(
+      job,
+      (j) => ({ id: j.id, finished: j.isFinished, ok: j.status === "success", message: j.result?.message ?? `job ended with status ${j.status}` }),
+      (j) => this.getJob(j.id),
+      { what, deadlineSeconds: this.deadlineSeconds },
+    );
+  }
+}

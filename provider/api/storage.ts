@@ -1,0 +1,139 @@
+import type { HttpClient, RetryPolicy } from "./http";
+import { notFoundAsUndefined as orUndefined } from "./errors";
+
+// Typed calls of the Storage API (`/v2/storage`): the index (service discovery), token
+// verification, tables, and component configurations with their rows.
+
+export interface StorageIndex {
+  services: Array<{ id: string; url: string }>;
+}
+
+export interface TokenInfo {
+  id: string;
+  description: string;
+  isMasterToken: boolean;
+  canManageBuckets: boolean;
+  componentAccess?: string[];
+  owner: { id: number; name: string };
+  admin?: { role?: string };
+}
+
+export interface StorageTable {
+  id: string;
+  name: string;
+  columns: string[];
+  primaryKey: string[];
+}
+
+export interface ConfigRow {
+  id: string;
+  name: string;
+  description: string;
+  configuration: Record<string, unknown>;
+  isDisabled: boolean;
+  version: number;
+}
+
+export interface Configuration {
+  id: string;
+  name: string;
+  description: string;
+  configuration: Record<string, unknown>;
+  isDisabled: boolean;
+  isDeleted: boolean;
+  version: number;
+  changeDescription: string;
+  rows: ConfigRow[];
+  rowsSortOrder: string[];
+}
+
+export interface ConfigBody {
+  name?: string;
+  description?: string;
+  configuration?: Record<string, unknown>;
+  isDisabled?: boolean;
+  changeDescription?: string;
+  configurationId?: string;
+  rowsSortOrder?: string[];
+}
+
+export interface RowBody {
+  rowId?: string;
+  name?: string;
+  description?: string;
+  configuration?: Record<string, unknown>;
+  isDisabled?: boolean;
+  changeDescription?: string;
+}
+
+export class StorageApi {
+  constructor(
+    private readonly http: HttpClient,
+    readonly baseUrl: string,
+  ) {}
+
+  private call<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, opts: { form?: Record<string, string>; json?: unknown; retry?: RetryPolicy; query?: Record<string, string | undefined> } = {}) {
+    return this.http.request<T>({ service: "storage", baseUrl: this.baseUrl, method, path, ...opts }).then((r) => r.body);
+  }
+
+  index() {
+    return this.call<StorageIndex>("GET", "/v2/storage", { query: { exclude: "components" } });
+  }
+  verifyToken() {
+    return this.call<TokenInfo>("GET", "/v2/storage/tokens/verify");
+  }
+  async findTable(branch: string, tableId: string): Promise<StorageTable | undefined> {
+    // Tables of the default branch live at the plain path; dev branches have their own storage.
+    const path = branch === "default" ? `/v2/storage/tables/${enc(tableId)}` : `/v2/storage/branch/${enc(branch)}/tables/${enc(tableId)}`;
+    return orUndefined(this.call<StorageTable>("GET", path));
+  }
+  tablePreview(tableId: string) {
+    return this.call<string>("GET", `/v2/storage/tables/${enc(tableId)}/data-preview`, { query: { format: "rfc" } });
+  }
+
+  // Configurations (branch-scoped; `default` is accepted as branch id)
+  createConfig(branch: string, componentId: string, body: ConfigBody) {
+    return this.call<Configuration>("POST", configsPath(branch, componentId), { form: toForm(body), retry: "rejected-only" });
+  }
+  getConfig(branch: string, componentId: string, configId: string) {
+    return this.call<Configuration>("GET", `${configsPath(branch, componentId)}/${enc(configId)}`);
+  }
+  findConfig(branch: string, componentId: string, configId: string) {
+    return orUndefined(this.getConfig(branch, componentId, configId));
+  }
+  updateConfig(branch: string, componentId: string, configId: string, body: ConfigBody) {
+    return this.call<Configuration>("PUT", `${configsPath(branch, componentId)}/${enc(configId)}`, { form: toForm(body), retry: "idempotent" });
+  }
+  /** First call moves to trash, a second one purges: never retried blindly. */
+  deleteConfig(branch: string, componentId: string, configId: string) {
+    return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}`, { retry: "rejected-only" });
+  }
+  listDeletedConfigs(branch: string, componentId: string) {
+    return this.call<Configuration[]>("GET", configsPath(branch, componentId), { query: { isDeleted: "true" } });
+  }
+  createRow(branch: string, componentId: string, configId: string, body: RowBody) {
+    return this.call<ConfigRow>("POST", `${configsPath(branch, componentId)}/${enc(configId)}/rows`, { form: toForm(body), retry: "rejected-only" });
+  }
+  updateRow(branch: string, componentId: string, configId: string, rowId: string, body: RowBody) {
+    return this.call<ConfigRow>("PUT", `${configsPath(branch, componentId)}/${enc(configId)}/rows/${enc(rowId)}`, { form: toForm(body), retry: "idempotent" });
+  }
+  deleteRow(branch: string, componentId: string, configId: string, rowId: string) {
+    return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}/rows/${enc(rowId)}`, { retry: "idempotent" });
+  }
+}
+
+const enc = encodeURIComponent;
+const configsPath = (branch: string, componentId: string) => `/v2/storage/branch/${enc(branch)}/components/${enc(componentId)}/configs`;
+
+/** Storage takes form fields; objects travel as JSON strings, arrays as `key[]` fields. */
+function toForm(body: ConfigBody | RowBody): Record<string, string> {
+  const form: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v)) v.forEach((item, i) => (form[`${k}[${i}]`] = String(item)));
+    else if (typeof v === "object") form[k] = JSON.stringify(v);
+    else if (typeof v === "boolean") form[k] = v ? "true" : "false";
+    else form[k] = String(v);
+  }
+  return form;
+}

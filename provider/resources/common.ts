@@ -1,0 +1,75 @@
+import * as pulumi from "@pulumi/pulumi";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { providerFor } from "../shim";
+import type { Props, ResourceKind } from "./types";
+
+// Pieces every resource file uses: the Pulumi class plumbing and the diff helper.
+
+/** Deep `pulumi.Input` of a plain input type, so nested values may be outputs of other resources. */
+export type DeepInput<T> = T extends string | number | boolean | undefined | null
+  ? pulumi.Input<T>
+  : T extends Array<infer U>
+    ? pulumi.Input<Array<DeepInput<U>>>
+    : T extends object
+      ? pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>
+      : pulumi.Input<T>;
+
+export type ArgsOf<T> = { [K in keyof T]: DeepInput<T[K]> };
+
+/**
+ * Registers a dynamic resource of type `pulumi-nodejs:keboola:<type>`. `outputs` lists output
+ * names so they exist as properties; `secretOutputs` are stored encrypted in state.
+ */
+export function resourceArgs(
+  kind: ResourceKind,
+  type: string,
+  name: string,
+  args: object,
+  outputs: readonly string[],
+  secretOutputs: readonly string[],
+  opts: pulumi.CustomResourceOptions | undefined,
+): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
+  const props: pulumi.Inputs = { ...Object.fromEntries(outputs.map((o) => [o, undefined])), ...args, __name: name };
+  const options: pulumi.CustomResourceOptions = {
+    ...opts,
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs],
+  };
+  return [providerFor(kind), name, props, options, "keboola", type];
+}
+
+/** Canonical JSON for comparing nested values regardless of key order. */
+export function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  if (v && typeof v === "object") {
+    return `{${Object.keys(v)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+export function same(a: unknown, b: unknown): boolean {
+  return stableJson(a) === stableJson(b);
+}
+
+/** Diff by field lists: any `replace` field that changed forces replacement. */
+export function diffFields(
+  olds: Props,
+  news: Props,
+  fields: { update: readonly string[]; replace: readonly string[] },
+): dynamic.DiffResult {
+  const replaces = fields.replace.filter((f) => !same(olds[f], news[f]));
+  const updates = fields.update.filter((f) => !same(olds[f], news[f]));
+  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+/** Outputs carry the provider so delete/refresh of a half-created object can find it. */
+export function withProvider(outs: Props, inputs: Props): Props {
+  return { ...outs, __provider: inputs.__provider, __name: inputs.__name };
+}
+
+export function resourceName(props: Props): string {
+  return typeof props.__name === "string" ? props.__name : "(unnamed)";
+}

@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { pathOf } from "./failures";
+
+// Validation at `check`: parse the new inputs with a resource's zod schema. Values that are not
+// known yet at preview (outputs of other resources) are skipped, not reported.
+
+/** The marker the Pulumi engine puts in place of a value unknown at preview. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function isUnknown(v: unknown): boolean {
+  return v === UNKNOWN;
+}
+
+export function containsUnknown(v: unknown): boolean {
+  if (isUnknown(v)) return true;
+  if (Array.isArray(v)) return v.some(containsUnknown);
+  if (v && typeof v === "object") return Object.values(v).some(containsUnknown);
+  return false;
+}
+
+function valueAt(obj: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let cur = obj;
+  for (const seg of path) {
+    if (isUnknown(cur)) return cur;
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg];
+  }
+  return cur;
+}
+
+/** Strips the properties the dynamic provider host and our resource classes add. */
+export function userInputs(props: Record<string, unknown>): Record<string, unknown> {
+  const { __provider: _p, __name: _n, ...rest } = props;
+  return rest;
+}
+
+export interface Checked<T> {
+  /** Parsed inputs with defaults applied, or undefined when unknowns prevented a full parse. */
+  value?: T;
+  failures: dynamic.CheckFailure[];
+}
+
+export function checkWith<S extends z.ZodType>(schema: S, props: Record<string, unknown>): Checked<z.output<S>> {
+  const input = userInputs(props);
+  const result = schema.safeParse(input);
+  if (result.success) return { value: result.data, failures: [] };
+  const failures = result.error.issues
+    .filter((issue) => !containsUnknown(valueAt(input, issue.path)))
+    .map((issue) => ({ property: pathOf(issue.path), reason: issue.message }));
+  return { failures };
+}
+
+/** Parse inputs that `check` already accepted (create/update/delete): a failure here is a bug or corrupt state. */
+export function parseChecked<S extends z.ZodType>(schema: S, props: Record<string, unknown>, what: string): z.output<S> {
+  const result = schema.safeParse(userInputs(props));
+  if (!result.success) {
+    const detail = result.error.issues.map((i) => `${pathOf(i.path)}: ${i.message}`).join("; ");
+    throw new Error(`${what}: invalid inputs: ${detail}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,26 @@
+// Stream object ids, derived exactly as the Stream service does (keboola-as-code
+// strhelper.NormalizeName), so the id of a source or sink is known at preview.
+
+export const MAX_ID_LENGTH = 48;
+export const MAX_NAME_LENGTH = 40;
+export const MAX_DESCRIPTION_LENGTH = 4096;
+
+/** "My Source" -> "my-source", "HTTPEvents" -> "httpevents", "!!weird||id##" -> "weird-id". */
+export function normalizeId(input: string): string {
+  return input
+    .replace(/([A-Z]+)/g, "-$1")
+    .replace(/[^a-zA-Z\u00e1-\u017e\u00c1-\u017d0-9]+/g, "-")
+    .normalize("NFD")
+    .replace(/\p{Mn}/gu, "")
+    .normalize("NFC")
+    .replace(/^-+|-+$/g, "")
+    .toLowerCase();
+}
+
+/** The id the service will use: the explicit one (normalized as the service does) or one from the name. */
+export function effectiveId(explicitId: string | undefined, name: string): string {
+  return normalizeId(explicitId ?? name);
+}
+
+/** Storage table ids: `in|out.c-<bucket>.<table>`. */
+export const TABLE_ID_PATTERN = /^(in|out)\.c-[a-zA-Z0-9_-]+\.[a-zA-Z0-9_-]+$/;

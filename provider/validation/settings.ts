@@ -1,0 +1,142 @@
+import { z } from "zod";
+import { formatDuration, formatSize, parseDuration, parseSize } from "./quantities";
+import type { SettingPatch, StreamSetting } from "../api/stream";
+
+// The seven editable Stream settings, shared by SourceSettings and SinkSettings. Inputs are typed
+// and validated against the service's ranges; values compare by meaning (`1m` == `1m0s`).
+
+type Kind = "duration" | "size" | "int" | "bool";
+
+interface SettingDef {
+  /** Dotted input path, e.g. `targetImportTrigger.interval`. */
+  input: string;
+  key: string;
+  kind: Kind;
+  min?: number;
+  max?: number;
+  defaultValue: string | number | boolean;
+}
+
+const MB = 1024 ** 2;
+export const SETTINGS: readonly SettingDef[] = [
+  { input: "stagingUploadTrigger.interval", key: "storage.level.staging.upload.trigger.interval", kind: "duration", min: 1000, max: 30 * 60_000, defaultValue: "30s" },
+  { input: "stagingUploadTrigger.size", key: "storage.level.staging.upload.trigger.size", kind: "size", min: 100, max: 50 * MB, defaultValue: "5MB" },
+  { input: "stagingUploadTrigger.count", key: "storage.level.staging.upload.trigger.count", kind: "int", min: 1, max: 10_000_000, defaultValue: 10000 },
+  { input: "targetImportTrigger.interval", key: "storage.level.target.import.trigger.interval", kind: "duration", min: 30_000, max: 24 * 3_600_000, defaultValue: "1m0s" },
+  { input: "targetImportTrigger.size", key: "storage.level.target.import.trigger.size", kind: "size", min: 100, max: 500 * MB, defaultValue: "50MB" },
+  { input: "targetImportTrigger.count", key: "storage.level.target.import.trigger.count", kind: "int", min: 1, max: 10_000_000, defaultValue: 50000 },
+  { input: "syncWait", key: "storage.level.local.encoding.sync.wait", kind: "bool", defaultValue: true },
+];
+
+function rangeText(def: SettingDef): string {
+  const f = def.kind === "duration" ? formatDuration : def.kind === "size" ? formatSize : String;
+  return `${f(def.min!)} .. ${f(def.max!)}`;
+}
+
+function quantity(def: SettingDef, parse: (s: string) => number | undefined, example: string) {
+  return z.string().superRefine((text, ctx) => {
+    const v = parse(text);
+    if (v === undefined) {
+      ctx.addIssue({ code: "custom", message: `"${text}" is not a valid ${def.kind}; write it like "${example}"` });
+    } else if (v < def.min! || v > def.max!) {
+      ctx.addIssue({ code: "custom", message: `"${text}" is out of range: use a value in ${rangeText(def)} (service default ${def.defaultValue})` });
+    }
+  });
+}
+
+function count(def: SettingDef) {
+  return z
+    .number()
+    .int(`must be a whole number in ${rangeText(def)}`)
+    .min(def.min!, `must be at least ${def.min} (range ${rangeText(def)})`)
+    .max(def.max!, `must be at most ${def.max} (range ${rangeText(def)})`);
+}
+
+const def = (input: string): SettingDef => SETTINGS.find((d) => d.input === input)!;
+
+const trigger = (prefix: string) =>
+  z
+    .object({
+      interval: quantity(def(`${prefix}.interval`), parseDuration, "45s or 1m30s").optional(),
+      size: quantity(def(`${prefix}.size`), parseSize, "5MB or 100B").optional(),
+      count: count(def(`${prefix}.count`)).optional(),
+    })
+    .strict();
+
+/** The settings part of SourceSettings and SinkSettings inputs. Only keys set here are managed. */
+export const settingsShape = {
+  stagingUploadTrigger: trigger("stagingUploadTrigger")
+    .optional()
+    .describe("Step 1, local disk to staging: whichever of interval (1s..30m), size (100B..50MB), count (1..10M) is met first."),
+  targetImportTrigger: trigger("targetImportTrigger")
+    .optional()
+    .describe("Step 2, staging to the table: interval (30s..24h), size (100B..500MB), count (1..10M)."),
+  syncWait: z.boolean().optional().describe("storage.level.local.encoding.sync.wait: write to local disk before acknowledging (default true)."),
+};
+
+export type SettingsValues = {
+  stagingUploadTrigger?: { interval?: string; size?: string; count?: number };
+  targetImportTrigger?: { interval?: string; size?: string; count?: number };
+  syncWait?: boolean;
+};
+
+function getPath(obj: SettingsValues, path: string): unknown {
+  return path.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split(".");
+  let o = obj;
+  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  o[keys[keys.length - 1]] = value;
+}
+
+/** Definitions of the keys a given input manages. */
+export function managedSettings(values: SettingsValues): SettingDef[] {
+  return SETTINGS.filter((d) => getPath(values, d.input) !== undefined);
+}
+
+/** Canonical comparable form of one value. */
+function canonical(d: SettingDef, v: unknown): unknown {
+  if (d.kind === "duration" && typeof v === "string") return parseDuration(v) ?? v;
+  if (d.kind === "size" && typeof v === "string") return parseSize(v) ?? v;
+  return v;
+}
+
+export function sameSetting(d: SettingDef, a: unknown, b: unknown): boolean {
+  return canonical(d, a) === canonical(d, b);
+}
+
+/** Input paths whose values differ between two inputs (by value). */
+export function changedSettings(olds: SettingsValues, news: SettingsValues): string[] {
+  return SETTINGS.filter((d) => !sameSetting(d, getPath(olds, d.input), getPath(news, d.input))).map((d) => d.input);
+}
+
+/** PATCH body: set every managed key; reset (null) keys managed before but not now. */
+export function settingsPatch(news: SettingsValues, olds?: SettingsValues): SettingPatch[] {
+  const patch: SettingPatch[] = managedSettings(news).map((d) => ({ key: d.key, value: getPath(news, d.input) }));
+  if (olds) {
+    for (const d of managedSettings(olds)) if (getPath(news, d.input) === undefined) patch.push({ key: d.key, value: null });
+  }
+  return patch;
+}
+
+/** Reset everything `values` manages to the defaults. */
+export function resetPatch(values: SettingsValues): SettingPatch[] {
+  return managedSettings(values).map((d) => ({ key: d.key, value: null }));
+}
+
+/**
+ * Remote settings -> the same shape as the inputs, for the keys the inputs manage. A value
+ * equal by meaning keeps the user's spelling, so refresh shows no diff for `1m` vs `1m0s`.
+ */
+export function settingsFromRemote(remote: StreamSetting[], managed: SettingsValues): SettingsValues {
+  const out: Record<string, unknown> = {};
+  for (const d of managedSettings(managed)) {
+    const r = remote.find((s) => s.key === d.key);
+    if (!r) continue;
+    const mine = getPath(managed, d.input);
+    setPath(out, d.input, sameSetting(d, mine, r.value) ? mine : r.value);
+  }
+  return out as SettingsValues;
+}
