@@ -1,2 +1,5 @@
 // Public API of keboola-pulumi: the resource classes a Pulumi program uses.
 export { Source, type SourceArgs, type SourceInputs } from "./resources/source";
+export { Sink, type SinkArgs, type SinkInputs } from "./resources/sink";
+export { SourceSettings, type SourceSettingsArgs, type SourceSettingsInputs } from "./resources/source-settings";
+export { SinkSettings, type SinkSettingsArgs, type SinkSettingsInputs } from "./resources/sink-settings";

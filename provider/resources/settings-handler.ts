@@ -1,0 +1,87 @@
+import type { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { isNotFound } from "../api/errors";
+import { checkWith, parseChecked } from "../validation/check";
+import { changedSettings, resetPatch, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
+import { resourceName } from "./common";
+import type { Props, ResourceHandler } from "./types";
+
+// The shared lifecycle of SourceSettings and SinkSettings: only the keys the user sets are
+// managed; create and update PATCH them, delete resets them (null = the service default),
+// read reports the managed keys as the service has them.
+
+export interface SettingsTarget {
+  branchId: string;
+  sourceId: string;
+  sinkId?: string;
+}
+
+export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTarget>>(schema: S, label: string): ResourceHandler {
+  const what = (props: Props, t: SettingsTarget) =>
+    `${label} of ${t.sinkId ? `sink "${t.sourceId}/${t.sinkId}"` : `source "${t.sourceId}"`} (resource "${resourceName(props)}")`;
+  const idOf = (t: SettingsTarget) => [t.branchId, t.sourceId, t.sinkId, "settings"].filter(Boolean).join("/");
+  const parse = (props: Props) => parseChecked(schema, props, label) as SettingsValues & SettingsTarget;
+  const target = (props: Props): SettingsTarget => ({
+    branchId: String(props.branchId ?? "default"),
+    sourceId: String(props.sourceId),
+    ...(props.sinkId !== undefined ? { sinkId: String(props.sinkId) } : {}),
+  });
+
+  async function apply(ctx: Parameters<ResourceHandler["create"]>[0], props: Props, olds?: Props) {
+    const p = parse(props);
+    const t = target(p as unknown as Props);
+    const stream = await ctx.client().stream();
+    const patch = settingsPatch(p, olds ? (parse(olds) as SettingsValues) : undefined);
+    if (patch.length > 0) {
+      const task = await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Updated by Pulumi.");
+      await stream.runTask(task, what(props, t));
+    }
+    return { id: idOf(t), outs: { ...userValues(props), branchId: t.branchId } };
+  }
+
+  return {
+    async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+      const { value, failures } = checkWith(schema, news);
+      return { inputs: value ? { ...news, ...(value as object) } : news, failures };
+    },
+    async diff(_ctx, _id, olds, news) {
+      const replaces = ["branchId", "sourceId", "sinkId"].filter((k) => String(olds[k] ?? "") !== String(news[k] ?? ""));
+      const changed = changedSettings(olds as SettingsValues, news as SettingsValues);
+      return { changes: replaces.length + changed.length > 0, replaces };
+    },
+    create: (ctx, inputs) => apply(ctx, inputs),
+    async update(ctx, _id, olds, news) {
+      return { outs: (await apply(ctx, news, olds)).outs };
+    },
+    async read(ctx, id, props) {
+      const t = target(props);
+      const stream = await ctx.client().stream();
+      let remote;
+      try {
+        remote = await stream.getSettings(t.branchId, t.sourceId, t.sinkId);
+      } catch (err) {
+        if (isNotFound(err)) return { id: "" };
+        throw err;
+      }
+      const values = settingsFromRemote(remote.settings, props as SettingsValues);
+      const inputs = { ...t, ...values };
+      return { id, props: inputs, inputs };
+    },
+    async delete(ctx, _id, props) {
+      const t = target(props);
+      const patch = resetPatch(props as SettingsValues);
+      if (patch.length === 0) return;
+      const stream = await ctx.client().stream();
+      try {
+        await stream.runTask(await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Reset by Pulumi."), what(props, t));
+      } catch (err) {
+        if (!isNotFound(err)) throw err; // the source or sink is gone, and its settings with it
+      }
+    },
+  };
+}
+
+function userValues(props: Props): Props {
+  const { __provider: _p, __name: _n, ...rest } = props;
+  return rest;
+}

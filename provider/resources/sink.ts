@@ -1,0 +1,270 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import type { StreamApi, StreamSink, StreamTask } from "../api/stream";
+import { KeboolaNetworkError, isConflict, isNotFound } from "../api/errors";
+import { checkWith, containsUnknown, parseChecked } from "../validation/check";
+import { MAX_DESCRIPTION_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, TABLE_ID_PATTERN, normalizeId } from "../validation/ids";
+import { canonicalColumn, columnsSchema, mappingMismatch, type Column } from "../validation/columns";
+import { templateFailures } from "../validation/templates";
+import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
+import { branchSchema } from "./source";
+import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
+
+// A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
+// name, description, signal filter and enabled state update in place; a new sinkId, source or
+// branch replaces it. Before any write that sets the mapping or table, the destination table
+// is read: a table whose columns differ from the mapping stops the change (at preview too).
+
+export const sinkInputsSchema = z
+  .object({
+    branchId: branchSchema,
+    sourceId: z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH),
+    sinkId: z
+      .string()
+      .min(1, "must not be empty: omit it to derive the id from name")
+      .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
+      .refine((id) => normalizeId(id) === id, {
+        message: "must be lowercase letters, digits and single dashes (the service would rename it): write it normalized",
+      })
+      .optional()
+      .describe("Sink id; derived from name when omitted. Changing it replaces the sink."),
+    name: z.string().min(1, "must not be empty").max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters: shorten it`),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).default(""),
+    tableId: z
+      .string()
+      .regex(TABLE_ID_PATTERN, 'must be a Storage table id like "in.c-events.raw" (stage in|out, bucket "c-<name>", table)')
+      .describe("Destination table; created with the mapping's columns when missing."),
+    columns: columnsSchema.describe("Column mapping, 1 to 100 columns with unique names."),
+    allowedSignals: z
+      .array(z.enum(["logs", "metrics", "traces"]))
+      .optional()
+      .describe("OTLP sources only: the signals this sink receives (empty or unset: all)."),
+    enabled: z.boolean().default(true).describe("Disabled sinks receive nothing; re-enabling issues a new sink token."),
+    rotateToken: z
+      .string()
+      .optional()
+      .describe("Change this value to rotate the sink's Storage token (disable, then enable)."),
+    adoptExisting: z.boolean().default(false).describe("Take over an existing sink with the same id instead of failing with 409."),
+  })
+  .strict();
+
+export type SinkInputs = z.input<typeof sinkInputsSchema>;
+type Parsed = z.output<typeof sinkInputsSchema> & { sinkId: string };
+
+export interface SinkArgs extends ArgsOf<SinkInputs> {}
+
+export class Sink extends pulumi.dynamic.Resource {
+  declare readonly sinkId: pulumi.Output<string>;
+  declare readonly sourceId: pulumi.Output<string>;
+  /** Numeric id of the branch. */
+  declare readonly branchId: pulumi.Output<number>;
+  declare readonly projectId: pulumi.Output<number>;
+  declare readonly tableId: pulumi.Output<string>;
+  declare readonly columns: pulumi.Output<Column[]>;
+  declare readonly enabled: pulumi.Output<boolean>;
+
+  constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...resourceArgs("sink", "Sink", name, args, ["projectId", "branch"], [], opts));
+  }
+}
+
+const MAPPING_FIELDS = ["tableId", "columns"] as const;
+
+function resolveId(parsed: z.output<typeof sinkInputsSchema>, olds: Props): string {
+  if (parsed.sinkId) return parsed.sinkId;
+  if (typeof olds.sinkId === "string" && olds.sinkId) return olds.sinkId;
+  return normalizeId(parsed.name);
+}
+
+const what = (props: Props, p: { sourceId: string; sinkId: string }) => `Sink "${p.sourceId}/${p.sinkId}" (resource "${resourceName(props)}")`;
+
+function outputs(p: Parsed, s: StreamSink): Props {
+  return {
+    branch: p.branchId,
+    sourceId: s.sourceId,
+    sinkId: s.sinkId,
+    name: s.name,
+    description: s.description,
+    tableId: s.table?.tableId,
+    columns: (s.table?.mapping.columns ?? []).map(canonicalColumn),
+    ...(s.allowedSignals && s.allowedSignals.length > 0 ? { allowedSignals: s.allowedSignals } : {}),
+    enabled: !s.disabled,
+    ...(p.rotateToken !== undefined ? { rotateToken: p.rotateToken } : {}),
+    adoptExisting: p.adoptExisting,
+    branchId: s.branchId,
+    projectId: s.projectId,
+  };
+}
+
+function apiBody(p: Parsed): Record<string, unknown> {
+  return {
+    name: p.name,
+    description: p.description,
+    ...(p.allowedSignals !== undefined ? { allowedSignals: p.allowedSignals } : {}),
+    table: { type: "keboola", tableId: p.tableId, mapping: { columns: p.columns.map(canonicalColumn) } },
+  };
+}
+
+/** Failure when the destination table exists with other columns than the mapping. */
+async function tableFailure(ctx: ResourceContext, branch: string, tableId: string, columns: Column[]): Promise<string | undefined> {
+  const table = await ctx.client().storage.findTable(branch, tableId);
+  return table ? mappingMismatch(tableId, table.columns, columns.map((c) => c.name)) : undefined;
+}
+
+function mappingChanged(olds: Props, p: { tableId: string; columns: Column[] }): boolean {
+  return olds.tableId !== p.tableId || !same((olds.columns as Column[] | undefined)?.map(canonicalColumn), p.columns.map(canonicalColumn));
+}
+
+async function setEnabled(stream: StreamApi, p: Parsed, enabled: boolean, label: string): Promise<void> {
+  const task = enabled ? await stream.enableSink(p.branchId, p.sourceId, p.sinkId) : await stream.disableSink(p.branchId, p.sourceId, p.sinkId);
+  await stream.runTask(task, label);
+}
+
+/** Brings an existing sink to the declared state, writing only what differs. */
+async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, current: StreamSink, rotate: boolean, label: string): Promise<StreamSink> {
+  const want = apiBody(p);
+  const have = {
+    name: current.name,
+    description: current.description,
+    ...(p.allowedSignals !== undefined ? { allowedSignals: current.allowedSignals ?? [] } : {}),
+    table: current.table && {
+      type: "keboola",
+      tableId: current.table.tableId,
+      mapping: { columns: current.table.mapping.columns.map(canonicalColumn) },
+    },
+  };
+  if (!same(want, have)) {
+    if (!same(want.table, have.table)) {
+      const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns);
+      if (failure) throw new Error(`${label}: ${failure}`);
+    }
+    await stream.runTask(await stream.updateSink(p.branchId, p.sourceId, p.sinkId, { ...want, changeDescription: "Updated by Pulumi." }), label);
+  }
+  const isEnabled = !current.disabled;
+  if (rotate && p.enabled) {
+    if (isEnabled) await setEnabled(stream, p, false, label);
+    await setEnabled(stream, p, true, label);
+  } else if (isEnabled !== p.enabled) {
+    await setEnabled(stream, p, p.enabled, label);
+  }
+  return stream.getSink(p.branchId, p.sourceId, p.sinkId);
+}
+
+export const handler: ResourceHandler = {
+  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+    const { value, failures } = checkWith(sinkInputsSchema, news);
+    if (!value) {
+      // Template errors are worth reporting even when other inputs are not known yet.
+      const cols = news.columns;
+      if (Array.isArray(cols)) failures.push(...(await templateFailures(cols)));
+      return { inputs: news, failures };
+    }
+    const p = { ...value, sinkId: resolveId(value, olds), columns: value.columns.map(canonicalColumn) };
+    failures.push(...(await templateFailures(p.columns)));
+    const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
+    const isNew = !olds.tableId;
+    if (failures.length === 0 && known && (isNew || mappingChanged(olds, p))) {
+      const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns);
+      if (failure) failures.push({ property: "columns", reason: failure });
+    }
+    return { inputs: { ...news, ...p }, failures };
+  },
+
+  async diff(_ctx, _id, olds, news) {
+    const o = { ...olds, branchId: olds.branch, columns: (olds.columns as Column[] | undefined)?.map(canonicalColumn) };
+    return diffFields(o, news, {
+      update: ["name", "description", ...MAPPING_FIELDS, "allowedSignals", "enabled", "rotateToken"],
+      replace: ["branchId", "sourceId", "sinkId"],
+    });
+  },
+
+  async create(ctx, inputs) {
+    const p: Parsed = { ...parseChecked(sinkInputsSchema, inputs, "Sink"), sinkId: String(inputs.sinkId) };
+    const stream = await ctx.client().stream();
+    const label = what(inputs, p);
+    const existing = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
+    if (existing && !p.adoptExisting) {
+      throw new Error(`${label} already exists. Choose another sinkId, or set adoptExisting: true to take it over (it will be updated to the declared state).`);
+    }
+    if (existing) {
+      const sink = await converge(ctx, stream, p, existing, false, label);
+      return { id: idOf(sink), outs: outputs(p, sink) };
+    }
+    const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns);
+    if (failure) throw new Error(`${label}: ${failure}`);
+
+    const body = { sinkId: p.sinkId, type: "table", ...apiBody(p) };
+    let task: StreamTask | undefined;
+    try {
+      task = await stream.createSink(p.branchId, p.sourceId, body);
+    } catch (err) {
+      if (!(err instanceof KeboolaNetworkError) || !err.ambiguous) throw err;
+      if (!(await stream.findSink(p.branchId, p.sourceId, p.sinkId))) {
+        try {
+          task = await stream.createSink(p.branchId, p.sourceId, body);
+        } catch (again) {
+          if (!isConflict(again)) throw again;
+        }
+      }
+    }
+    try {
+      if (task) await stream.runTask(task, label);
+      let sink = await waitVisible(stream, p, label);
+      if (!p.enabled) sink = await converge(ctx, stream, p, sink, false, label);
+      return { id: idOf(sink), outs: outputs(p, sink) };
+    } catch (err) {
+      // The sink may exist even though a step failed: keep tracking it rather than orphan it.
+      const left = await stream.findSink(p.branchId, p.sourceId, p.sinkId).catch(() => undefined);
+      if (left) throw new PartialFailure((err as Error).message, idOf(left), withProvider(outputs(p, left), inputs));
+      throw err;
+    }
+  },
+
+  async read(ctx, id, props) {
+    const stream = await ctx.client().stream();
+    const [branch, sourceId, sinkId] = [String(props.branch ?? "default"), String(props.sourceId), String(props.sinkId ?? id.split("/").pop())];
+    const s = await stream.findSink(branch, sourceId, sinkId);
+    if (!s) return { id: "" };
+    const p = {
+      branchId: branch,
+      sinkId,
+      rotateToken: props.rotateToken as string | undefined,
+      adoptExisting: props.adoptExisting === true,
+    } as Parsed;
+    const outs = outputs(p, s);
+    const { branchId: _numeric, projectId: _project, branch: _branch, ...inputs } = outs;
+    return { id: idOf(s), props: outs, inputs: { ...inputs, branchId: branch } };
+  },
+
+  async update(ctx, _id, olds, news) {
+    const p: Parsed = { ...parseChecked(sinkInputsSchema, news, "Sink"), sinkId: String(news.sinkId) };
+    const stream = await ctx.client().stream();
+    const label = what(news, p);
+    const current = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
+    if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
+    const rotate = olds.rotateToken !== news.rotateToken && news.rotateToken !== undefined;
+    return { outs: outputs(p, await converge(ctx, stream, p, current, rotate, label)) };
+  },
+
+  async delete(ctx, _id, props) {
+    const stream = await ctx.client().stream();
+    const p = { branchId: String(props.branch ?? "default"), sourceId: String(props.sourceId), sinkId: String(props.sinkId) };
+    const task = await stream.deleteSink(p.branchId, p.sourceId, p.sinkId).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined; // already gone (or its source is)
+      throw err;
+    });
+    if (task) await stream.runTask(task, what(props, p));
+  },
+};
+
+const idOf = (s: StreamSink) => `${s.branchId}/${s.sourceId}/${s.sinkId}`;
+
+async function waitVisible(stream: StreamApi, p: Parsed, label: string): Promise<StreamSink> {
+  for (let i = 0, delay = 50; ; i++, delay = Math.min(delay * 2, 1000)) {
+    const s = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
+    if (s) return s;
+    if (i >= 10) throw new Error(`${label} was created but cannot be read back`);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}

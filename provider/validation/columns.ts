@@ -1,0 +1,108 @@
+import { z } from "zod";
+import type { StreamColumn } from "../api/stream";
+
+// Sink column mappings: the seven column types, their limits, and one canonical form so that
+// what the service echoes back (`rawString: false`, `language: "jsonnet"`) is never a diff.
+
+export const MAX_COLUMNS = 100;
+export const MAX_TEMPLATE_LENGTH = 4096;
+
+const name = z.string().min(1, "must not be empty").max(64, "must be at most 64 characters");
+const rawString = z.boolean().optional().describe("Remove the quotes around a JSON string value.");
+
+const simpleColumn = z
+  .object({
+    type: z.enum(["uuid", "datetime", "ip", "body", "headers"]),
+    name,
+    primaryKey: z.boolean().optional(),
+  })
+  .strict();
+
+const pathColumn = z
+  .object({
+    type: z.literal("path"),
+    name,
+    path: z.string().min(1, 'must not be empty: a dotted path into the JSON body, e.g. "user.id"'),
+    defaultValue: z.string().optional().describe("Used when the field does not exist."),
+    rawString,
+    primaryKey: z.boolean().optional(),
+  })
+  .strict();
+
+const templateColumn = z
+  .object({
+    type: z.literal("template"),
+    name,
+    rawString,
+    template: z
+      .object({
+        language: z.literal("jsonnet").default("jsonnet"),
+        content: z
+          .string()
+          .min(1, "must not be empty: write a jsonnet expression, e.g. Body('user.id')")
+          .max(MAX_TEMPLATE_LENGTH, `must be at most ${MAX_TEMPLATE_LENGTH} characters`),
+      })
+      .strict(),
+    primaryKey: z.boolean().optional(),
+  })
+  .strict();
+
+export const columnSchema = z.discriminatedUnion("type", [simpleColumn, pathColumn, templateColumn], {
+  error: 'type must be one of "uuid", "datetime", "ip", "body", "headers", "path", "template"',
+});
+
+export const columnsSchema = z
+  .array(columnSchema)
+  .min(1, "needs at least one column")
+  .max(MAX_COLUMNS, `has more than ${MAX_COLUMNS} columns: the service allows at most ${MAX_COLUMNS} per sink`)
+  .superRefine((cols, ctx) => {
+    const seen = new Map<string, number>();
+    cols.forEach((c, i) => {
+      const first = seen.get(c.name);
+      if (first !== undefined) {
+        ctx.addIssue({ code: "custom", path: [i, "name"], message: `"${c.name}" is already the name of columns[${first}]: column names must be unique` });
+      } else seen.set(c.name, i);
+    });
+  });
+
+export type Column = z.output<typeof columnSchema>;
+
+/** Canonical column: defaults dropped, so inputs, state and API answers compare equal. */
+export function canonicalColumn(c: Column | StreamColumn): Column {
+  switch (c.type) {
+    case "path":
+      return {
+        type: "path",
+        name: c.name,
+        path: c.path,
+        ...(c.defaultValue !== undefined ? { defaultValue: c.defaultValue } : {}),
+        ...(c.rawString ? { rawString: true } : {}),
+        ...(c.primaryKey ? { primaryKey: true } : {}),
+      };
+    case "template":
+      return {
+        type: "template",
+        name: c.name,
+        ...(c.rawString ? { rawString: true } : {}),
+        template: { language: "jsonnet", content: c.template.content },
+        ...(c.primaryKey ? { primaryKey: true } : {}),
+      };
+    default:
+      return { type: c.type, name: c.name, ...(c.primaryKey ? { primaryKey: true } : {}) };
+  }
+}
+
+/**
+ * Why a mapping cannot write into an existing table, or undefined when it can. The service
+ * requires the table's columns to equal the mapping's column names, in order.
+ */
+export function mappingMismatch(tableId: string, tableColumns: string[], mapping: string[]): string | undefined {
+  if (tableColumns.length === mapping.length && tableColumns.every((c, i) => c === mapping[i])) return undefined;
+  return (
+    `the mapping does not match the existing table "${tableId}".\n` +
+    `  table columns:   [${tableColumns.join(", ")}]\n` +
+    `  mapping columns: [${mapping.join(", ")}]\n` +
+    `The table's columns must equal the mapping's column names, in order, or the sink fails (and imports stop). ` +
+    `Fix: make the mapping's columns match the table, point tableId at a new table (it is created), or change the table first.`
+  );
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  changedSettings,
+  resetPatch,
+  settingsFromRemote,
+  settingsPatch,
+  settingsShape,
+} from "../../provider/validation/settings";
+import type { StreamSetting } from "../../provider/api/stream";
+
+const schema = z.object(settingsShape).strict();
+
+function issues(input: unknown) {
+  const r = schema.safeParse(input);
+  return r.success ? [] : r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+}
+
+describe("settings inputs", () => {
+  it("accepts values inside the ranges", () => {
+    expect(issues({ stagingUploadTrigger: { interval: "1s", size: "100B", count: 1 }, targetImportTrigger: { interval: "24h", size: "500MB", count: 10_000_000 }, syncWait: false })).toEqual([]);
+  });
+
+  it("rejects values outside the ranges with the path and the allowed range", () => {
+    expect(issues({ targetImportTrigger: { interval: "10s" } })).toEqual([
+      { path: "targetImportTrigger.interval", message: '"10s" is out of range: use a value in 30s .. 24h0m0s (service default 1m0s)' },
+    ]);
+    expect(issues({ stagingUploadTrigger: { size: "51MB" } })).toEqual([
+      { path: "stagingUploadTrigger.size", message: '"51MB" is out of range: use a value in 100B .. 50MB (service default 5MB)' },
+    ]);
+    expect(issues({ stagingUploadTrigger: { count: 0 } })[0]).toMatchObject({ path: "stagingUploadTrigger.count", message: expect.stringContaining("at least 1") });
+  });
+
+  it("rejects malformed values and unknown keys", () => {
+    expect(issues({ stagingUploadTrigger: { interval: "soon" } })).toEqual([
+      { path: "stagingUploadTrigger.interval", message: '"soon" is not a valid duration; write it like "45s or 1m30s"' },
+    ]);
+    expect(issues({ stagingUploadTrigger: { intervall: "1s" } })[0].path).toBe("stagingUploadTrigger");
+  });
+});
+
+describe("settings diff and patches", () => {
+  it("compares durations and sizes by value", () => {
+    expect(changedSettings({ targetImportTrigger: { interval: "1m" } }, { targetImportTrigger: { interval: "1m0s" } })).toEqual([]);
+    expect(changedSettings({ stagingUploadTrigger: { size: "1024KB" } }, { stagingUploadTrigger: { size: "1MB" } })).toEqual([]);
+    expect(changedSettings({ targetImportTrigger: { interval: "1m" } }, { targetImportTrigger: { interval: "2m" } })).toEqual(["targetImportTrigger.interval"]);
+  });
+
+  it("patches only managed keys and resets keys no longer managed", () => {
+    expect(settingsPatch({ syncWait: false }, { syncWait: true, targetImportTrigger: { count: 5 } })).toEqual([
+      { key: "storage.level.local.encoding.sync.wait", value: false },
+      { key: "storage.level.target.import.trigger.count", value: null },
+    ]);
+    expect(resetPatch({ targetImportTrigger: { interval: "2m" } })).toEqual([{ key: "storage.level.target.import.trigger.interval", value: null }]);
+  });
+
+  it("reads back managed keys only, keeping the user's spelling when equal by value", () => {
+    const remote: StreamSetting[] = [
+      { key: "storage.level.target.import.trigger.interval", type: "duration", description: "", value: "1m0s", defaultValue: "1m0s", overwritten: true, protected: false },
+      { key: "storage.level.target.import.trigger.count", type: "int", description: "", value: 777, defaultValue: 50000, overwritten: true, protected: false },
+      { key: "storage.level.local.encoding.sync.wait", type: "bool", description: "", value: true, defaultValue: true, overwritten: false, protected: false },
+    ];
+    expect(settingsFromRemote(remote, { targetImportTrigger: { interval: "1m", count: 5 } })).toEqual({ targetImportTrigger: { interval: "1m", count: 777 } });
+  });
+});
