@@ -17,7 +17,7 @@ export type DeepInput<T> = T extends string | number | boolean | undefined | nul
 export type ArgsOf<T> = { [K in keyof T]: DeepInput<T[K]> };
 
 /**
- * Registers a dynamic resource of type `pulumi-nodejs:keboola:<type>`. `outputs` lists output
+ * Registers a dynamic resource of type `pulumi-nodejs:dynamic/keboola:<type>`. `outputs` lists output
  * names so they exist as properties; `secretOutputs` are stored encrypted in state.
  */
 export function resourceArgs(
@@ -29,7 +29,7 @@ export function resourceArgs(
   secretOutputs: readonly string[],
   opts: pulumi.CustomResourceOptions | undefined,
 ): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
-  const props: pulumi.Inputs = { ...Object.fromEntries(outputs.map((o) => [o, undefined])), ...args, __name: name };
+  const props: pulumi.Inputs = { ...Object.fromEntries(outputs.map((o) => [o, undefined])), ...args, __resourceName: name };
   const options: pulumi.CustomResourceOptions = {
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs],
@@ -67,9 +67,9 @@ export function diffFields(
 
 /** Outputs carry the provider so delete/refresh of a half-created object can find it. */
 export function withProvider(outs: Props, inputs: Props): Props {
-  return { ...outs, __provider: inputs.__provider, __name: inputs.__name };
+  return { ...outs, __provider: inputs.__provider, __resourceName: inputs.__resourceName };
 }
 
 export function resourceName(props: Props): string {
-  return typeof props.__name === "string" ? props.__name : "(unnamed)";
+  return typeof props.__resourceName === "string" ? props.__resourceName : "(unnamed)";
 }

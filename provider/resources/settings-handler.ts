@@ -82,6 +82,6 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
 }
 
 function userValues(props: Props): Props {
-  const { __provider: _p, __name: _n, ...rest } = props;
+  const { __provider: _p, __resourceName: _n, ...rest } = props;
   return rest;
 }

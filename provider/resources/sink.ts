@@ -65,7 +65,7 @@ export class Sink extends pulumi.dynamic.Resource {
   declare readonly enabled: pulumi.Output<boolean>;
 
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("sink", "Sink", name, args, ["projectId", "branch"], [], opts));
+    super(...resourceArgs("sink", "Sink", name, args, ["sinkId", "branchId", "projectId", "branch", "enabled", "description"], [], opts));
   }
 }
 

@@ -43,7 +43,7 @@ export const sourceInputsSchema = z
 export type SourceInputs = z.input<typeof sourceInputsSchema>;
 type Parsed = z.output<typeof sourceInputsSchema>;
 
-const OUTPUTS = ["projectId", "branch", "url", "baseUrl", "secret", "version"] as const;
+const OUTPUTS = ["sourceId", "branchId", "projectId", "branch", "url", "baseUrl", "secret", "description", "type"] as const;
 const SECRET_OUTPUTS = ["url", "baseUrl", "secret"] as const;
 
 export interface SourceArgs extends ArgsOf<SourceInputs> {}

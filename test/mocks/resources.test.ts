@@ -1,0 +1,81 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import * as pulumi from "@pulumi/pulumi";
+import * as keboola from "../../provider";
+import { providerFor } from "../../provider/shim";
+
+// Resource wiring under Pulumi's mocks: types, inputs passed through, outputs as properties, and
+// the serialized provider kept tiny and free of secrets.
+
+const SECRET_TOKEN = "mock-token-that-must-never-be-serialized";
+const created: pulumi.runtime.MockResourceArgs[] = [];
+
+beforeAll(async () => {
+  process.env.KBC_TOKEN = SECRET_TOKEN;
+  await pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        created.push(args);
+        const outs: Record<string, unknown> = { ...args.inputs };
+        if (args.type === "pulumi-nodejs:dynamic/keboola:Source") {
+          Object.assign(outs, { sourceId: "quick-events", branchId: 101, projectId: 4242, url: "https://stream-in.example/stream/4242/quick-events/s3cr3t" });
+        }
+        if (args.type === "pulumi-nodejs:dynamic/keboola:Sink") Object.assign(outs, { sinkId: args.inputs.sinkId ?? "raw", branchId: 101 });
+        return { id: `${args.name}-id`, state: outs };
+      },
+      call: () => ({}),
+    },
+    "project",
+    "stack",
+    false,
+  );
+});
+
+function outputValue<T>(o: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => o.apply((v) => resolve(v)));
+}
+
+describe("resources under mocks", () => {
+  it("wires a sink to its source and passes inputs through", async () => {
+    const source = new keboola.Source("events", { name: "Quick Events" });
+    const sink = new keboola.Sink("raw", {
+      sourceId: source.sourceId,
+      name: "Raw",
+      tableId: "in.c-quick.raw",
+      columns: [{ type: "uuid", name: "id" }, { type: "body", name: "body" }],
+    });
+    expect(await outputValue(sink.sourceId)).toBe("quick-events");
+    expect(await outputValue(source.url)).toContain("/stream/4242/quick-events/");
+    expect(await outputValue(sink.columns)).toEqual([{ type: "uuid", name: "id" }, { type: "body", name: "body" }]);
+
+    const sinkArgs = created.find((c) => c.name === "raw")!;
+    expect(sinkArgs.type).toBe("pulumi-nodejs:dynamic/keboola:Sink");
+    expect(sinkArgs.inputs.__resourceName).toBe("raw");
+    expect(sinkArgs.inputs.sourceId).toBe("quick-events");
+    expect(created.find((c) => c.name === "events")!.type).toBe("pulumi-nodejs:dynamic/keboola:Source");
+  });
+
+  it("keeps the serialized provider tiny, without clients or secrets", async () => {
+    new keboola.SinkSettings("settings", { sourceId: "s", sinkId: "k", targetImportTrigger: { interval: "2m" } });
+    await new Promise((r) => setImmediate(r));
+    const all = created.filter((c) => typeof c.inputs.__provider === "string");
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    for (const c of all) {
+      const serialized = c.inputs.__provider as string;
+      expect(serialized.length, `__provider of ${c.name}`).toBeLessThan(4096);
+      expect(serialized).not.toContain(SECRET_TOKEN);
+      expect(serialized).toContain('require("keboola-pulumi/runtime")');
+      expect(serialized).not.toMatch(/undici|KeboolaClient|HttpClient/);
+    }
+  });
+
+  it("serializes each kind to a distinct but equally small provider", async () => {
+    const sizes = await Promise.all(
+      (["source", "sink", "sinkSettings"] as const).map(async (kind) => {
+        const fn = await pulumi.runtime.serializeFunction(() => providerFor(kind), { allowSecrets: false });
+        expect(fn.text).toContain(`kind: "${kind}"`);
+        return fn.text.length;
+      }),
+    );
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(32);
+  });
+});
