@@ -3,3 +3,6 @@ export { Source, type SourceArgs, type SourceInputs } from "./resources/source";
 export { Sink, type SinkArgs, type SinkInputs } from "./resources/sink";
 export { SourceSettings, type SourceSettingsArgs, type SourceSettingsInputs } from "./resources/source-settings";
 export { SinkSettings, type SinkSettingsArgs, type SinkSettingsInputs } from "./resources/sink-settings";
+export { VariableConfig, type VariableConfigArgs, type VariableConfigInputs, type VariablesBinding } from "./resources/variable-config";
+export { ComponentConfig, type ComponentConfigArgs, type ComponentConfigInputs } from "./resources/component-config";
+export { JobRun, type JobRunArgs, type JobRunInputs } from "./resources/job-run";

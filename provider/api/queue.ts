@@ -52,4 +52,14 @@ export class QueueApi {
       { what, deadlineSeconds: this.deadlineSeconds },
     );
   }
+
+  /** Waits until the job finishes, whatever its final status (the caller inspects it). */
+  waitForJobEnd(job: QueueJob, what: string, deadlineSeconds = this.deadlineSeconds): Promise<QueueJob> {
+    return waitUntilFinished(
+      job,
+      (j) => ({ id: j.id, finished: j.isFinished, ok: true }),
+      (j) => this.getJob(j.id),
+      { what, deadlineSeconds },
+    );
+  }
 }

@@ -14,6 +14,8 @@ export interface TokenInfo {
   isMasterToken: boolean;
   canManageBuckets: boolean;
   componentAccess?: string[];
+  /** May permanently remove configurations from the trash (master tokens: true). */
+  canPurgeTrash?: boolean;
   owner: { id: number; name: string };
   admin?: { role?: string };
 }

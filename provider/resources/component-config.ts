@@ -1,0 +1,548 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
+import { isNotFound } from "../api/errors";
+import { checkWith, containsUnknown, parseChecked, userInputs } from "../validation/check";
+import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders";
+import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
+import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import { branchSchema } from "./source";
+import { PartialFailure, type Props, type ResourceHandler } from "./types";
+import {
+  DEFAULT_CHANGE_DESCRIPTION,
+  VARIABLES_COMPONENT,
+  assertCanManage,
+  assertCanPurge,
+  configIdReplaces,
+  configResourceId,
+  deleteConfiguration,
+  findLiveConfig,
+  normalizeConfig,
+  parseConfigResourceId,
+  variableDeclarationSchema,
+  type VariableDeclaration,
+  type VariablesBinding,
+} from "./variable-config";
+
+// A component configuration with its rows, optionally bound to a VariableConfig.
+//
+// Rows are reconciled one by one, never replaced wholesale. A declared row is matched to an
+// existing row by, in this order: its explicit `rowId`; the id recorded in state for the row of
+// the same name; the id recorded at the same position when that row was renamed; an existing
+// row of the same (unique) name (after `pulumi import` or a partial create). Matched rows are
+// written only when they differ, unmatched declared rows are created (with their `rowId` when
+// given), rows no declared row matches are deleted, and `rowsSortOrder` is written only when the
+// order differs. The configuration owns all its rows.
+//
+// The `variables` binding writes `variables_id` / `variables_values_id` into the configuration's
+// root. Every `{{placeholder}}` in the configuration and its rows must then be a declared
+// variable: checked at preview when the declarations are known (pass `variableConfig.binding()`),
+// and against the variables configuration itself before anything is written.
+
+const jsonObject = z.record(z.string(), z.unknown(), { error: "must be an object (the JSON configuration)" });
+
+export const rowInputsSchema = z
+  .object({
+    rowId: z
+      .string()
+      .min(1, "must not be empty")
+      .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+      .optional()
+      .describe("Stable row id: the row is created with it and always matched by it, so renames and reorders never recreate it. Chosen by Keboola when omitted."),
+    name: z.string({ error: "required: the row name" }).min(1, "must not be empty"),
+    description: z.string().default(""),
+    configuration: jsonObject.default({}).describe("The row's JSON configuration (merged into the root configuration when a job runs)."),
+    isDisabled: z.boolean().default(false).describe("Disabled rows are skipped by jobs."),
+  })
+  .strict();
+
+export const variablesBindingSchema = z
+  .object({
+    configId: z.string({ error: "required: the id of the keboola.variables configuration (VariableConfig.configId)" }).min(1, "must not be empty"),
+    valuesRowId: z.string().min(1, "must not be empty").nullish().describe("The default-values row (VariableConfig.valuesRowId), written as variables_values_id."),
+    declared: z
+      .array(variableDeclarationSchema)
+      .nullish()
+      .describe("The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them."),
+  })
+  .strict();
+
+const COMPONENT_ID = /^[A-Za-z0-9._-]+$/;
+const ROOT_VARIABLE_KEYS = ["variables_id", "variables_values_id"] as const;
+
+export const componentConfigInputsSchema = z
+  .object({
+    branchId: branchSchema,
+    componentId: z
+      .string({ error: 'required: the component id, e.g. "keboola.ex-generic-v2"' })
+      .regex(COMPONENT_ID, "must be a component id such as keboola.ex-generic-v2")
+      .refine((id) => id !== VARIABLES_COMPONENT, { message: `use VariableConfig for ${VARIABLES_COMPONENT} configurations` })
+      .describe("Component id, e.g. keboola.ex-generic-v2. Changing it replaces the configuration."),
+    configId: z
+      .string()
+      .min(1, "must not be empty: omit it to let Keboola choose the id")
+      .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+      .optional()
+      .describe("Configuration id; chosen by Keboola when omitted. Changing it replaces the configuration."),
+    name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty"),
+    description: z.string().default(""),
+    configuration: jsonObject.default({}).describe("The JSON configuration (its root; rows have their own)."),
+    rows: z.array(rowInputsSchema, { error: "must be an array of rows" }).default([]).describe("Configuration rows, in order (rowsSortOrder)."),
+    isDisabled: z.boolean().default(false),
+    changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
+    variables: variablesBindingSchema.optional().describe("Bind a VariableConfig: pass variableConfig.binding()."),
+    purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const ids = new Map<string, number>();
+    v.rows.forEach((r, i) => {
+      if (r.rowId === undefined) return;
+      const first = ids.get(r.rowId);
+      if (first !== undefined) ctx.addIssue({ code: "custom", path: ["rows", i, "rowId"], message: `duplicate rowId "${r.rowId}" (also rows[${first}]): row ids must be unique` });
+      else ids.set(r.rowId, i);
+    });
+    if (v.variables) {
+      for (const key of ROOT_VARIABLE_KEYS) {
+        if (key in v.configuration) {
+          ctx.addIssue({ code: "custom", path: ["configuration", key], message: `is written from the variables input: remove ${key} from the configuration` });
+        }
+      }
+    }
+  });
+
+export type ComponentConfigInputs = z.input<typeof componentConfigInputsSchema>;
+type Parsed = z.output<typeof componentConfigInputsSchema>;
+type ParsedRow = Parsed["rows"][number];
+
+const OUTPUTS = ["branchId", "configId", "description", "configuration", "rows", "rowIds", "isDisabled", "version", "warnings"] as const;
+
+export interface ComponentConfigArgs extends Omit<ArgsOf<ComponentConfigInputs>, "variables"> {
+  /** Bind a VariableConfig: `variables: vars.binding()`. */
+  variables?: pulumi.Input<VariablesBinding>;
+}
+
+export class ComponentConfig extends pulumi.dynamic.Resource {
+  declare readonly branchId: pulumi.Output<string>;
+  declare readonly componentId: pulumi.Output<string>;
+  declare readonly configId: pulumi.Output<string>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly description: pulumi.Output<string>;
+  declare readonly configuration: pulumi.Output<Record<string, unknown>>;
+  declare readonly rows: pulumi.Output<Array<z.output<typeof rowInputsSchema>>>;
+  /** Ids of the rows, in the order of `rows`. */
+  declare readonly rowIds: pulumi.Output<string[]>;
+  declare readonly isDisabled: pulumi.Output<boolean>;
+  declare readonly version: pulumi.Output<number>;
+  /** Declared variables no placeholder uses, and similar hints. */
+  declare readonly warnings: pulumi.Output<string[]>;
+
+  constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...resourceArgs("componentConfig", "ComponentConfig", name, args, OUTPUTS, [], opts));
+  }
+}
+
+const what = (props: Props) => `ComponentConfig "${resourceName(props)}"`;
+
+// ---------------------------------------------------------------------------------------------
+// Validation beyond the field schema
+
+/** Generic Extractor pagination and jobs, on the raw inputs (values unknown at preview are skipped by checkWith). */
+function genericExtractorFailures(news: Props): dynamic.CheckFailure[] {
+  const input = userInputs(news);
+  if (typeof input.componentId !== "string" || !isGenericExtractor(input.componentId)) return [];
+  const rootPagination = (input.configuration as { parameters?: { api?: { pagination?: unknown } } } | undefined)?.parameters?.api?.pagination;
+  const schema = z.looseObject({
+    configuration: genericExtractorConfigurationSchema.optional(),
+    rows: z.array(z.looseObject({ configuration: rowJobsSchema(rootPagination).optional() })).optional(),
+  });
+  return checkWith(schema, news).failures;
+}
+
+/** Names declared by a binding, when known (not at preview before the VariableConfig exists... usually known: they are its inputs). */
+function knownDeclared(binding: unknown): string[] | undefined {
+  if (!binding || typeof binding !== "object" || containsUnknown(binding)) return undefined;
+  const declared = (binding as { declared?: unknown }).declared;
+  if (!Array.isArray(declared)) return undefined;
+  return declared.map((d) => (d && typeof d === "object" ? String((d as { name?: unknown }).name) : String(d)));
+}
+
+function placeholderSources(input: { configuration?: unknown; rows?: unknown }) {
+  const sources: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: input.configuration ?? {}, path: ["configuration"] }];
+  if (Array.isArray(input.rows)) input.rows.forEach((r, i) => sources.push({ value: (r as { configuration?: unknown })?.configuration ?? {}, path: ["rows", i, "configuration"] }));
+  return sources;
+}
+
+/** Undeclared placeholders (failures) and declared-but-unused variables (warnings). */
+export function placeholderProblems(input: { configuration?: unknown; rows?: unknown }, declared: readonly string[]): { failures: dynamic.CheckFailure[]; warnings: string[] } {
+  const report = checkPlaceholders(placeholderSources(input), declared);
+  return {
+    failures: report.undeclared.map((u) => ({ property: u.path, reason: undeclaredMessage(u, declared) })),
+    warnings: report.unused.map((n) => `variable "${n}" is declared but no {{${n}}} placeholder in the configuration or its rows uses it`),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row reconciliation
+
+export interface RowPlan {
+  /** Per declared row: the id of the existing row it updates, or undefined to create it. */
+  matched: Array<string | undefined>;
+  /** Existing rows no declared row matches. */
+  deletes: string[];
+}
+
+/**
+ * Matches declared rows to existing ones. `recorded` is what state knows: the previous rows
+ * (input-shaped) and their ids, index for index.
+ */
+export function planRows(desired: ReadonlyArray<{ rowId?: string; name: string }>, recorded: { rows: ReadonlyArray<{ rowId?: string; name: string }>; rowIds: readonly string[] }, existing: readonly ConfigRow[]): RowPlan {
+  const exists = new Set(existing.map((r) => r.id));
+  const claimed = new Set<string>();
+  const matched: Array<string | undefined> = desired.map(() => undefined);
+  const count = (names: string[]) => names.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
+  const desiredNames = count(desired.map((d) => d.name));
+  const recordedNames = count(recorded.rows.map((r) => r.name));
+  const existingNames = count(existing.map((r) => r.name));
+  const take = (i: number, id: string | undefined) => {
+    if (id === undefined || !exists.has(id) || claimed.has(id)) return false;
+    matched[i] = id;
+    claimed.add(id);
+    return true;
+  };
+  const open = (i: number) => desired[i].rowId === undefined && matched[i] === undefined;
+
+  // 1. Explicit ids (a missing one is created with that id).
+  desired.forEach((d, i) => {
+    if (d.rowId !== undefined) {
+      claimed.add(d.rowId);
+      if (exists.has(d.rowId)) matched[i] = d.rowId;
+    }
+  });
+  // 2. The recorded id of the row with the same name (names unique on both sides).
+  desired.forEach((d, i) => {
+    if (!open(i) || desiredNames.get(d.name) !== 1 || recordedNames.get(d.name) !== 1) return;
+    take(i, recorded.rowIds[recorded.rows.findIndex((r) => r.name === d.name)]);
+  });
+  // 3. Renamed in place: the recorded row at the same position, if its name is gone.
+  desired.forEach((_d, i) => {
+    if (!open(i) || i >= recorded.rows.length || desiredNames.has(recorded.rows[i].name)) return;
+    take(i, recorded.rowIds[i]);
+  });
+  // 4. An existing row of the same unique name that state does not know.
+  desired.forEach((d, i) => {
+    if (!open(i) || desiredNames.get(d.name) !== 1 || existingNames.get(d.name) !== 1) return;
+    take(i, existing.find((r) => r.name === d.name)?.id);
+  });
+  return { matched, deletes: existing.filter((r) => !claimed.has(r.id)).map((r) => r.id) };
+}
+
+/** Rows in effective order: `rowsSortOrder` first (when set), then the rest as listed. */
+export function orderedRows(c: Configuration): ConfigRow[] {
+  const byId = new Map(c.rows.map((r) => [r.id, r]));
+  const first = c.rowsSortOrder.filter((id) => byId.has(id)).map((id) => byId.get(id)!);
+  return [...first, ...c.rows.filter((r) => !c.rowsSortOrder.includes(r.id))];
+}
+
+const rowDiffers = (remote: ConfigRow, d: ParsedRow) =>
+  remote.name !== d.name || remote.description !== d.description || remote.isDisabled !== d.isDisabled || !same(remote.configuration, d.configuration);
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+interface Intent {
+  branchId: string;
+  componentId: string;
+  explicitConfigId: boolean;
+  explicitRowIds: Set<string>;
+  purgeOnDelete: boolean;
+  changeDescription?: string;
+  /** Present when the configuration is bound to variables. */
+  binding?: { declared?: VariableDeclaration[] };
+  warnings: string[];
+  name: string;
+}
+
+function outputs(intent: Intent, c: Configuration): Props {
+  let configuration = c.configuration;
+  let variables: Props | undefined;
+  if (intent.binding) {
+    const { variables_id: vid, variables_values_id: vvid, ...rest } = configuration;
+    configuration = rest;
+    if (vid !== undefined && vid !== null && vid !== "") {
+      variables = { configId: String(vid) };
+      if (vvid !== undefined && vvid !== null && vvid !== "") variables.valuesRowId = String(vvid);
+      if (intent.binding.declared) variables.declared = intent.binding.declared;
+    }
+  }
+  const rows = orderedRows(c);
+  const out: Props = {
+    branchId: intent.branchId,
+    componentId: intent.componentId,
+    configId: c.id,
+    name: c.name,
+    description: c.description,
+    configuration,
+    rows: rows.map((r) => ({
+      ...(intent.explicitRowIds.has(r.id) ? { rowId: r.id } : {}),
+      name: r.name,
+      description: r.description,
+      configuration: r.configuration,
+      isDisabled: r.isDisabled,
+    })),
+    rowIds: rows.map((r) => r.id),
+    isDisabled: c.isDisabled,
+    version: c.version,
+    purgeOnDelete: intent.purgeOnDelete,
+    explicitConfigId: intent.explicitConfigId,
+    warnings: intent.warnings,
+    __resourceName: intent.name,
+  };
+  if (variables) out.variables = variables;
+  if (intent.changeDescription !== undefined) out.changeDescription = intent.changeDescription;
+  return out;
+}
+
+/** The configuration as written: the declared one plus the variables references. */
+function desiredConfiguration(p: Parsed): Record<string, unknown> {
+  if (!p.variables) return p.configuration;
+  const out: Record<string, unknown> = { ...p.configuration, variables_id: p.variables.configId };
+  if (p.variables.valuesRowId) out.variables_values_id = p.variables.valuesRowId;
+  return out;
+}
+
+/**
+ * Before any write: the bound variables configuration exists, its values row too, and every
+ * placeholder is declared. Returns the warnings (declared but unused).
+ */
+async function verifyBinding(storage: StorageApi, p: Parsed, label: string): Promise<string[]> {
+  if (!p.variables) return [];
+  const vars = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, p.variables.configId);
+  if (!vars) {
+    throw new Error(`${label}: variables.configId "${p.variables.configId}" is not a ${VARIABLES_COMPONENT} configuration in branch ${p.branchId} (missing or in the trash). Nothing was changed.`);
+  }
+  if (p.variables.valuesRowId && !vars.rows.some((r) => r.id === p.variables!.valuesRowId)) {
+    throw new Error(`${label}: variables.valuesRowId "${p.variables.valuesRowId}" is not a row of variables configuration ${vars.id}. Nothing was changed.`);
+  }
+  const remoteDeclared = Array.isArray((vars.configuration as { variables?: unknown }).variables)
+    ? ((vars.configuration as { variables: Array<{ name?: unknown }> }).variables.map((v) => String(v?.name)) as string[])
+    : [];
+  const names = p.variables.declared ? p.variables.declared.map((d) => d.name) : remoteDeclared;
+  const { failures, warnings } = placeholderProblems(p, names);
+  if (failures.length) {
+    throw new Error(`${label}: ${failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}. Nothing was changed.`);
+  }
+  return warnings;
+}
+
+function intentOf(p: Parsed, props: Props, warnings: string[]): Intent {
+  return {
+    branchId: p.branchId,
+    componentId: p.componentId,
+    explicitConfigId: p.configId !== undefined,
+    explicitRowIds: new Set(p.rows.flatMap((r) => (r.rowId ? [r.rowId] : []))),
+    purgeOnDelete: p.purgeOnDelete,
+    changeDescription: p.changeDescription,
+    binding: p.variables ? { declared: p.variables.declared ?? undefined } : undefined,
+    warnings,
+    name: resourceName(props),
+  };
+}
+
+/**
+ * Brings the rows to the declared ones (see the top of the file); returns the row ids in the
+ * declared order and whether anything was written. Writes only what differs.
+ */
+async function reconcileRows(
+  storage: StorageApi,
+  p: Parsed,
+  configId: string,
+  current: Configuration,
+  recorded: { rows: Array<{ rowId?: string; name: string }>; rowIds: string[] },
+): Promise<{ rowIds: string[]; wrote: boolean }> {
+  const changeDescription = p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION;
+  const plan = planRows(p.rows, recorded, current.rows);
+  let wrote = plan.deletes.length > 0;
+  for (const id of plan.deletes) {
+    await storage.deleteRow(p.branchId, p.componentId, configId, id).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+  const ids: string[] = [];
+  for (const [i, d] of p.rows.entries()) {
+    const id = plan.matched[i];
+    const body = { name: d.name, description: d.description, configuration: d.configuration, isDisabled: d.isDisabled, changeDescription };
+    if (id === undefined) {
+      const created = await storage.createRow(p.branchId, p.componentId, configId, { ...(d.rowId ? { rowId: d.rowId } : {}), ...body });
+      ids.push(String(created.id));
+      wrote = true;
+    } else {
+      const remote = current.rows.find((r) => r.id === id)!;
+      if (rowDiffers(remote, d)) {
+        await storage.updateRow(p.branchId, p.componentId, configId, id, body);
+        wrote = true;
+      }
+      ids.push(id);
+    }
+  }
+  return { rowIds: ids, wrote };
+}
+
+/** Writes the configuration's own fields and the row order, only what differs; returns the final state. */
+async function finish(storage: StorageApi, p: Parsed, configId: string, rowIds: string[], afterRows: Configuration | undefined): Promise<Configuration> {
+  const current = afterRows ?? normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));
+  const body: Parameters<StorageApi["updateConfig"]>[3] = {};
+  if (current.name !== p.name) body.name = p.name;
+  if (current.description !== p.description) body.description = p.description;
+  if (current.isDisabled !== p.isDisabled) body.isDisabled = p.isDisabled;
+  const configuration = desiredConfiguration(p);
+  if (!same(current.configuration, configuration)) body.configuration = configuration;
+  if (!same(orderedRows(current).map((r) => r.id), rowIds)) body.rowsSortOrder = rowIds;
+  if (Object.keys(body).length === 0) return current;
+  await storage.updateConfig(p.branchId, p.componentId, configId, { ...body, changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION });
+  return normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));
+}
+
+function recordedRows(olds: Props): { rows: Array<{ rowId?: string; name: string }>; rowIds: string[] } {
+  const rows = Array.isArray(olds.rows) ? (olds.rows as Array<{ rowId?: string; name: string }>) : [];
+  const rowIds = Array.isArray(olds.rowIds) ? (olds.rowIds as unknown[]).map(String) : [];
+  return { rows, rowIds };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export const handler: ResourceHandler = {
+  async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+    const main = checkWith(componentConfigInputsSchema, news);
+    const failures = [...main.failures, ...genericExtractorFailures(news)];
+    const input = userInputs(news);
+    const declared = knownDeclared(input.variables);
+    if (declared) {
+      const { failures: ph, warnings } = placeholderProblems(input as { configuration?: unknown; rows?: unknown }, declared);
+      failures.push(...ph);
+      // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.
+      for (const w of warnings) console.warn(`warning: ${what(news)}: ${w}`);
+    }
+    const unique = failures.filter((f, i) => failures.findIndex((g) => g.property === f.property && g.reason === f.reason) === i);
+    if (!main.value) return { inputs: news, failures: unique };
+    return { inputs: { ...news, ...main.value }, failures: unique };
+  },
+
+  async diff(_ctx, _id, olds, news) {
+    const replaces = [
+      ...(!same(olds.branchId, news.branchId) ? ["branchId"] : []),
+      ...(!same(olds.componentId, news.componentId) ? ["componentId"] : []),
+      ...(configIdReplaces(olds, news) ? ["configId"] : []),
+    ];
+    const binding = (v: unknown) => {
+      const b = (v ?? {}) as { configId?: unknown; valuesRowId?: unknown };
+      return v ? { configId: b.configId, valuesRowId: b.valuesRowId ?? undefined } : undefined;
+    };
+    const updates = ["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"].filter((f) => !same(olds[f], news[f]));
+    if (!same(binding(olds.variables), binding(news.variables))) updates.push("variables");
+    return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+  },
+
+  async create(ctx, inputs) {
+    const label = what(inputs);
+    const p = parseChecked(componentConfigInputsSchema, inputs, label);
+    const token = await assertCanManage(ctx, p.componentId, label);
+    if (p.purgeOnDelete) assertCanPurge(token, label);
+    const storage = ctx.client().storage;
+    const warnings = await verifyBinding(storage, p, label);
+    const intent = intentOf(p, inputs, warnings);
+    const created = await storage.createConfig(p.branchId, p.componentId, {
+      configurationId: p.configId,
+      name: p.name,
+      description: p.description,
+      configuration: desiredConfiguration(p),
+      isDisabled: p.isDisabled,
+      changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION,
+    });
+    const configId = String(created.id);
+    const id = configResourceId(p.branchId, p.componentId, configId);
+    try {
+      const fresh = normalizeConfig({ ...created, rows: [], rowsSortOrder: [] } as Configuration);
+      const { rowIds } = await reconcileRows(storage, p, configId, fresh, { rows: [], rowIds: [] });
+      const final = await finish(storage, p, configId, rowIds, undefined);
+      return { id, outs: outputs(intent, final) };
+    } catch (err) {
+      // The configuration exists: keep it in state so the next `up` finishes the rows.
+      const left = await findLiveConfig(storage, p.branchId, p.componentId, configId).catch(() => undefined);
+      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, { ...outputs(intent, left), __provider: inputs.__provider });
+      throw err;
+    }
+  },
+
+  async read(ctx, id, props) {
+    const parsedId = parseConfigResourceId(id);
+    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
+    const componentId = String(props.componentId ?? parsedId?.componentId ?? "");
+    const configId = String(props.configId ?? parsedId?.configId ?? "");
+    const c = await findLiveConfig(ctx.client().storage, branch, componentId, configId);
+    if (!c) return { id: "" };
+    const recorded = recordedRows(props);
+    const oldBinding = props.variables as { declared?: VariableDeclaration[] } | undefined;
+    // On import nothing is recorded: a configuration with variables_id is taken as bound.
+    const imported = !("rowIds" in props);
+    const bound = oldBinding !== undefined || (imported && c.configuration.variables_id !== undefined);
+    const intent: Intent = {
+      branchId: branch,
+      componentId,
+      explicitConfigId: props.explicitConfigId === true,
+      explicitRowIds: new Set(recorded.rows.flatMap((r) => (typeof r.rowId === "string" ? [r.rowId] : []))),
+      purgeOnDelete: props.purgeOnDelete === true,
+      changeDescription: typeof props.changeDescription === "string" ? props.changeDescription : undefined,
+      binding: bound ? { declared: oldBinding?.declared } : undefined,
+      warnings: [],
+      name: resourceName(props),
+    };
+    // Warnings follow the configuration when the declarations are known; otherwise keep the recorded ones.
+    const declared = oldBinding?.declared?.map((d) => d.name);
+    const stripped = outputs(intent, c);
+    intent.warnings = declared ? placeholderProblems(stripped as { configuration?: unknown; rows?: unknown }, declared).warnings : Array.isArray(props.warnings) ? (props.warnings as string[]) : [];
+    const outs = outputs(intent, c);
+    const inputs: Props = {
+      branchId: branch,
+      componentId,
+      name: outs.name,
+      description: outs.description,
+      configuration: outs.configuration,
+      rows: outs.rows,
+      isDisabled: outs.isDisabled,
+      purgeOnDelete: intent.purgeOnDelete,
+    };
+    if (intent.explicitConfigId) inputs.configId = c.id;
+    if (outs.variables !== undefined) inputs.variables = outs.variables;
+    if (intent.changeDescription !== undefined) inputs.changeDescription = intent.changeDescription;
+    return { id: configResourceId(branch, componentId, c.id), props: outs, inputs };
+  },
+
+  async update(ctx, _id, olds, news) {
+    const label = what(news);
+    const p = parseChecked(componentConfigInputsSchema, news, label);
+    const token = await assertCanManage(ctx, p.componentId, label);
+    if (p.purgeOnDelete) assertCanPurge(token, label);
+    const storage = ctx.client().storage;
+    const configId = String(olds.configId);
+    const current = await findLiveConfig(storage, p.branchId, p.componentId, configId);
+    if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
+    const warnings = await verifyBinding(storage, p, label);
+    const { rowIds, wrote } = await reconcileRows(storage, p, configId, current, recordedRows(olds));
+    // Re-read only when rows were written; otherwise `current` is still accurate.
+    const final = await finish(storage, p, configId, rowIds, wrote ? undefined : current);
+    return { outs: outputs(intentOf(p, news, warnings), final) };
+  },
+
+  async delete(ctx, id, props) {
+    const parsedId = parseConfigResourceId(id);
+    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
+    const componentId = String(props.componentId ?? parsedId?.componentId);
+    const configId = String(props.configId ?? parsedId?.configId);
+    const label = what(props);
+    const token = await assertCanManage(ctx, componentId, label, "delete configurations of");
+    if (props.purgeOnDelete === true) assertCanPurge(token, label);
+    await deleteConfiguration(ctx.client().storage, branch, componentId, configId, props.purgeOnDelete === true);
+  },
+};

@@ -1,0 +1,150 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import type { JobRequest, QueueJob } from "../api/queue";
+import { KeboolaNetworkError, KeboolaTimeoutError } from "../api/errors";
+import { checkWith, parseChecked } from "../validation/check";
+import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import { branchSchema } from "./source";
+import type { Props, ResourceHandler } from "./types";
+import { assertCanManage, stringValue, variableValuesSchema } from "./variable-config";
+
+// One run of a configuration through the Job Queue (`mode: "run"`). Create starts the job and
+// waits for it; anything but `success` fails the deployment with the job's result message (the
+// resource is then not recorded, so the next `up` runs it again). A change of `triggers` (or of
+// what is run: component, configuration, branch, variable values) runs it again: the diff asks
+// for a replacement, whose create is a new job. Delete is a no-op: a job cannot be undone.
+
+export const jobRunInputsSchema = z
+  .object({
+    branchId: branchSchema,
+    componentId: z.string({ error: 'required: the component id, e.g. "keboola.ex-generic-v2"' }).min(1, "must not be empty"),
+    configId: z.string({ error: "required: the configuration to run (ComponentConfig.configId)" }).min(1, "must not be empty"),
+    variableValuesData: variableValuesSchema
+      .optional()
+      .describe("Variable values for this run, {name: value} (sent as variableValuesData.values). Without it and variableValuesId, the configuration's default values row is used."),
+    variableValuesId: z.string().min(1, "must not be empty").optional().describe("Id of a values row of the bound variables configuration to use for this run."),
+    triggers: z.unknown().optional().describe("Any value; when it changes, the job runs again (e.g. a version or a hash)."),
+    timeoutSeconds: z
+      .number()
+      .positive("must be a positive number of seconds")
+      .optional()
+      .describe("How long to wait for the job (default keboola:taskTimeout, 600 s). The job itself is not stopped when this runs out."),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.variableValuesData !== undefined && v.variableValuesId !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["variableValuesId"], message: "set either variableValuesData or variableValuesId, not both (the Queue accepts one source of values)" });
+    }
+  });
+
+export type JobRunInputs = z.input<typeof jobRunInputsSchema>;
+type Parsed = z.output<typeof jobRunInputsSchema>;
+
+const OUTPUTS = ["jobId", "status", "durationSeconds", "url"] as const;
+/** Inputs whose change means "run again". */
+const RERUN_FIELDS = ["branchId", "componentId", "configId", "variableValuesData", "variableValuesId", "triggers"] as const;
+
+export interface JobRunArgs extends ArgsOf<JobRunInputs> {}
+
+export class JobRun extends pulumi.dynamic.Resource {
+  declare readonly jobId: pulumi.Output<string>;
+  /** Always `success` once created: any other end fails the deployment. */
+  declare readonly status: pulumi.Output<string>;
+  declare readonly durationSeconds: pulumi.Output<number | undefined>;
+  declare readonly url: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: JobRunArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...resourceArgs("jobRun", "JobRun", name, args, OUTPUTS, [], opts));
+  }
+}
+
+const what = (props: Props) => `JobRun "${resourceName(props)}"`;
+
+function durationOf(job: QueueJob): number | undefined {
+  if (typeof job.durationSeconds === "number") return job.durationSeconds;
+  const start = job.startTime ? Date.parse(job.startTime) : NaN;
+  const end = job.endTime ? Date.parse(job.endTime) : NaN;
+  return Number.isFinite(start) && Number.isFinite(end) ? Math.max(0, Math.round((end - start) / 10) / 100) : undefined;
+}
+
+export function jobRequest(p: Parsed): JobRequest {
+  const body: JobRequest = { component: p.componentId, config: p.configId, mode: "run" };
+  if (p.branchId !== "default") body.branchId = p.branchId;
+  if (p.variableValuesId !== undefined) body.variableValuesId = p.variableValuesId;
+  if (p.variableValuesData !== undefined && Object.keys(p.variableValuesData).length > 0) {
+    body.variableValuesData = { values: Object.entries(p.variableValuesData).map(([name, value]) => ({ name, value: stringValue(value) })) };
+  }
+  return body;
+}
+
+function outputs(inputs: Props, p: Parsed, job: QueueJob): Props {
+  const out: Props = {
+    ...Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)),
+    jobId: String(job.id),
+    status: job.status,
+    __resourceName: resourceName(inputs),
+  };
+  const duration = durationOf(job);
+  if (duration !== undefined) out.durationSeconds = duration;
+  if (job.url) out.url = job.url;
+  return out;
+}
+
+export const handler: ResourceHandler = {
+  async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+    const { value, failures } = checkWith(jobRunInputsSchema, news);
+    if (!value) return { inputs: news, failures };
+    return { inputs: { ...news, ...value }, failures };
+  },
+
+  async diff(_ctx, _id, olds, news) {
+    const replaces = RERUN_FIELDS.filter((f) => !same(olds[f], news[f]));
+    const updates = same(olds.timeoutSeconds, news.timeoutSeconds) ? [] : ["timeoutSeconds"];
+    return { changes: replaces.length + updates.length > 0, replaces: [...replaces], deleteBeforeReplace: false };
+  },
+
+  async create(ctx, inputs) {
+    const label = what(inputs);
+    const p = parseChecked(jobRunInputsSchema, inputs, label);
+    await assertCanManage(ctx, p.componentId, label, "run jobs of");
+    const queue = await ctx.client().queue();
+    const target = `${p.componentId} configuration ${p.configId}`;
+    let job: QueueJob;
+    try {
+      job = await queue.createJob(jobRequest(p));
+    } catch (err) {
+      if (err instanceof KeboolaNetworkError && err.ambiguous) {
+        throw new Error(`${label}: the job request for ${target} may or may not have reached the Queue (${err.message}); check the project's jobs before running \`pulumi up\` again`);
+      }
+      throw new Error(`${label}: could not start a job of ${target}: ${(err as Error).message}`);
+    }
+    let end: QueueJob;
+    try {
+      end = await queue.waitForJobEnd(job, `${label} (job ${job.id})`, p.timeoutSeconds);
+    } catch (err) {
+      if (err instanceof KeboolaTimeoutError) throw new Error(`${err.message}. The job keeps running in Keboola; this run is not recorded, so the next \`pulumi up\` starts a new one`);
+      throw err;
+    }
+    if (end.status !== "success") {
+      const message = end.result?.message?.trim() || "(the job gave no message)";
+      throw new Error(`${label}: job ${end.id} of ${target} ended with status "${end.status}": ${message}`);
+    }
+    return { id: String(end.id), outs: outputs(inputs, p, end) };
+  },
+
+  async read(_ctx, id, props) {
+    // A finished job does not change; nothing to refresh.
+    return { id, props };
+  },
+
+  async update(_ctx, _id, olds, news) {
+    // Only timeoutSeconds can change without a new run.
+    const p = parseChecked(jobRunInputsSchema, news, what(news));
+    return { outs: { ...olds, timeoutSeconds: p.timeoutSeconds } };
+  },
+
+  async delete() {
+    // A job cannot be undone.
+  },
+};

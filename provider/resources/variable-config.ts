@@ -1,0 +1,464 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import type { KeboolaClient } from "../api/client";
+import type { ConfigRow, Configuration, StorageApi, TokenInfo } from "../api/storage";
+import { isNotFound } from "../api/errors";
+import { checkWith, parseChecked } from "../validation/check";
+import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import { branchSchema } from "./source";
+import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
+
+// Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
+// with the default values in one row of it (`{"values": [{name, value}]}`, every value a
+// string). A ComponentConfig binds to it (its `variables` input) and jobs substitute the values
+// into `{{name}}` placeholders. Changing a default value updates that row in place; the
+// configuration itself is written only when its name, description or declarations change.
+//
+// This file also holds what the configuration resources share: the permission check (a token
+// that may not manage the component's configurations is refused before anything is written),
+// configuration ids, reading a configuration that may be in the trash, and delete/purge.
+
+export const VARIABLES_COMPONENT = "keboola.variables";
+export const VALUES_ROW_NAME = "Default values";
+export const DEFAULT_CHANGE_DESCRIPTION = "Updated by Pulumi";
+
+export const variableNameSchema = z
+  .string({ error: "must be a string (the variable name)" })
+  .min(1, "must not be empty")
+  .max(64, "must be at most 64 characters")
+  .regex(
+    /^[A-Za-z0-9_-]+$/,
+    "must consist of letters, digits, _ and - only (it is used as {{name}}; a dot would make Mustache look inside another variable)",
+  );
+
+export const variableTypeSchema = z.enum(["string", "int"], { error: 'must be "string" or "int"' });
+
+export const variableDeclarationSchema = z
+  .object({
+    name: variableNameSchema.describe("Variable name, referenced as {{name}} in configurations."),
+    type: variableTypeSchema.default("string").describe('"string" or "int" (values are always stored as strings).'),
+  })
+  .strict();
+
+export type VariableDeclaration = z.output<typeof variableDeclarationSchema>;
+
+/** Declarations without duplicated names (the duplicate is reported at its own `name`). */
+export const variableDeclarationsSchema = z.array(variableDeclarationSchema, { error: "must be an array of {name, type}" }).superRefine((vars, ctx) => {
+  const seen = new Map<string, number>();
+  vars.forEach((v, i) => {
+    const first = seen.get(v.name);
+    if (first !== undefined) {
+      ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate variable name "${v.name}" (already declared at variables[${first}]): declare each variable once` });
+    } else {
+      seen.set(v.name, i);
+    }
+  });
+});
+
+export const variableValueSchema = z.union([z.string(), z.number(), z.boolean()], { error: "must be a string (or a number, written as its text)" });
+
+/** `{name: value}` maps as users write them; the service stores `[{name, value}]` with string values. */
+export const variableValuesSchema = z.record(z.string(), variableValueSchema, { error: "must be an object of variable name to value" });
+
+export const stringValue = (v: string | number | boolean): string => String(v);
+
+const INT = /^-?\d+$/;
+
+/** Problems of `{name: value}` against declarations: undeclared names and non-integer `int` values. */
+export function valueIssues(values: Record<string, string | number | boolean>, declared: readonly VariableDeclaration[]): Array<{ name: string; message: string }> {
+  const out: Array<{ name: string; message: string }> = [];
+  const names = declared.map((d) => d.name).join(", ") || "none";
+  for (const [name, raw] of Object.entries(values)) {
+    const decl = declared.find((d) => d.name === name);
+    if (!decl) {
+      out.push({ name, message: `"${name}" is not a declared variable (declared: ${names}): declare it in variables, e.g. {name: "${name}", type: "string"}, or remove this value` });
+    } else if (decl.type === "int" && !INT.test(stringValue(raw))) {
+      out.push({ name, message: `${JSON.stringify(raw)} is not an integer, but variable "${name}" is declared as int: write a whole number such as "10", or declare the variable as "string"` });
+    }
+  }
+  return out;
+}
+
+export const variableConfigInputsSchema = z
+  .object({
+    branchId: branchSchema,
+    configId: z
+      .string()
+      .min(1, "must not be empty: omit it to let Keboola choose the id")
+      .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+      .optional()
+      .describe("Configuration id; chosen by Keboola when omitted. Changing it replaces the configuration."),
+    name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty"),
+    description: z.string().default("").describe("Configuration description."),
+    variables: variableDeclarationsSchema.describe('Declared variables: [{name, type: "string"|"int"}].'),
+    defaultValues: variableValuesSchema
+      .optional()
+      .describe("Default values, {name: value}, stored as a values row of the configuration; jobs use them when given no values. Omit to have no values row."),
+    changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
+    purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    for (const issue of valueIssues(v.defaultValues ?? {}, v.variables)) ctx.addIssue({ code: "custom", path: ["defaultValues", issue.name], message: issue.message });
+  });
+
+export type VariableConfigInputs = z.input<typeof variableConfigInputsSchema>;
+type Parsed = z.output<typeof variableConfigInputsSchema>;
+
+const OUTPUTS = ["branchId", "configId", "valuesRowId", "description", "defaultValues", "version"] as const;
+
+export interface VariableConfigArgs extends ArgsOf<VariableConfigInputs> {}
+
+/** What a ComponentConfig's `variables` input takes: pass `variableConfig.binding()`. */
+export interface VariablesBinding {
+  configId: pulumi.Input<string>;
+  valuesRowId?: pulumi.Input<string | undefined>;
+  declared?: pulumi.Input<Array<pulumi.Input<{ name: pulumi.Input<string>; type?: pulumi.Input<"string" | "int"> }>>>;
+}
+
+export class VariableConfig extends pulumi.dynamic.Resource {
+  declare readonly branchId: pulumi.Output<string>;
+  declare readonly configId: pulumi.Output<string>;
+  /** Id of the row holding the default values (undefined without defaultValues). */
+  declare readonly valuesRowId: pulumi.Output<string | undefined>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly description: pulumi.Output<string>;
+  declare readonly variables: pulumi.Output<VariableDeclaration[]>;
+  declare readonly defaultValues: pulumi.Output<Record<string, string | number | boolean> | undefined>;
+  declare readonly version: pulumi.Output<number>;
+
+  constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...resourceArgs("variableConfig", "VariableConfig", name, args, OUTPUTS, [], opts));
+  }
+
+  /**
+   * The value for a ComponentConfig's `variables` input: the configuration, its values row and the
+   * declarations (known at preview, so placeholders are checked before anything is created).
+   */
+  binding(): VariablesBinding {
+    return { configId: this.configId, valuesRowId: this.valuesRowId, declared: this.variables };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared by the configuration resources
+
+/** Pulumi id of a configuration: `<branch>/<componentId>/<configId>`. */
+export const configResourceId = (branch: string, componentId: string, configId: string) => `${branch}/${componentId}/${configId}`;
+
+/** The parts of a configuration resource id (`pulumi import` passes only the id). */
+export function parseConfigResourceId(id: string): { branch: string; componentId: string; configId: string } | undefined {
+  const m = /^([^/]+)\/([^/]+)\/(.+)$/.exec(id);
+  return m ? { branch: m[1], componentId: m[2], configId: m[3] } : undefined;
+}
+
+const tokenCache = new WeakMap<KeboolaClient, Promise<TokenInfo>>();
+
+/** `tokens/verify`, once per client (one provider process, one token). */
+export function tokenInfo(client: KeboolaClient): Promise<TokenInfo> {
+  let p = tokenCache.get(client);
+  if (!p) {
+    p = client.storage.verifyToken();
+    tokenCache.set(client, p);
+    p.catch(() => tokenCache.delete(client));
+  }
+  return p;
+}
+
+/**
+ * Why a token may not manage (or run) configurations of a component, or undefined when it may.
+ * As Keboola decides it: a master token reaches every component (unless its user has the
+ * read-only role); any other token only the components listed in its `componentAccess`.
+ */
+export function componentAccessProblem(token: TokenInfo, componentId: string): string | undefined {
+  const who = `the token "${token.description}" (id ${token.id})`;
+  if (token.isMasterToken) {
+    return token.admin?.role === "readOnly" ? `${who} belongs to a project member with the read-only role` : undefined;
+  }
+  const access = token.componentAccess ?? [];
+  if (access.includes(componentId)) return undefined;
+  return `${who} is not a master token and its componentAccess ${access.length ? `(${access.join(", ")}) does not include "${componentId}"` : "is empty"}`;
+}
+
+/** Refuses, before any write, a token that may not manage the component's configurations. */
+export async function assertCanManage(ctx: ResourceContext, componentId: string, what: string, action = "manage configurations of"): Promise<TokenInfo> {
+  const token = await tokenInfo(ctx.client());
+  const problem = componentAccessProblem(token, componentId);
+  if (problem) {
+    throw new Error(
+      `${what}: the token may not ${action} component "${componentId}": ${problem}. Nothing was changed. ` +
+        `Use a master token (pulumi config set --secret keboola:token ...), or a token whose componentAccess includes "${componentId}".`,
+    );
+  }
+  return token;
+}
+
+/** Refuses `purgeOnDelete` with a token that may not purge the trash (checked before the first write). */
+export function assertCanPurge(token: TokenInfo, what: string): void {
+  if (!(token.canPurgeTrash ?? token.isMasterToken)) {
+    throw new Error(
+      `${what}: purgeOnDelete is set, but the token "${token.description}" (id ${token.id}) may not purge the trash (canPurgeTrash is false). ` +
+        "Nothing was changed. Use a token with canPurgeTrash, or set purgeOnDelete: false (delete then moves the configuration to the trash).",
+    );
+  }
+}
+
+/** A configuration that is live: a trashed one counts as gone. */
+export async function findLiveConfig(storage: StorageApi, branch: string, componentId: string, configId: string): Promise<Configuration | undefined> {
+  const c = await storage.findConfig(branch, componentId, configId);
+  return c && !c.isDeleted ? normalizeConfig(c) : undefined;
+}
+
+/** PHP serializes an empty map as `[]`; nulls appear for empty descriptions. */
+export function normalizeConfig(c: Configuration): Configuration {
+  return {
+    ...c,
+    description: c.description ?? "",
+    configuration: asObject(c.configuration),
+    isDisabled: c.isDisabled === true,
+    rows: (c.rows ?? []).map(normalizeRow),
+    rowsSortOrder: Array.isArray(c.rowsSortOrder) ? c.rowsSortOrder.map(String) : [],
+  };
+}
+
+export function normalizeRow(r: ConfigRow): ConfigRow {
+  return { ...r, id: String(r.id), name: r.name ?? "", description: r.description ?? "", configuration: asObject(r.configuration), isDisabled: r.isDisabled === true };
+}
+
+function asObject(v: unknown): Record<string, unknown> {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/**
+ * Moves a configuration to the trash; with `purge` also removes it from the trash. Already gone
+ * (404) is fine; a configuration already in the trash is purged when asked.
+ */
+export async function deleteConfiguration(storage: StorageApi, branch: string, componentId: string, configId: string, purge: boolean): Promise<void> {
+  let trashed = false;
+  try {
+    await storage.deleteConfig(branch, componentId, configId);
+    trashed = true;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  if (!purge) return;
+  if (!trashed) {
+    const deleted = await storage.listDeletedConfigs(branch, componentId);
+    if (!deleted.some((c) => String(c.id) === configId)) return;
+  }
+  try {
+    await storage.deleteConfig(branch, componentId, configId);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+/** Explicit configId wins; else the one recorded in state. */
+export function recordedConfigId(parsed: { configId?: string }, olds: Props): string | undefined {
+  return parsed.configId ?? (typeof olds.configId === "string" && olds.configId ? olds.configId : undefined);
+}
+
+/** Replace when an explicit configId differs from the current one; never when it is omitted. */
+export function configIdReplaces(olds: Props, news: Props): boolean {
+  return typeof news.configId === "string" && news.configId !== "" && news.configId !== olds.configId;
+}
+
+// ---------------------------------------------------------------------------------------------
+// VariableConfig handler
+
+const what = (props: Props) => `VariableConfig "${resourceName(props)}"`;
+
+function valuesRowConfiguration(p: Pick<Parsed, "variables" | "defaultValues">): Record<string, unknown> {
+  const values = p.defaultValues ?? {};
+  // Declaration order: stable, so a reordered map literal is not a change.
+  return { values: p.variables.filter((v) => v.name in values).map((v) => ({ name: v.name, value: stringValue(values[v.name]) })) };
+}
+
+/** Remote values -> the user's `{name: value}`, keeping the user's spelling when equal as text (10 vs "10"). */
+function valuesFromRow(row: ConfigRow, mine: Record<string, string | number | boolean> | undefined): Record<string, string | number | boolean> {
+  const list = Array.isArray((row.configuration as { values?: unknown }).values) ? (row.configuration as { values: Array<{ name?: unknown; value?: unknown }> }).values : [];
+  const out: Record<string, string | number | boolean> = {};
+  for (const item of list) {
+    if (typeof item?.name !== "string") continue;
+    const remote = item.value === undefined || item.value === null ? "" : String(item.value);
+    const m = mine?.[item.name];
+    out[item.name] = m !== undefined && stringValue(m) === remote ? m : remote;
+  }
+  return out;
+}
+
+function declarationsFrom(c: Configuration): VariableDeclaration[] {
+  const vars = (c.configuration as { variables?: unknown }).variables;
+  if (!Array.isArray(vars)) return [];
+  return vars
+    .filter((v): v is { name: string; type?: string } => !!v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string")
+    .map((v) => ({ name: v.name, type: v.type === "int" ? "int" : "string" }));
+}
+
+interface Intent {
+  branchId: string;
+  explicitConfigId: boolean;
+  purgeOnDelete: boolean;
+  changeDescription?: string;
+  defaultValues?: Record<string, string | number | boolean>;
+  name: string;
+}
+
+function outputs(intent: Intent, c: Configuration, valuesRowId: string | undefined): Props {
+  const row = valuesRowId ? c.rows.find((r) => r.id === valuesRowId) : undefined;
+  const out: Props = {
+    branchId: intent.branchId,
+    configId: c.id,
+    name: c.name,
+    description: c.description,
+    variables: declarationsFrom(c),
+    defaultValues: row ? valuesFromRow(row, intent.defaultValues) : undefined,
+    valuesRowId: row?.id,
+    version: c.version,
+    purgeOnDelete: intent.purgeOnDelete,
+    explicitConfigId: intent.explicitConfigId,
+    __resourceName: intent.name,
+  };
+  if (intent.changeDescription !== undefined) out.changeDescription = intent.changeDescription;
+  return out;
+}
+
+function intentOf(p: Parsed, explicitConfigId: boolean, props: Props): Intent {
+  return {
+    branchId: p.branchId,
+    explicitConfigId,
+    purgeOnDelete: p.purgeOnDelete,
+    changeDescription: p.changeDescription,
+    defaultValues: p.defaultValues,
+    name: resourceName(props),
+  };
+}
+
+export const handler: ResourceHandler = {
+  async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+    const { value, failures } = checkWith(variableConfigInputsSchema, news);
+    if (!value) return { inputs: news, failures };
+    return { inputs: { ...news, ...value }, failures };
+  },
+
+  async diff(_ctx, _id, olds, news) {
+    const replaces = [...(!same(olds.branchId, news.branchId) ? ["branchId"] : []), ...(configIdReplaces(olds, news) ? ["configId"] : [])];
+    const updates = ["name", "description", "variables", "defaultValues", "purgeOnDelete"].filter((f) => !same(olds[f], news[f]));
+    return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+  },
+
+  async create(ctx, inputs) {
+    const p = parseChecked(variableConfigInputsSchema, inputs, what(inputs));
+    const label = what(inputs);
+    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label);
+    if (p.purgeOnDelete) assertCanPurge(token, label);
+    const storage = ctx.client().storage;
+    const intent = intentOf(p, p.configId !== undefined, inputs);
+    const created = await storage.createConfig(p.branchId, VARIABLES_COMPONENT, {
+      configurationId: p.configId,
+      name: p.name,
+      description: p.description,
+      configuration: { variables: p.variables },
+      changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION,
+    });
+    const configId = String(created.id);
+    let valuesRowId: string | undefined;
+    try {
+      if (p.defaultValues !== undefined) {
+        const row = await storage.createRow(p.branchId, VARIABLES_COMPONENT, configId, {
+          name: VALUES_ROW_NAME,
+          configuration: valuesRowConfiguration(p),
+          changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION,
+        });
+        valuesRowId = String(row.id);
+      }
+    } catch (err) {
+      const left = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId).catch(() => undefined);
+      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, configResourceId(p.branchId, VARIABLES_COMPONENT, configId), { ...outputs(intent, left, valuesRowId), __provider: inputs.__provider });
+      throw err;
+    }
+    const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
+    return { id: configResourceId(p.branchId, VARIABLES_COMPONENT, configId), outs: outputs(intent, final, valuesRowId) };
+  },
+
+  async read(ctx, id, props) {
+    const parsedId = parseConfigResourceId(id);
+    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
+    const configId = String(props.configId ?? parsedId?.configId ?? "");
+    const c = await findLiveConfig(ctx.client().storage, branch, VARIABLES_COMPONENT, configId);
+    if (!c) return { id: "" };
+    // On import nothing is recorded: a single row is the values row.
+    let valuesRowId = typeof props.valuesRowId === "string" ? props.valuesRowId : undefined;
+    if (props.valuesRowId === undefined && !("variables" in props) && c.rows.length === 1) valuesRowId = c.rows[0].id;
+    const mine = (props.defaultValues ?? undefined) as Record<string, string | number | boolean> | undefined;
+    const intent: Intent = {
+      branchId: branch,
+      explicitConfigId: props.explicitConfigId === true,
+      purgeOnDelete: props.purgeOnDelete === true,
+      changeDescription: typeof props.changeDescription === "string" ? props.changeDescription : undefined,
+      defaultValues: mine,
+      name: resourceName(props),
+    };
+    const outs = outputs(intent, c, valuesRowId);
+    const inputs: Props = {
+      branchId: branch,
+      name: outs.name,
+      description: outs.description,
+      variables: outs.variables,
+      purgeOnDelete: intent.purgeOnDelete,
+    };
+    if (intent.explicitConfigId) inputs.configId = c.id;
+    if (outs.defaultValues !== undefined) inputs.defaultValues = outs.defaultValues;
+    if (intent.changeDescription !== undefined) inputs.changeDescription = intent.changeDescription;
+    return { id: configResourceId(branch, VARIABLES_COMPONENT, c.id), props: outs, inputs };
+  },
+
+  async update(ctx, _id, olds, news) {
+    const p = parseChecked(variableConfigInputsSchema, news, what(news));
+    const label = what(news);
+    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label);
+    if (p.purgeOnDelete) assertCanPurge(token, label);
+    const storage = ctx.client().storage;
+    const configId = String(olds.configId);
+    const intent = intentOf(p, p.configId !== undefined, news);
+    const current = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId);
+    if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
+    const changeDescription = p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION;
+
+    const body: { name?: string; description?: string; configuration?: Record<string, unknown> } = {};
+    if (current.name !== p.name) body.name = p.name;
+    if (current.description !== p.description) body.description = p.description;
+    // Other keys someone added to the configuration are kept.
+    if (!same(declarationsFrom(current), p.variables)) body.configuration = { ...current.configuration, variables: p.variables };
+    if (Object.keys(body).length) await storage.updateConfig(p.branchId, VARIABLES_COMPONENT, configId, { ...body, changeDescription });
+
+    let valuesRowId = typeof olds.valuesRowId === "string" ? olds.valuesRowId : undefined;
+    const row = valuesRowId ? current.rows.find((r) => r.id === valuesRowId) : undefined;
+    if (p.defaultValues === undefined) {
+      if (row) await storage.deleteRow(p.branchId, VARIABLES_COMPONENT, configId, row.id).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+      valuesRowId = undefined;
+    } else {
+      const desired = valuesRowConfiguration(p);
+      if (!row) {
+        const created = await storage.createRow(p.branchId, VARIABLES_COMPONENT, configId, { name: VALUES_ROW_NAME, configuration: desired, changeDescription });
+        valuesRowId = String(created.id);
+      } else if (!same(row.configuration, desired)) {
+        await storage.updateRow(p.branchId, VARIABLES_COMPONENT, configId, row.id, { configuration: desired, changeDescription });
+      }
+    }
+    const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
+    return { outs: outputs(intent, final, valuesRowId) };
+  },
+
+  async delete(ctx, id, props) {
+    const parsedId = parseConfigResourceId(id);
+    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
+    const configId = String(props.configId ?? parsedId?.configId);
+    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, what(props), "delete configurations of");
+    if (props.purgeOnDelete === true) assertCanPurge(token, what(props));
+    await deleteConfiguration(ctx.client().storage, branch, VARIABLES_COMPONENT, configId, props.purgeOnDelete === true);
+  },
+};
