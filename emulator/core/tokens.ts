@@ -11,6 +11,11 @@ export interface TokenRecord {
   canReadAllFileUploads: boolean;
   /** Emulator-only flag: whether the token may create/update/delete component configurations. */
   canManageConfigurations: boolean;
+  /**
+   * Components whose configurations a non-master token may read and manage (the real
+   * `componentAccess`); a master token has access to all, whatever this says.
+   */
+  componentAccess?: string[];
   created: string;
 }
 

@@ -1,5 +1,8 @@
 // The Storage service's part of the emulator state: plain JSON, so it can be saved to a file.
 // Buckets and tables are keyed by `<branchId>/<id>`: each branch has its own storage.
+// Component configurations are keyed by `<branchId>/<componentId>/<configId>`.
+
+import type { JsonValue } from "../core/context";
 
 export interface BucketRecord {
   id: string; // e.g. in.c-events
@@ -25,11 +28,120 @@ export interface TableRecord {
   lastChangeDate: string | null;
 }
 
+/** Who did something: the `creatorToken` object of Storage responses. */
+export interface CreatorToken {
+  id: number;
+  description: string;
+}
+
+/** A file of File Storage. Its content lives in `objects` under `<bucket>/<key>`. */
+export interface FileRecord {
+  id: number;
+  branchId: number;
+  name: string;
+  created: string;
+  isPublic: boolean;
+  isSliced: boolean;
+  isEncrypted: boolean;
+  isPermanent: boolean;
+  sizeBytes: number | null;
+  tags: string[];
+  runId: string | null;
+  creatorToken: CreatorToken;
+  bucket: string;
+  key: string;
+  /** Emulator-only: whether content was uploaded to the object store (for a sliced file: the manifest). */
+  uploaded: boolean;
+  contentType: string;
+}
+
+/** An object of the emulated object store, base64 encoded. */
+export interface StoredObject {
+  contentBase64: string;
+  contentType: string;
+}
+
+export interface StorageJobError {
+  code: string;
+  message: string;
+  exceptionId: string;
+}
+
+export interface StorageJobRecord {
+  id: number;
+  branchId: number;
+  status: "waiting" | "processing" | "success" | "error";
+  tableId: string | null;
+  operationName: string;
+  operationParams: { [key: string]: JsonValue };
+  createdTime: string;
+  startTime: string | null;
+  endTime: string | null;
+  runId: string | null;
+  results: { [key: string]: JsonValue } | null;
+  creatorToken: { id: string; description: string };
+  error?: StorageJobError;
+  /** Emulator-only: what the job does when it runs. */
+  work: { [key: string]: JsonValue };
+}
+
+export interface VersionInfo {
+  created: string;
+  creatorToken: CreatorToken;
+  changeDescription: string;
+  versionIdentifier: string;
+}
+
+export interface RowRecord {
+  id: string;
+  name: string;
+  description: string;
+  configuration: { [key: string]: JsonValue };
+  state: { [key: string]: JsonValue };
+  isDisabled: boolean;
+  version: number;
+  created: string;
+  creatorToken: CreatorToken;
+  changeDescription: string;
+  versionIdentifier: string;
+}
+
+export interface ConfigRecord {
+  branchId: number;
+  componentId: string;
+  id: string;
+  name: string;
+  description: string;
+  created: string;
+  creatorToken: CreatorToken;
+  version: number;
+  changeDescription: string;
+  isDisabled: boolean;
+  isDeleted: boolean;
+  configuration: { [key: string]: JsonValue };
+  state: { [key: string]: JsonValue };
+  rowsSortOrder: string[];
+  rows: RowRecord[];
+  currentVersion: VersionInfo;
+}
+
 export interface StorageState {
   buckets: Record<string, BucketRecord>;
   tables: Record<string, TableRecord>;
+  files: Record<string, FileRecord>;
+  objects: Record<string, StoredObject>;
+  jobs: Record<string, StorageJobRecord>;
+  configs: Record<string, ConfigRecord>;
 }
 
 export function initialStorageState(): StorageState {
-  return { buckets: {}, tables: {} };
+  return { buckets: {}, tables: {}, files: {}, objects: {}, jobs: {}, configs: {} };
+}
+
+/** Fills, in place, the parts missing from a state saved by an older emulator version. */
+export function upgradeStorageState(s: Partial<StorageState>): void {
+  const fresh = initialStorageState();
+  for (const k of Object.keys(fresh) as Array<keyof StorageState>) {
+    if (!s[k]) (s as Record<string, unknown>)[k] = fresh[k];
+  }
 }

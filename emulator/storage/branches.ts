@@ -1,0 +1,33 @@
+import type { EmulatorContext } from "../core/context";
+import { errors } from "./errors";
+import { param, type StorageRouter } from "./router";
+
+// Development branches: the emulated project has only its default branch ("Main").
+// `GET /v2/storage/dev-branches` and `GET /v2/storage/dev-branches/{id}`; an unknown id answers
+// 404 `Branch id:"<id>" was not found.` (message from the Storage API tests).
+
+export function defaultBranch(ctx: EmulatorContext): Record<string, unknown> {
+  const master = ctx.state.tokens.find((t) => t.isMasterToken);
+  return {
+    id: ctx.state.project.defaultBranchId,
+    name: "Main",
+    description: "",
+    created: "2024-01-01T00:00:00+0000",
+    creatorToken: master ? { id: Number(master.id), description: master.description } : null,
+    isDefault: true,
+  };
+}
+
+export function registerBranchRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+  router.on("GET", "/dev-branches", ({ c }) => c.json([defaultBranch(ctx)]), { branch: false });
+  router.on(
+    "GET",
+    "/dev-branches/:id",
+    ({ c }) => {
+      const id = param(c, "id");
+      if (id !== "default" && id !== String(ctx.state.project.defaultBranchId)) throw errors.branchNotFound(id);
+      return c.json(defaultBranch(ctx));
+    },
+    { branch: false },
+  );
+}

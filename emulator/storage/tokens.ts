@@ -1,0 +1,91 @@
+import type { EmulatorContext } from "../core/context";
+import type { TokenRecord } from "../core/tokens";
+import { bucketPermission } from "./permissions";
+import type { StorageRouter } from "./router";
+import { storageTime } from "./format";
+
+// `GET /v2/storage/tokens/verify` (also branch-scoped): what the token may do and whose project
+// it is. Shape as the Storage API reference and keboola-sdk-go's Token: numeric `owner.id`,
+// `admin` only for a master token, `creatorToken` only for a created (non-master) token,
+// `componentAccess` only when the token was granted components (a token without component
+// access has no such key and gets 403 `accessDenied` on configuration calls).
+
+export function tokenDetail(ctx: EmulatorContext, token: TokenRecord): Record<string, unknown> {
+  const master = ctx.state.tokens.find((t) => t.isMasterToken);
+  const buckets: Record<string, string> = {};
+  const branchId = ctx.state.project.defaultBranchId;
+  for (const b of Object.values(ctx.state.storage.buckets)) if (b.branchId === branchId) buckets[b.id] = bucketPermission(token);
+  const created = storageTime(token.created) ?? storageTime(ctx.now());
+  const body: Record<string, unknown> = {
+    id: token.id,
+    token: token.token,
+    description: token.description,
+    created,
+    refreshed: created,
+    uri: `${ctx.baseUrl()}/v2/storage/tokens/${token.id}`,
+    isMasterToken: token.isMasterToken,
+    canManageBuckets: token.canManageBuckets,
+    canManageTokens: token.canManageTokens,
+    canReadAllFileUploads: token.canReadAllFileUploads,
+    canPurgeTrash: token.isMasterToken,
+    canManageProtectedDefaultBranch: false,
+    canCreateJobs: false,
+    expires: null,
+    isExpired: false,
+    isDisabled: false,
+    isBYODB: false,
+    dailyCapacity: 0,
+    // PHP serializes an empty map as a list.
+    bucketPermissions: Object.keys(buckets).length ? buckets : [],
+  };
+  if (!token.isMasterToken && master) body.creatorToken = { id: Number(master.id), description: master.description };
+  if (token.componentAccess && token.componentAccess.length) body.componentAccess = [...token.componentAccess];
+  if (token.isMasterToken) {
+    body.admin = { id: 1, name: "Emulated Admin", features: [], isOrganizationMember: true, role: "admin", isActivated: false };
+  }
+  body.organization = { id: "1" };
+  body.owner = ownerDetail(ctx);
+  return body;
+}
+
+function ownerDetail(ctx: EmulatorContext): Record<string, unknown> {
+  const tables = Object.values(ctx.state.storage.tables);
+  const rowsCount = tables.reduce((n, t) => n + t.rows.length, 0);
+  return {
+    id: ctx.state.project.id,
+    name: ctx.state.project.name,
+    type: "production",
+    region: "us-east-1",
+    created: "2024-01-01T00:00:00+0000",
+    expires: null,
+    features: [],
+    dataSizeBytes: 0,
+    rowsCount,
+    hasMysql: false,
+    hasSynapse: false,
+    hasRedshift: false,
+    hasSnowflake: true,
+    hasExasol: false,
+    hasTeradata: false,
+    hasBigquery: false,
+    defaultBackend: "snowflake",
+    hasTryModeOn: "0",
+    limits: {
+      "components.jobsParallelism": { name: "components.jobsParallelism", value: 10 },
+      "storage.jobsParallelism": { name: "storage.jobsParallelism", value: 10 },
+    },
+    metrics: {
+      "storage.dataSizeBytes": { name: "storage.dataSizeBytes", value: 0 },
+      "storage.rowsCount": { name: "storage.rowsCount", value: rowsCount },
+    },
+    isDisabled: false,
+    billedMonthlyPrice: null,
+    dataRetentionTimeInDays: 7,
+    assignedBackends: ["snowflake"],
+    fileStorageProvider: "aws",
+  };
+}
+
+export function registerTokenRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+  router.on("GET", "/tokens/verify", ({ c, token }) => c.json(tokenDetail(ctx, token)));
+}
