@@ -1,13 +1,18 @@
 import type { Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { registerBranchRoutes } from "./branches";
+import { registerBucketRoutes } from "./buckets";
 import { errors, storageErrorResponse } from "./errors";
+import { registerFileRoutes } from "./files";
+import { registerStorageJobs } from "./jobs";
 import { StorageRouter } from "./router";
 import { registerIndexRoutes } from "./service-index";
 import { upgradeStorageState } from "./state";
+import { registerTableRoutes } from "./table-routes";
 import { registerTokenRoutes } from "./tokens";
 
-// The Storage API (`/v2/storage/...`).
+// The Storage API (`/v2/storage/...`), the upload helper (`/import/upload-file`) and the
+// emulated object store (`/files/...`).
 
 export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
   upgradeStorageState(ctx.state.storage);
@@ -15,6 +20,10 @@ export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
   registerIndexRoutes(router, ctx);
   registerTokenRoutes(router, ctx);
   registerBranchRoutes(router, ctx);
+  registerStorageJobs(router, ctx);
+  registerBucketRoutes(router, ctx);
+  registerTableRoutes(router, ctx);
+  registerFileRoutes(router, app, ctx);
   // Anything else under /v2/storage is an unknown resource.
   app.all("/v2/storage/*", (c) => storageErrorResponse(c, ctx, errors.routeNotFound()));
 }

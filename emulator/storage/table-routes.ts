@@ -1,0 +1,381 @@
+import type { Context } from "hono";
+import type { EmulatorContext, JsonValue } from "../core/context";
+import type { TokenRecord } from "../core/tokens";
+import { type Body, list, readBody, readQuery, str } from "./body";
+import { CsvError, csvValue, formatCsv, parseCsv } from "./csv";
+import { StorageHttpError, errors } from "./errors";
+import { truthy } from "./format";
+import { createFile, findFile, putObject, readFileText } from "./files";
+import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
+import { requireBucketWrite } from "./permissions";
+import { tableJson } from "./representations";
+import { requireBucket } from "./buckets";
+import { param, type StorageRouter } from "./router";
+import type { StorageJobRecord, TableRecord } from "./state";
+import { deleteTable, ensureTable, getBucket, getTable, listTables, parseTableId } from "./tables";
+
+// Tables: detail, list, drop, data preview (RFC 4180 CSV or JSON), and the asynchronous
+// create-from-file (`tables-async`), load (`import-async`) and unload (`export-async`) jobs.
+
+function requireTable(ctx: EmulatorContext, branchId: number, tableId: string): TableRecord {
+  const table = getTable(ctx, branchId, tableId);
+  if (table) return table;
+  const parsed = parseTableId(tableId);
+  const parts = tableId.split(".");
+  const name = parsed?.name ?? parts[parts.length - 1];
+  const bucketId = parsed?.bucketId ?? parts.slice(0, -1).join(".");
+  throw errors.tableNotFound(name, bucketId, ctx.state.project.id);
+}
+
+/** Delimiter and enclosure of a load request: one character each (`\t` written as two characters means a tab). */
+function csvParams(body: Body): { delimiter: string; enclosure: string } {
+  let delimiter = str(body.delimiter) ?? ",";
+  if (delimiter === "\\t") delimiter = "\t";
+  const enclosure = str(body.enclosure) ?? '"';
+  if (delimiter.length !== 1) {
+    throw new StorageHttpError(400, "invalidCsv", `Invalid CSV params: delimiter "${delimiter}" must be a single character.`);
+  }
+  if (enclosure.length > 1) {
+    throw new StorageHttpError(400, "invalidCsv", `Invalid CSV params: enclosure "${enclosure}" must be a single character or empty.`);
+  }
+  return { delimiter, enclosure };
+}
+
+/** Column names as Storage makes them: other characters than alphanumerics and underscore become `_`. */
+function columnName(raw: string): string {
+  return raw.trim().replace(/[^A-Za-z0-9_]/g, "_");
+}
+
+interface ParsedFile {
+  header: string[];
+  rows: string[][];
+  bytes: number;
+}
+
+function loadCsv(ctx: EmulatorContext, w: { fileId: number; delimiter: string; enclosure: string }, columns?: string[]): ParsedFile {
+  const file = ctx.state.storage.files[String(w.fileId)];
+  if (!file) throw new JobFailure("storage.files.notFound", "File not found.");
+  const text = readFileText(ctx, file);
+  if (text === undefined) throw new JobFailure("storage.fileNotUploaded", `File "${w.fileId}" was not uploaded to the file storage.`);
+  let records: string[][];
+  try {
+    records = parseCsv(text, w.delimiter, w.enclosure);
+  } catch (err) {
+    if (err instanceof CsvError) throw new JobFailure("invalidCsv", err.message);
+    throw err;
+  }
+  const header = columns ?? (records.shift() ?? []).map(columnName);
+  if (header.length === 0 || (header.length === 1 && header[0] === "")) {
+    return { header: [], rows: [], bytes: Buffer.byteLength(text) };
+  }
+  const seen = new Set<string>();
+  for (const h of header) {
+    if (!h || seen.has(h)) throw new JobFailure("storage.invalidColumns", `Invalid columns: ${header.join(", ")}: column names must be unique and non-empty.`);
+    seen.add(h);
+  }
+  records.forEach((r, i) => {
+    if (r.length !== header.length) {
+      throw new JobFailure(
+        "invalidCsv",
+        `Load error: line ${i + (columns ? 1 : 2)}: number of columns in the file (${r.length}) does not match the header (${header.length}).`,
+      );
+    }
+  });
+  return { header, rows: records, bytes: Buffer.byteLength(text) };
+}
+
+/** Rows as maps, de-duplicated by the primary key (the last occurrence wins). */
+function dedupe(table: TableRecord, rows: string[][]): string[][] {
+  if (!table.primaryKey.length) return rows;
+  const idx = table.primaryKey.map((k) => table.columns.indexOf(k));
+  const byKey = new Map<string, string[]>();
+  for (const r of rows) byKey.set(JSON.stringify(idx.map((i) => r[i])), r);
+  return [...byKey.values()];
+}
+
+function toTableRows(table: TableRecord, header: string[], rows: string[][]): string[][] {
+  const pos = table.columns.map((c) => header.indexOf(c));
+  return rows.map((r) => pos.map((p) => (p < 0 ? "" : r[p])));
+}
+
+function dataSize(rows: string[][]): number {
+  return rows.reduce((n, r) => n + r.reduce((m, v) => m + Buffer.byteLength(v) + 1, 0), 0);
+}
+
+function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
+  const w = job.work as { fileId: number; delimiter: string; enclosure: string; bucketId: string; name: string; primaryKey: string[] };
+  const tableId = `${w.bucketId}.${w.name}`;
+  const parsed = loadCsv(ctx, w);
+  if (!parsed.header.length) throw new JobFailure("storage.tables.validation.noColumns", "No columns found in the CSV file header.");
+  const missingPk = w.primaryKey.filter((k) => !parsed.header.includes(k));
+  if (missingPk.length) {
+    throw new JobFailure(
+      "storage.tables.validation.invalidPrimaryKeyColumns",
+      `Primary key columns "${missingPk.join(", ")}" are not present in the table columns.`,
+    );
+  }
+  if (!getBucket(ctx, job.branchId, w.bucketId)) throw new JobFailure("storage.buckets.notFound", `The bucket "${w.bucketId}" was not found in the project "${ctx.state.project.id}"`);
+  if (getTable(ctx, job.branchId, tableId)) {
+    throw new JobFailure("storage.buckets.tableAlreadyExists", `The table "${w.name}" already exists in the bucket "${w.bucketId}".`);
+  }
+  const table = ensureTable(ctx, job.branchId, tableId, parsed.header);
+  table.primaryKey = [...w.primaryKey];
+  table.rows = dedupe(table, parsed.rows);
+  const at = new Date(ctx.now()).toISOString();
+  table.lastImportDate = at;
+  table.lastChangeDate = at;
+  job.tableId = tableId;
+  return tableJson(ctx, table) as { [key: string]: JsonValue };
+}
+
+function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
+  const w = job.work as { fileId: number; delimiter: string; enclosure: string; incremental: boolean; columns: string[] | null };
+  const table = getTable(ctx, job.branchId, job.tableId as string);
+  if (!table) {
+    const p = parseTableId(job.tableId as string);
+    throw new JobFailure(
+      "storage.tables.notFound",
+      `The table "${p?.name}" was not found in the bucket "${p?.bucketId}" in the project "${ctx.state.project.id}"`,
+    );
+  }
+  const parsed = loadCsv(ctx, w, w.columns ?? undefined);
+  const missing = table.columns.filter((c) => !parsed.header.includes(c));
+  if (missing.length) {
+    throw new JobFailure(
+      "csvImport.columnsNotMatch",
+      `Some columns are missing in the csv file. Missing columns: ${missing.join(",")}. Expected columns: ${table.columns.join(",")}. ` +
+        `Please check if the expected "${w.delimiter}" delimiter is used in the csv file.`,
+      { missingColumns: missing, expectedColumns: [...table.columns] },
+    );
+  }
+  // New columns in the file are added to the table.
+  for (const h of parsed.header) {
+    if (!table.columns.includes(h)) {
+      table.columns.push(h);
+      for (const r of table.rows) r.push("");
+    }
+  }
+  const incoming = toTableRows(table, parsed.header, parsed.rows);
+  table.rows = dedupe(table, w.incremental ? [...table.rows, ...incoming] : incoming);
+  const at = new Date(ctx.now()).toISOString();
+  table.lastImportDate = at;
+  table.lastChangeDate = at;
+  return {
+    importedColumns: parsed.header,
+    warnings: [],
+    transaction: null,
+    totalRowsCount: table.rows.length,
+    totalDataSizeBytes: dataSize(table.rows),
+  };
+}
+
+function runTableExport(ctx: EmulatorContext, job: StorageJobRecord, token: TokenRecord): { [key: string]: JsonValue } {
+  const w = job.work as { columns: string[]; limit: number | null };
+  const table = getTable(ctx, job.branchId, job.tableId as string);
+  if (!table) {
+    const p = parseTableId(job.tableId as string);
+    throw new JobFailure(
+      "storage.tables.notFound",
+      `The table "${p?.name}" was not found in the bucket "${p?.bucketId}" in the project "${ctx.state.project.id}"`,
+    );
+  }
+  const cols = w.columns.length ? w.columns : table.columns;
+  const idx = cols.map((c) => table.columns.indexOf(c));
+  let rows = table.rows.map((r) => idx.map((i) => r[i]));
+  if (w.limit !== null) rows = rows.slice(0, w.limit);
+  // Snowflake exports are sliced files without a header line; the manifest lists the slices.
+  const content = rows.map((r) => r.map(csvValue).join(",") + "\n").join("");
+  const file = createFile(ctx, token, job.branchId, { name: `${table.id}.csv`, isSliced: true, tags: ["table-export"] });
+  const sliceKey = `${file.key}0_0_0.csv`;
+  putObject(ctx, file.bucket, sliceKey, content, "text/csv");
+  putObject(ctx, file.bucket, `${file.key}manifest`, JSON.stringify({ entries: [{ url: `s3://${file.bucket}/${sliceKey}`, mandatory: true }] }), "application/json");
+  file.sizeBytes = Buffer.byteLength(content);
+  return { file: { id: file.id }, cacheHit: false };
+}
+
+function previewRows(c: Context, table: TableRecord): { columns: string[]; rows: string[][] } {
+  const q = readQuery(c);
+  const limit = str(q.limit) === undefined ? 100 : Number(str(q.limit));
+  if (!Number.isInteger(limit) || limit < 0 || limit > 1000) {
+    throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - limit: This value should be between 0 and 1000.");
+  }
+  const columns = list(q.columns) ?? [];
+  const unknown = columns.filter((col) => !table.columns.includes(col));
+  if (unknown.length) {
+    throw new StorageHttpError(400, "storage.tables.nonExistingColumns", `Columns ${unknown.join(", ")} not found in the table "${table.id}".`);
+  }
+  let rows = table.rows;
+  const filters: Array<{ column: string; operator: string; values: string[] }> = [];
+  if (Array.isArray(q.whereFilters)) {
+    for (const f of q.whereFilters as Array<Record<string, unknown>>) {
+      filters.push({ column: str(f.column) ?? "", operator: str(f.operator) ?? "eq", values: list(f.values) ?? [] });
+    }
+  } else if (str(q.whereColumn)) {
+    filters.push({ column: str(q.whereColumn) as string, operator: str(q.whereOperator) ?? "eq", values: list(q.whereValues) ?? [] });
+  }
+  for (const f of filters) {
+    const i = table.columns.indexOf(f.column);
+    if (i < 0) throw new StorageHttpError(400, "storage.tables.nonExistingColumns", `Columns ${f.column} not found in the table "${table.id}".`);
+    rows = rows.filter((r) => (f.operator === "ne" ? !f.values.includes(r[i]) : f.values.includes(r[i])));
+  }
+  const cols = columns.length ? columns : table.columns;
+  const idx = cols.map((col) => table.columns.indexOf(col));
+  return { columns: cols, rows: rows.slice(0, limit).map((r) => idx.map((i) => r[i])) };
+}
+
+export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+  onStorageJob(ctx, "tableCreate", (job) => runTableCreate(ctx, job));
+  onStorageJob(ctx, "tableImport", (job) => runTableImport(ctx, job));
+  onStorageJob(ctx, "tableExport", (job) => {
+    const token = ctx.state.tokens.find((t) => t.id === job.creatorToken.id) ?? ctx.state.tokens[0];
+    return runTableExport(ctx, job, token);
+  });
+  onStorageJob(ctx, "tableDrop", (job) => {
+    if (job.tableId) deleteTable(ctx, job.branchId, job.tableId);
+    return null;
+  });
+
+  router.on("GET", "/tables", ({ c, branchId }) => {
+    const include = list(readQuery(c).include) ?? [];
+    return c.json(
+      listTables(ctx, branchId).map((t) => {
+        const json = tableJson(ctx, t);
+        if (!include.includes("columns")) delete json.columns;
+        return json;
+      }),
+    );
+  });
+
+  router.on("GET", "/tables/:tableId", ({ c, branchId }) => c.json(tableJson(ctx, requireTable(ctx, branchId, param(c, "tableId")))));
+
+  router.on("DELETE", "/tables/:tableId", ({ c, token, branchId }) => {
+    requireBucketWrite(token);
+    const tableId = param(c, "tableId");
+    const parsed = parseTableId(tableId);
+    if (parsed) requireBucket(ctx, branchId, parsed.bucketId);
+    const table = requireTable(ctx, branchId, tableId);
+    if (truthy(readQuery(c).async)) {
+      const job = createStorageJob(ctx, token, branchId, "tableDrop", { force: truthy(readQuery(c).force) }, table.id);
+      return c.json(storageJobJson(ctx, job), 202);
+    }
+    deleteTable(ctx, branchId, table.id);
+    return c.body(null, 204);
+  });
+
+  router.on("GET", "/tables/:tableId/data-preview", ({ c, branchId }) => {
+    const table = requireTable(ctx, branchId, param(c, "tableId"));
+    const { columns, rows } = previewRows(c, table);
+    if (str(readQuery(c).format) === "json") {
+      return c.json({
+        columns,
+        rows: rows.map((r) => r.map((value, i) => ({ columnName: columns[i], value, isTruncated: false }))),
+      });
+    }
+    return c.body(formatCsv([columns, ...rows]), 200, { "Content-Type": "text/csv; charset=UTF-8" });
+  });
+
+  router.on("POST", "/buckets/:bucketId/tables-async", async ({ c, token, branchId }) => {
+    requireBucketWrite(token);
+    const bucket = requireBucket(ctx, branchId, param(c, "bucketId"));
+    const { body } = await readBody(c);
+    const name = str(body.name);
+    if (!name) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - name: This field is missing.");
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) {
+      throw new StorageHttpError(
+        400,
+        "storage.tables.validation",
+        `Invalid parameters - name: "${name}" contains not allowed characters. Only alphanumeric characters, dash and underscores are allowed.`,
+      );
+    }
+    const fileId = str(body.dataFileId);
+    if (!fileId) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - dataFileId: This field is missing.");
+    const { delimiter, enclosure } = csvParams(body);
+    findFile(ctx, token, fileId);
+    if (getTable(ctx, branchId, `${bucket.id}.${name}`)) {
+      throw new StorageHttpError(400, "storage.buckets.tableAlreadyExists", `The table "${name}" already exists in the bucket "${bucket.id}".`);
+    }
+    const primaryKey = (list(body.primaryKey) ?? []).filter((k) => k !== "");
+    const job = createStorageJob(
+      ctx,
+      token,
+      branchId,
+      "tableCreate",
+      {
+        params: { enclosure, delimiter, escapedBy: "", primaryKey: primaryKey.join(","), name },
+        source: { fileId: String(fileId), type: "file" },
+        queue: "main",
+      },
+      null,
+      { fileId: Number(fileId), delimiter, enclosure, bucketId: bucket.id, name, primaryKey },
+    );
+    return c.json(storageJobJson(ctx, job), 202);
+  });
+
+  router.on("POST", "/tables/:tableId/import-async", async ({ c, token, branchId }) => {
+    requireBucketWrite(token);
+    const table = requireTable(ctx, branchId, param(c, "tableId"));
+    const { body } = await readBody(c);
+    const fileId = str(body.dataFileId);
+    if (!fileId) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - dataFileId: This field is missing.");
+    const { delimiter, enclosure } = csvParams(body);
+    findFile(ctx, token, fileId);
+    const incremental = truthy(body.incremental);
+    const columns = list(body.columns);
+    const withoutHeaders = truthy(body.withoutHeaders);
+    const job = createStorageJob(
+      ctx,
+      token,
+      branchId,
+      "tableImport",
+      {
+        params: { incremental, source: [], withoutHeaders, columns: columns ?? [], delimiter, enclosure },
+        source: { fileId: Number(fileId), type: "file" },
+        queue: "main",
+      },
+      table.id,
+      {
+        fileId: Number(fileId),
+        delimiter,
+        enclosure,
+        incremental,
+        columns: columns && columns.length ? columns : withoutHeaders ? [...table.columns] : null,
+      },
+    );
+    return c.json(storageJobJson(ctx, job), 202);
+  });
+
+  router.on("POST", "/tables/:tableId/export-async", async ({ c, token, branchId }) => {
+    const table = requireTable(ctx, branchId, param(c, "tableId"));
+    const { body } = await readBody(c);
+    const columns = list(body.columns) ?? [];
+    const unknown = columns.filter((col) => !table.columns.includes(col));
+    if (unknown.length) {
+      throw new StorageHttpError(400, "storage.tables.nonExistingColumns", `Columns ${unknown.join(", ")} not found in the table "${table.id}".`);
+    }
+    const limit = str(body.limit) === undefined ? null : Number(str(body.limit));
+    const job = createStorageJob(
+      ctx,
+      token,
+      branchId,
+      "tableExport",
+      {
+        export: {
+          tableName: null,
+          columns,
+          limit,
+          changedSince: null,
+          changedUntil: null,
+          gzipOutput: truthy(body.gzip),
+          format: str(body.format) ?? "rfc",
+          whereFilters: [],
+          fileType: "csv",
+          timezone: null,
+        },
+        queue: "main_fast",
+      },
+      table.id,
+      { columns, limit },
+    );
+    return c.json(storageJobJson(ctx, job), 202);
+  });
+}
