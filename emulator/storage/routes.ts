@@ -2,10 +2,12 @@ import type { Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { registerBranchRoutes } from "./branches";
 import { registerBucketRoutes } from "./buckets";
+import { registerConfigurationRoutes } from "./configurations";
 import { errors, storageErrorResponse } from "./errors";
 import { registerFileRoutes } from "./files";
 import { registerStorageJobs } from "./jobs";
 import { StorageRouter } from "./router";
+import { registerRowRoutes } from "./rows";
 import { registerIndexRoutes } from "./service-index";
 import { upgradeStorageState } from "./state";
 import { registerTableRoutes } from "./table-routes";
@@ -24,6 +26,8 @@ export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
   registerBucketRoutes(router, ctx);
   registerTableRoutes(router, ctx);
   registerFileRoutes(router, app, ctx);
+  registerConfigurationRoutes(router, ctx);
+  registerRowRoutes(router, ctx);
   // Anything else under /v2/storage is an unknown resource.
   app.all("/v2/storage/*", (c) => storageErrorResponse(c, ctx, errors.routeNotFound()));
 }

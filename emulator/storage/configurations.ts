@@ -1,0 +1,271 @@
+import type { EmulatorContext, JsonValue } from "../core/context";
+import type { TokenRecord } from "../core/tokens";
+import { type Body, list, readBody, readQuery, str } from "./body";
+import { StorageHttpError, errors } from "./errors";
+import { nowStorage, truthy, versionIdentifier } from "./format";
+import { canAccessComponent, creatorToken, requireComponentAccess } from "./permissions";
+import { param, type StorageRouter } from "./router";
+import { componentDefinition } from "./service-index";
+import type { ConfigRecord, RowRecord } from "./state";
+
+// Component configurations (`/v2/storage[/branch/{b}]/components/{componentId}/configs...`):
+// create (201, JSON or form; `configuration` as an object or a JSON string), detail, update
+// (every update is a new version), delete to trash (`isDeleted`, 404 for detail afterwards), a
+// second delete purges it, restore from trash, and the list (`?isDeleted=true` lists the trash).
+// Facts from the Storage API reference and its client's tests: duplicate id -> 400
+// `configurationAlreadyExists`; creating an id that is in the trash replaces the trashed one
+// (version continues, rows gone); change descriptions default to "Configuration created",
+// "Configuration updated", "Configuration deleted", "Configuration restored"; missing or
+// trashed -> 404 `storage.configuration.notFound` `Configuration "<id>" not found`; a token
+// without access to the component -> 403 `accessDenied`.
+
+export const configKey = (branchId: number, componentId: string, id: string): string => `${branchId}/${componentId}/${id}`;
+
+export function findConfig(ctx: EmulatorContext, branchId: number, componentId: string, id: string): ConfigRecord | undefined {
+  const cfg = ctx.state.storage.configs[configKey(branchId, componentId, id)];
+  return cfg && !cfg.isDeleted ? cfg : undefined;
+}
+
+export function requireConfig(ctx: EmulatorContext, branchId: number, componentId: string, id: string): ConfigRecord {
+  const cfg = findConfig(ctx, branchId, componentId, id);
+  if (!cfg) throw errors.configNotFound(id);
+  return cfg;
+}
+
+/** Rows in their order: `rowsSortOrder` when set, otherwise by id. */
+export function orderedRows(cfg: ConfigRecord): RowRecord[] {
+  if (!cfg.rowsSortOrder.length) return [...cfg.rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return cfg.rowsSortOrder.map((id) => cfg.rows.find((r) => r.id === id)).filter((r): r is RowRecord => !!r);
+}
+
+export function rowJson(row: RowRecord): Record<string, unknown> {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    isDisabled: row.isDisabled,
+    version: row.version,
+    created: row.created,
+    creatorToken: row.creatorToken,
+    changeDescription: row.changeDescription,
+    configuration: row.configuration,
+    state: row.state,
+    versionIdentifier: row.versionIdentifier,
+  };
+}
+
+export function configJson(cfg: ConfigRecord, opts: { rows?: boolean; configuration?: boolean } = {}): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: cfg.id,
+    name: cfg.name,
+    description: cfg.description,
+    created: cfg.created,
+    creatorToken: cfg.creatorToken,
+    version: cfg.version,
+    changeDescription: cfg.changeDescription,
+    isDisabled: cfg.isDisabled,
+    isDeleted: cfg.isDeleted,
+  };
+  if (opts.configuration !== false) out.configuration = cfg.configuration;
+  out.rowsSortOrder = [...cfg.rowsSortOrder];
+  if (opts.rows !== false) out.rows = orderedRows(cfg).map(rowJson);
+  out.state = cfg.state;
+  out.currentVersion = cfg.currentVersion;
+  return out;
+}
+
+/** A JSON object parameter given as an object or a JSON string (`code`: the validation code on bad JSON). */
+export function jsonObjectParam(value: unknown, field: "configuration" | "state"): { [key: string]: JsonValue } | undefined {
+  if (value === undefined) return undefined;
+  const bad = (): StorageHttpError =>
+    new StorageHttpError(
+      400,
+      field === "state" ? "validation.invalidStateFormat" : "validation.invalidConfigurationFormat",
+      `Invalid ${field} body format: This value should be valid JSON.`,
+    );
+  let v: unknown = value;
+  if (typeof v === "string") {
+    if (v.trim() === "") return {};
+    try {
+      v = JSON.parse(v) as unknown;
+    } catch {
+      throw bad();
+    }
+  }
+  if (Array.isArray(v) && v.length === 0) return {};
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw bad();
+  return v as { [key: string]: JsonValue };
+}
+
+/** Marks a new version of the configuration. */
+export function bumpVersion(ctx: EmulatorContext, cfg: ConfigRecord, token: TokenRecord, changeDescription: string): void {
+  cfg.version += 1;
+  cfg.changeDescription = changeDescription;
+  cfg.currentVersion = {
+    created: nowStorage(ctx),
+    creatorToken: creatorToken(token),
+    changeDescription,
+    versionIdentifier: versionIdentifier(ctx),
+  };
+}
+
+export function generatedId(ctx: EmulatorContext): string {
+  return String(ctx.nextId("storage.configurationId", 100000001));
+}
+
+function applyCommonFields(cfg: ConfigRecord, body: Body): void {
+  const name = str(body.name);
+  if (name !== undefined) cfg.name = name;
+  const description = str(body.description);
+  if (description !== undefined) cfg.description = description;
+  const configuration = jsonObjectParam(body.configuration, "configuration");
+  if (configuration !== undefined) cfg.configuration = configuration;
+  const state = jsonObjectParam(body.state, "state");
+  if (state !== undefined) cfg.state = state;
+  if (body.isDisabled !== undefined) cfg.isDisabled = truthy(body.isDisabled);
+}
+
+function validateSortOrder(cfg: ConfigRecord, order: string[]): void {
+  const unknown = order.filter((id) => !cfg.rows.some((r) => r.id === id));
+  if (unknown.length) {
+    throw errors.componentsValidation("rowsSortOrder", `Row ids "${unknown.join(", ")}" do not exist in the configuration.`);
+  }
+  const missing = cfg.rows.filter((r) => !order.includes(r.id)).map((r) => r.id);
+  if (order.length && missing.length) {
+    throw new StorageHttpError(
+      400,
+      "validation.invalidRowSortOrder",
+      `The rowsSortOrder must contain all rows of the configuration. Missing rows: "${missing.join(", ")}".`,
+    );
+  }
+}
+
+export function registerConfigurationRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+  const base = "/components/:componentId/configs";
+
+  // All components having configurations, with them (`?include=configuration,rows`).
+  router.on("GET", "/components", ({ c, token, branchId }) => {
+    if (!token.isMasterToken && !token.canManageConfigurations && !(token.componentAccess ?? []).length) throw errors.accessDenied();
+    const q = readQuery(c);
+    const include = list(q.include) ?? [];
+    const deleted = truthy(q.isDeleted);
+    const byComponent = new Map<string, ConfigRecord[]>();
+    for (const cfg of Object.values(ctx.state.storage.configs)) {
+      if (cfg.branchId !== branchId || cfg.isDeleted !== deleted || !canAccessComponent(token, cfg.componentId)) continue;
+      byComponent.set(cfg.componentId, [...(byComponent.get(cfg.componentId) ?? []), cfg]);
+    }
+    const out = [...byComponent.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([componentId, configs]) => ({
+        ...componentDefinition(componentId, false),
+        configurations: configs.map((cfg) =>
+          configJson(cfg, { rows: include.includes("rows"), configuration: include.includes("configuration") }),
+        ),
+      }));
+    return c.json(out);
+  });
+
+  router.on("GET", base, ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    const deleted = truthy(readQuery(c).isDeleted);
+    const configs = Object.values(ctx.state.storage.configs).filter(
+      (cfg) => cfg.branchId === branchId && cfg.componentId === componentId && cfg.isDeleted === deleted,
+    );
+    return c.json(configs.map((cfg) => configJson(cfg)));
+  });
+
+  router.on("POST", base, async ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    const { body } = await readBody(c);
+    const name = str(body.name);
+    if (name === undefined) throw errors.componentsValidation("name", "This field is missing.");
+    const requestedId = str(body.configurationId);
+    if (requestedId !== undefined && !/^[A-Za-z0-9_.-]+$/.test(requestedId)) {
+      throw errors.componentsValidation("configurationId", "This value is not valid.");
+    }
+    const id = requestedId || generatedId(ctx);
+    const key = configKey(branchId, componentId, id);
+    const existing = ctx.state.storage.configs[key];
+    if (existing && !existing.isDeleted) {
+      throw new StorageHttpError(400, "configurationAlreadyExists", `Configuration with id "${id}" already exists.`);
+    }
+    const changeDescription = str(body.changeDescription) || "Configuration created";
+    const now = nowStorage(ctx);
+    const cfg: ConfigRecord = {
+      branchId,
+      componentId,
+      id,
+      name,
+      description: "",
+      created: existing?.created ?? now,
+      creatorToken: creatorToken(token),
+      version: existing?.version ?? 0,
+      changeDescription,
+      isDisabled: false,
+      isDeleted: false,
+      configuration: {},
+      state: {},
+      rowsSortOrder: [],
+      rows: [],
+      currentVersion: { created: now, creatorToken: creatorToken(token), changeDescription, versionIdentifier: "" },
+    };
+    applyCommonFields(cfg, body);
+    bumpVersion(ctx, cfg, token, changeDescription);
+    ctx.state.storage.configs[key] = cfg;
+    return c.json(configJson(cfg), 201);
+  });
+
+  router.on("GET", `${base}/:configId`, ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    return c.json(configJson(requireConfig(ctx, branchId, componentId, param(c, "configId"))));
+  });
+
+  router.on("PUT", `${base}/:configId`, async ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    const cfg = requireConfig(ctx, branchId, componentId, param(c, "configId"));
+    const { body } = await readBody(c);
+    const order = body.rowsSortOrder === undefined ? undefined : (list(body.rowsSortOrder) ?? []).filter((x) => x !== "");
+    if (order) validateSortOrder(cfg, order);
+    const before = JSON.stringify(cfg);
+    const draft: ConfigRecord = JSON.parse(before) as ConfigRecord;
+    applyCommonFields(draft, body);
+    if (order) draft.rowsSortOrder = order;
+    Object.assign(cfg, draft);
+    bumpVersion(ctx, cfg, token, str(body.changeDescription) || "Configuration updated");
+    return c.json(configJson(cfg));
+  });
+
+  router.on("DELETE", `${base}/:configId`, ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    const id = param(c, "configId");
+    const key = configKey(branchId, componentId, id);
+    const cfg = ctx.state.storage.configs[key];
+    if (!cfg) throw errors.configNotFound(id);
+    if (cfg.isDeleted) {
+      if (branchId !== ctx.state.project.defaultBranchId) {
+        throw new StorageHttpError(400, "storage.components.cannotDeleteConfiguration", "Deleting configuration from trash is not allowed in development branches.");
+      }
+      delete ctx.state.storage.configs[key];
+      return c.body(null, 204);
+    }
+    cfg.isDeleted = true;
+    bumpVersion(ctx, cfg, token, str(readQuery(c).changeDescription) || "Configuration deleted");
+    return c.body(null, 204);
+  });
+
+  router.on("POST", `${base}/:configId/restore`, ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    const id = param(c, "configId");
+    const cfg = ctx.state.storage.configs[configKey(branchId, componentId, id)];
+    if (!cfg || !cfg.isDeleted) throw new StorageHttpError(404, "notFound", `Deleted configuration ${id} not found`);
+    cfg.isDeleted = false;
+    bumpVersion(ctx, cfg, token, "Configuration restored");
+    return c.json(configJson(cfg));
+  });
+}
