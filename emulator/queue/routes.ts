@@ -1,4 +1,97 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
+import type { TokenRecord } from "../core/tokens";
+import { list, readQuery, setFormValue, str } from "../storage/body";
+import { QueueHttpError, queueErrorResponse } from "./errors";
+import { type JobRequest, createQueueJob, queueJobJson, registerQueueJobHandlers } from "./jobs";
+import { initialQueueState } from "./state";
 
-export function registerQueueRoutes(_app: Hono, _ctx: EmulatorContext): void {}
+// The Job Queue API, mounted at `<base>/queue` (a real stack serves it at `https://queue.<stack>`):
+// `POST /jobs` (201 with the created job), `GET /jobs/{id}`, and job lists at `GET /jobs` and
+// `GET /search/jobs` (filters `component`, `config`, `branchId`, `status`, `id`; `limit`,
+// `offset`; newest first).
+
+export function registerQueueRoutes(app: Hono, ctx: EmulatorContext): void {
+  const fresh = initialQueueState();
+  ctx.state.queue.jobs ??= fresh.jobs;
+  ctx.state.queue.resolved ??= fresh.resolved;
+  registerQueueJobHandlers(ctx);
+
+  const handle =
+    (fn: (c: Context, token: TokenRecord) => Response | Promise<Response>) =>
+    async (c: Context): Promise<Response> => {
+      try {
+        if (!c.req.header("X-StorageApi-Token")) throw new QueueHttpError(401, "Authentication token is missing");
+        const token = ctx.tokenOf(c);
+        if (!token) throw new QueueHttpError(401, "Invalid access token");
+        return await fn(c, token);
+      } catch (err) {
+        if (err instanceof QueueHttpError) return queueErrorResponse(c, ctx, err);
+        throw err;
+      }
+    };
+
+  app.post(
+    "/queue/jobs",
+    handle(async (c, token) => {
+      let body: unknown;
+      const type = (c.req.header("Content-Type") ?? "").toLowerCase();
+      const text = await c.req.text();
+      if (type.includes("application/x-www-form-urlencoded")) {
+        const form: Record<string, unknown> = {};
+        for (const [k, v] of new URLSearchParams(text).entries()) setFormValue(form, k, v);
+        body = form;
+      } else {
+        try {
+          body = text.trim() ? JSON.parse(text) : {};
+        } catch {
+          throw new QueueHttpError(400, "Request body is not a valid JSON.");
+        }
+      }
+      if (!body || typeof body !== "object" || Array.isArray(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
+      const job = createQueueJob(ctx, token, body as JobRequest);
+      return c.json(queueJobJson(ctx, job), 201);
+    }),
+  );
+
+  app.get(
+    "/queue/jobs/:jobId",
+    handle((c) => {
+      const id = c.req.param("jobId") ?? "";
+      const job = ctx.state.queue.jobs[id];
+      if (!job) throw new QueueHttpError(404, `Job "${id}" not found`);
+      return c.json(queueJobJson(ctx, job));
+    }),
+  );
+
+  const listJobs = handle((c) => {
+    const q = readQuery(c);
+    const filter = (...keys: string[]): string[] => keys.flatMap((k) => list(q[k]) ?? []);
+    const components = filter("component", "componentId");
+    const configs = filter("config", "configId");
+    const branches = filter("branchId");
+    const statuses = filter("status");
+    const ids = filter("id");
+    const limit = Math.max(1, Math.min(500, Number(str(q.limit) ?? 100) || 100));
+    const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);
+    const jobs = Object.values(ctx.state.queue.jobs)
+      .filter(
+        (j) =>
+          (!components.length || components.includes(j.component)) &&
+          (!configs.length || (j.config !== null && configs.includes(j.config))) &&
+          (!branches.length || branches.includes(j.branchId)) &&
+          (!statuses.length || statuses.includes(j.status)) &&
+          (!ids.length || ids.includes(j.id)),
+      )
+      .sort((a, b) => Number(b.id) - Number(a.id))
+      .slice(offset, offset + limit);
+    return c.json(jobs.map((j) => queueJobJson(ctx, j)));
+  });
+  app.get("/queue/jobs", listJobs);
+  app.get("/queue/search/jobs", listJobs);
+
+  // Symfony's answer for unknown routes.
+  app.all("/queue/*", (c) =>
+    queueErrorResponse(c, ctx, new QueueHttpError(404, `No route found for "${c.req.method} ${c.req.url}"`)),
+  );
+}

@@ -1,7 +1,61 @@
 // The queue service's part of the emulator state: plain JSON, so it can be saved to a file.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface QueueState {}
+
+import type { JsonValue } from "../core/context";
+
+export type QueueJobStatus =
+  | "created"
+  | "waiting"
+  | "processing"
+  | "success"
+  | "error"
+  | "warning"
+  | "terminating"
+  | "cancelled"
+  | "terminated";
+
+/** A queue job, in the fields of the public Job Queue API's job JSON. */
+export interface QueueJobRecord {
+  id: string;
+  runId: string;
+  branchId: string;
+  projectId: number;
+  projectName: string;
+  tokenId: string;
+  tokenDescription: string;
+  status: QueueJobStatus;
+  desiredStatus: "processing" | "terminating";
+  mode: string;
+  component: string;
+  config: string | null;
+  configData: { [key: string]: JsonValue } | null;
+  configRowIds: string[];
+  tag: string | null;
+  createdTime: string;
+  startTime: string | null;
+  endTime: string | null;
+  durationSeconds: number;
+  result: { [key: string]: JsonValue } | null;
+  variableValuesId: string | null;
+  variableValuesData: { values: Array<{ name: string; value: string }> } | null;
+  createdAtMs: number;
+  startedAtMs: number | null;
+}
+
+/**
+ * What a job ran with (emulator only, never answered by the API): the configuration and its
+ * rows after variable substitution, so tests can check it.
+ */
+export interface ResolvedJobConfiguration {
+  configuration: { [key: string]: JsonValue };
+  rows: Array<{ id: string; configuration: { [key: string]: JsonValue } }>;
+  variables: Record<string, string>;
+}
+
+export interface QueueState {
+  jobs: Record<string, QueueJobRecord>;
+  resolved: Record<string, ResolvedJobConfiguration>;
+}
 
 export function initialQueueState(): QueueState {
-  return {};
+  return { jobs: {}, resolved: {} };
 }

@@ -1,0 +1,256 @@
+import type { EmulatorContext, JsonValue } from "../core/context";
+import { taskShouldFail } from "../core/faults";
+import type { TokenRecord } from "../core/tokens";
+import { findConfig } from "../storage/configurations";
+import { StorageHttpError, exceptionId } from "../storage/errors";
+import { colonTime } from "../storage/format";
+import { canAccessComponent } from "../storage/permissions";
+import { resolveBranch } from "../storage/router";
+import { QueueHttpError } from "./errors";
+import type { QueueJobRecord } from "./state";
+import { VariablesError, loadVariables, missingPlaceholdersError, render } from "./variables";
+
+// Queue jobs: created (`created`), then `waiting`, `processing` after half of taskDurationMs,
+// and finished after taskDurationMs: the configuration (and its enabled rows, or the
+// `configRowIds`) is read, variables are substituted, and the job ends `success` with
+// `result.message` "Component processing finished." or `error` with the failure in
+// `result.message`. The substituted configuration is kept in `state.queue.resolved[<jobId>]`.
+// Fault injection: `failTasks` may name a job id, `queue.job` or a component id.
+
+type JsonObject = { [key: string]: JsonValue };
+
+export interface JobRequest {
+  component?: unknown;
+  config?: unknown;
+  mode?: unknown;
+  branchId?: unknown;
+  configRowIds?: unknown;
+  configData?: unknown;
+  tag?: unknown;
+  variableValuesId?: unknown;
+  variableValuesData?: unknown;
+}
+
+function optString(v: unknown): string | null {
+  if (v === undefined || v === null || v === "") return null;
+  return typeof v === "string" || typeof v === "number" ? String(v) : null;
+}
+
+function valuesOf(data: unknown): Array<{ name: string; value: string }> {
+  if (!data || typeof data !== "object" || Array.isArray(data)) return [];
+  const values = (data as { values?: unknown }).values;
+  if (!Array.isArray(values)) return [];
+  return values.map((v) => {
+    const o = (v ?? {}) as { name?: unknown; value?: unknown };
+    return { name: String(o.name ?? ""), value: o.value === null || o.value === undefined ? "" : String(o.value) };
+  });
+}
+
+/** Validates the request and creates the job (synchronous checks as the real API makes them at creation). */
+export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: JobRequest): QueueJobRecord {
+  if (req.component === undefined || req.component === null) {
+    throw new QueueHttpError(400, 'The child config "component" under "job" must be configured.');
+  }
+  const component = optString(req.component);
+  if (!component) throw new QueueHttpError(400, 'The path "job.component" cannot contain an empty value, but got "".');
+  const mode = optString(req.mode) ?? "run";
+  if (!["run", "forceRun", "debug"].includes(mode)) {
+    throw new QueueHttpError(400, 'Invalid configuration for path "job.mode": Mode must be one of "run", "forceRun" or "debug".');
+  }
+  const variableValuesId = optString(req.variableValuesId);
+  const values = valuesOf(req.variableValuesData);
+  if (variableValuesId && values.length) {
+    throw new QueueHttpError(400, 'Provide either "variableValuesId" or "variableValuesData", but not both.');
+  }
+
+  let branchId: number;
+  try {
+    branchId = resolveBranch(ctx, optString(req.branchId) ?? undefined);
+  } catch (err) {
+    if (err instanceof StorageHttpError) throw new QueueHttpError(400, `Cannot resolve job parameters: ${err.message}`);
+    throw err;
+  }
+  const configId = optString(req.config);
+  if (configId) {
+    if (!canAccessComponent(token, component)) {
+      throw new QueueHttpError(400, "Cannot resolve job parameters: You don't have access to the resource.");
+    }
+    const cfg = findConfig(ctx, branchId, component, configId);
+    if (!cfg) throw new QueueHttpError(400, `Cannot resolve job parameters: Configuration "${configId}" not found`);
+    if (cfg.isDisabled && mode !== "forceRun") {
+      throw new QueueHttpError(400, `Configuration "${configId}" of component "${component}" is disabled.`);
+    }
+  }
+  const rowIds = Array.isArray(req.configRowIds) ? req.configRowIds.map((x) => String(x)) : [];
+  const configData =
+    req.configData && typeof req.configData === "object" && !Array.isArray(req.configData) ? (req.configData as JsonObject) : null;
+
+  const id = String(ctx.nextId("queue.job", 1000001));
+  const job: QueueJobRecord = {
+    id,
+    runId: id,
+    branchId: String(branchId),
+    projectId: ctx.state.project.id,
+    projectName: ctx.state.project.name,
+    tokenId: token.id,
+    tokenDescription: token.description,
+    status: "created",
+    desiredStatus: "processing",
+    mode,
+    component,
+    config: configId,
+    configData,
+    configRowIds: rowIds,
+    tag: optString(req.tag) ?? "latest",
+    createdTime: colonTime(ctx.now()),
+    startTime: null,
+    endTime: null,
+    durationSeconds: 0,
+    result: null,
+    variableValuesId,
+    variableValuesData: values.length ? { values } : null,
+    createdAtMs: ctx.now(),
+    startedAtMs: null,
+  };
+  ctx.state.queue.jobs[id] = job;
+  ctx.defer("queue.job.wait", { jobId: id }, 0);
+  ctx.defer("queue.job.start", { jobId: id }, Math.floor(ctx.options.taskDurationMs / 2));
+  ctx.defer("queue.job.finish", { jobId: id });
+  return job;
+}
+
+export function queueJobJson(ctx: EmulatorContext, job: QueueJobRecord): Record<string, unknown> {
+  const finished = ["success", "error", "warning", "cancelled", "terminated"].includes(job.status);
+  return {
+    id: job.id,
+    runId: job.runId,
+    parentRunId: "",
+    project: { id: String(job.projectId), name: job.projectName },
+    token: { id: job.tokenId, description: job.tokenDescription },
+    status: job.status,
+    desiredStatus: job.desiredStatus,
+    mode: job.mode,
+    component: job.component,
+    config: job.config,
+    configData: job.configData ?? [],
+    configRowIds: job.configRowIds.length ? job.configRowIds : null,
+    tag: job.tag,
+    createdTime: job.createdTime,
+    startTime: job.startTime,
+    endTime: job.endTime,
+    durationSeconds: job.durationSeconds,
+    // PHP serializes an empty result as a list.
+    result: job.result ?? [],
+    usageData: [],
+    isFinished: finished,
+    isSuccess: finished ? job.status === "success" || job.status === "warning" : null,
+    url: `${ctx.urls().queue}/jobs/${job.id}`,
+    branchId: job.branchId,
+    variableValuesId: job.variableValuesId,
+    variableValuesData: job.variableValuesData ?? [],
+    backend: [],
+    executor: "dind",
+    metrics: [],
+    behavior: { onError: null },
+    parallelism: null,
+    type: "standard",
+    orchestrationJobId: null,
+    orchestrationTaskId: null,
+    onlyOrchestrationTaskIds: null,
+    previousJobId: null,
+  };
+}
+
+class JobError extends Error {
+  constructor(
+    message: string,
+    readonly type: "user" | "application" = "user",
+  ) {
+    super(message);
+  }
+}
+
+/** Runs the job: reads its configuration, substitutes variables; throws JobError/VariablesError on failure. */
+function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
+  const branchId = Number(job.branchId);
+  if (!job.config) {
+    ctx.state.queue.resolved[job.id] = { configuration: job.configData ?? {}, rows: [], variables: {} };
+    return null;
+  }
+  const cfg = findConfig(ctx, branchId, job.component, job.config);
+  if (!cfg) throw new JobError(`Configuration "${job.config}" not found`);
+  const base = { ...cfg.configuration, ...(job.configData ?? {}) } as JsonObject;
+  const values = loadVariables(
+    base,
+    job.variableValuesId,
+    job.variableValuesData,
+    {
+      variablesConfiguration: (id) => findConfig(ctx, branchId, "keboola.variables", id)?.configuration,
+      valuesRow: (variablesId, rowId) =>
+        findConfig(ctx, branchId, "keboola.variables", variablesId)?.rows.find((r) => r.id === rowId)?.configuration,
+    },
+  );
+  const selected = cfg.rows.filter((r) => (job.configRowIds.length ? job.configRowIds.includes(r.id) : !r.isDisabled));
+  if (job.configRowIds.length && selected.length === 0) {
+    throw new JobError(`None of rows "${job.configRowIds.join(", ")}" was found.`);
+  }
+  let configuration = base;
+  let rows = selected.map((r) => ({ id: r.id, configuration: r.configuration }));
+  if (values) {
+    const missing: string[] = [];
+    configuration = render(base, values, missing);
+    rows = rows.map((r) => ({ id: r.id, configuration: render(r.configuration, values, missing) }));
+    if (missing.length) throw missingPlaceholdersError(missing);
+  }
+  ctx.state.queue.resolved[job.id] = { configuration, rows, variables: values ?? {} };
+  return String(cfg.version);
+}
+
+export function registerQueueJobHandlers(ctx: EmulatorContext): void {
+  const jobOf = (args: JsonValue): QueueJobRecord | undefined => ctx.state.queue.jobs[(args as { jobId: string }).jobId];
+
+  ctx.onDeferred("queue.job.wait", (args) => {
+    const job = jobOf(args);
+    if (job && job.status === "created") job.status = "waiting";
+  });
+
+  ctx.onDeferred("queue.job.start", (args) => {
+    const job = jobOf(args);
+    if (!job || (job.status !== "created" && job.status !== "waiting")) return;
+    job.status = "processing";
+    job.startedAtMs = ctx.now();
+    job.startTime = colonTime(job.startedAtMs);
+  });
+
+  ctx.onDeferred("queue.job.finish", (args) => {
+    const job = jobOf(args);
+    if (!job || job.status === "success" || job.status === "error") return;
+    if (job.startedAtMs === null) {
+      job.startedAtMs = ctx.now();
+      job.startTime = colonTime(job.startedAtMs);
+    }
+    const end = ctx.now();
+    job.endTime = colonTime(end);
+    job.durationSeconds = Math.round((end - job.startedAtMs) / 1000);
+    try {
+      const faults = ctx.faults();
+      if (taskShouldFail(faults, job.id, "queue.job") || taskShouldFail(faults, job.id, job.component)) {
+        throw new JobError("Internal Server Error occurred.", "application");
+      }
+      const configVersion = run(ctx, job);
+      job.status = "success";
+      job.result = {
+        message: "Component processing finished.",
+        configVersion,
+        images: [],
+        input: { tables: [] },
+        output: { tables: [] },
+      };
+    } catch (err) {
+      if (!(err instanceof JobError) && !(err instanceof VariablesError)) throw err;
+      job.status = "error";
+      const type = err instanceof JobError ? err.type : "user";
+      job.result = { message: err.message, error: { type, exceptionId: exceptionId(ctx) } };
+    }
+  });
+}

@@ -1,0 +1,101 @@
+import type { JsonValue } from "../core/context";
+
+// Configuration variables, resolved as the job runner does (keboola/configuration-variables-
+// resolver): only a configuration with a root `variables_id` is rendered. Values come from
+// the job's `variableValuesData`, else the `variableValuesId` row of the variables
+// configuration, else the configuration's `variables_values_id` row; otherwise the job fails
+// with `No variable values provided for variables configuration "<id>".`. Every variable the
+// variables configuration declares needs a value (`No value provided for variable "<name>".`).
+// The configuration is rendered as Mustache over its JSON, values JSON-escaped, and every
+// placeholder without a value is reported: `Missing values for placeholders: "a, b"`.
+
+type JsonObject = { [key: string]: JsonValue };
+
+export class VariablesError extends Error {}
+
+export interface VariablesSource {
+  /** The `configuration` of the `keboola.variables` configuration, or undefined when missing. */
+  variablesConfiguration(id: string): JsonObject | undefined;
+  /** The `configuration` of a row of that configuration, or undefined when missing. */
+  valuesRow(variablesId: string, rowId: string): JsonObject | undefined;
+}
+
+export interface VariableValuesData {
+  values?: Array<{ name: unknown; value: unknown }> | null;
+}
+
+/** The values to render with, or null when the configuration uses no variables. */
+export function loadVariables(
+  configuration: JsonObject,
+  variableValuesId: string | null,
+  variableValuesData: VariableValuesData | null,
+  source: VariablesSource,
+): Record<string, string> | null {
+  const inline = variableValuesData?.values && variableValuesData.values.length ? variableValuesData.values : null;
+  if (variableValuesId && inline) throw new VariablesError("Only one of variableValuesId and variableValuesData can be entered.");
+  const variablesId = scalar(configuration.variables_id);
+  const defaultValuesId = scalar(configuration.variables_values_id);
+  if (!variablesId) return null;
+
+  const vConfig = source.variablesConfiguration(variablesId);
+  if (!vConfig) throw new VariablesError(`Variable configuration cannot be read: Configuration "${variablesId}" not found`);
+  const declared = vConfig.variables;
+  if (!Array.isArray(declared)) {
+    throw new VariablesError('Variable configuration is invalid: The child config "variables" under "configuration" must be configured.');
+  }
+
+  let rows: Array<{ name: unknown; value: unknown }>;
+  if (inline) rows = inline;
+  else {
+    const rowId = variableValuesId || defaultValuesId;
+    if (!rowId) throw new VariablesError(`No variable values provided for variables configuration "${variablesId}".`);
+    const row = source.valuesRow(variablesId, rowId);
+    if (!row) throw new VariablesError(`Cannot read variable values "${rowId}" of variables configuration "${variablesId}".`);
+    if (!Array.isArray(row.values)) {
+      throw new VariablesError('Variable values configuration is invalid: The child config "values" under "configuration" must be configured.');
+    }
+    rows = row.values as Array<{ name: unknown; value: unknown }>;
+  }
+
+  const values: Record<string, string> = {};
+  for (const r of rows) {
+    const name = String(r.name ?? "");
+    if (name === "") throw new VariablesError("Variable name cannot be empty.");
+    values[name] = r.value === null || r.value === undefined ? "" : String(r.value);
+  }
+  for (const v of declared) {
+    const name = v && typeof v === "object" && !Array.isArray(v) ? String((v as JsonObject).name) : String(v);
+    if (!(name in values)) throw new VariablesError(`No value provided for variable "${name}".`);
+  }
+  return values;
+}
+
+const TAG = /\{\{\{\s*([^{}\s]+)\s*\}\}\}|\{\{\s*(&?)\s*([^{}#^/!>=\s&][^{}\s]*)\s*\}\}/g;
+
+/** Renders `{{name}}` placeholders (JSON-escaped) and `{{{name}}}` / `{{& name}}` (raw) in the JSON of `value`. */
+export function render<T extends JsonValue>(value: T, values: Record<string, string>, missing: string[]): T {
+  const json = JSON.stringify(value);
+  const out = json.replace(TAG, (_m, triple: string | undefined, amp: string, name: string | undefined) => {
+    const key = (triple ?? name) as string;
+    if (!(key in values)) {
+      missing.push(key);
+      return "";
+    }
+    const v = values[key];
+    return triple !== undefined || amp === "&" ? v : JSON.stringify(v).slice(1, -1);
+  });
+  try {
+    return JSON.parse(out) as T;
+  } catch (err) {
+    throw new VariablesError(`Variable replacement resulted in invalid configuration, error: ${(err as Error).message}`);
+  }
+}
+
+export function missingPlaceholdersError(missing: string[]): VariablesError {
+  return new VariablesError(`Missing values for placeholders: "${missing.join(", ")}"`);
+}
+
+function scalar(v: JsonValue | undefined): string | null {
+  if (v === undefined || v === null || v === "") return null;
+  return typeof v === "string" || typeof v === "number" ? String(v) : null;
+}

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { call, pollUntil } from "./helpers";
+
+let emu: Emulator;
+const storage = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => call(emu.url, method, path, { token: "master", ...opts });
+const queue = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => call(emu.urls.queue, method, path, { token: "master", ...opts });
+const COMPONENT = "keboola.ex-generic-v2";
+const cfgPath = (component: string) => `/v2/storage/branch/default/components/${component}/configs`;
+
+beforeAll(async () => {
+  emu = await startEmulator({ token: "master", limitedToken: "limited", taskDurationMs: 20 });
+  // Variables: {{city}} and {{limit}}, default values row "defaults", another row "prague".
+  await storage("POST", cfgPath("keboola.variables"), {
+    json: { name: "Vars", configurationId: "vars", configuration: { variables: [{ name: "city", type: "string" }, { name: "limit", type: "int" }] } },
+  });
+  await storage("POST", `${cfgPath("keboola.variables")}/vars/rows`, {
+    json: { rowId: "defaults", configuration: { values: [{ name: "city", value: "Brno" }, { name: "limit", value: "10" }] } },
+  });
+  await storage("POST", `${cfgPath("keboola.variables")}/vars/rows`, {
+    json: { rowId: "prague", configuration: { values: [{ name: "city", value: 'Praha "1"' }, { name: "limit", value: "5" }] } },
+  });
+  await storage("POST", cfgPath(COMPONENT), {
+    json: {
+      name: "Uses vars",
+      configurationId: "main",
+      configuration: { variables_id: "vars", variables_values_id: "defaults", parameters: { url: "https://x/{{city}}", limit: "{{ limit }}" } },
+    },
+  });
+  await storage("POST", `${cfgPath(COMPONENT)}/main/rows`, { json: { rowId: "row1", configuration: { q: "city={{city}}" } } });
+});
+afterAll(() => emu.close());
+beforeEach(() => emu.setFaults({}));
+
+const finished = (j: { isFinished: boolean }) => j.isFinished;
+async function runJob(body: Record<string, unknown>) {
+  const created = await queue("POST", "/jobs", { json: { component: COMPONENT, mode: "run", ...body } });
+  expect(created.status).toBe(201);
+  expect(created.body).toMatchObject({ status: "created", isFinished: false, component: COMPONENT, url: `${emu.urls.queue}/jobs/${created.body.id}` });
+  const done = await pollUntil(() => queue("GET", `/jobs/${created.body.id}`), (r) => finished(r.body));
+  return done.body;
+}
+const resolved = (jobId: string) => emu.state.queue.resolved[jobId];
+
+describe("queue jobs with variables", () => {
+  it("substitutes the configuration's default values row", async () => {
+    const job = await runJob({ config: "main" });
+    expect(job).toMatchObject({
+      status: "success",
+      isFinished: true,
+      isSuccess: true,
+      config: "main",
+      branchId: "101",
+      mode: "run",
+      variableValuesId: null,
+      result: { message: "Component processing finished." },
+      token: { id: "1001", description: "Master token" },
+      project: { id: "4242" },
+    });
+    expect(job.createdTime).toMatch(/\+00:00$/);
+    expect(job.startTime).not.toBeNull();
+    expect(job.endTime).not.toBeNull();
+    expect(resolved(job.id).configuration.parameters).toEqual({ url: "https://x/Brno", limit: "10" });
+    expect(resolved(job.id).rows).toEqual([{ id: "row1", configuration: { q: "city=Brno" } }]);
+  });
+
+  it("substitutes values of a variableValuesId row (JSON-escaped)", async () => {
+    const job = await runJob({ config: "main", variableValuesId: "prague" });
+    expect(job.status).toBe("success");
+    expect(job.variableValuesId).toBe("prague");
+    expect(resolved(job.id).configuration.parameters).toEqual({ url: 'https://x/Praha "1"', limit: "5" });
+  });
+
+  it("substitutes inline variableValuesData", async () => {
+    const values = [{ name: "city", value: "Ostrava" }, { name: "limit", value: "7" }];
+    const job = await runJob({ config: "main", variableValuesData: { values } });
+    expect(job.status).toBe("success");
+    expect(job.variableValuesData).toEqual({ values });
+    expect(resolved(job.id).configuration.parameters).toEqual({ url: "https://x/Ostrava", limit: "7" });
+  });
+
+  it("fails when a declared variable has no value", async () => {
+    const job = await runJob({ config: "main", variableValuesData: { values: [{ name: "city", value: "Ostrava" }] } });
+    expect(job).toMatchObject({ status: "error", isFinished: true, isSuccess: false });
+    expect(job.result.message).toBe('No value provided for variable "limit".');
+    expect(job.result.error).toMatchObject({ type: "user", exceptionId: expect.stringMatching(/^exception-/) });
+  });
+
+  it("fails when a placeholder has no value", async () => {
+    await storage("POST", cfgPath(COMPONENT), {
+      json: { name: "Extra", configurationId: "extra", configuration: { variables_id: "vars", variables_values_id: "defaults", p: "{{unknown}}-{{city}}" } },
+    });
+    const job = await runJob({ config: "extra" });
+    expect(job.status).toBe("error");
+    expect(job.result.message).toBe('Missing values for placeholders: "unknown"');
+  });
+
+  it("fails without any values source, and with a missing variables configuration", async () => {
+    await storage("POST", cfgPath(COMPONENT), { json: { name: "NoDefaults", configurationId: "nodefaults", configuration: { variables_id: "vars" } } });
+    const noValues = await runJob({ config: "nodefaults" });
+    expect(noValues.result.message).toBe('No variable values provided for variables configuration "vars".');
+    await storage("POST", cfgPath(COMPONENT), { json: { name: "Broken", configurationId: "broken", configuration: { variables_id: "missing-vars", variables_values_id: "x" } } });
+    const broken = await runJob({ config: "broken" });
+    expect(broken.result.message).toBe('Variable configuration cannot be read: Configuration "missing-vars" not found');
+    const badRow = await runJob({ config: "main", variableValuesId: "nope" });
+    expect(badRow.result.message).toBe('Cannot read variable values "nope" of variables configuration "vars".');
+  });
+
+  it("leaves configurations without variables_id as they are", async () => {
+    await storage("POST", cfgPath(COMPONENT), { json: { name: "Plain", configurationId: "plain", configuration: { p: "{{x}}" } } });
+    const job = await runJob({ config: "plain" });
+    expect(job.status).toBe("success");
+    expect(resolved(job.id).configuration).toEqual({ p: "{{x}}" });
+  });
+
+  it("fails a job chosen by fault injection", async () => {
+    emu.setFaults({ failTasks: ["queue.job"] });
+    const job = await runJob({ config: "plain" });
+    expect(job.status).toBe("error");
+    expect(job.result.error.type).toBe("application");
+  });
+});
+
+describe("queue API errors", () => {
+  it("answers 400 when both variableValuesId and variableValuesData are given", async () => {
+    const r = await queue("POST", "/jobs", {
+      json: { component: COMPONENT, config: "main", mode: "run", variableValuesId: "prague", variableValuesData: { values: [{ name: "a", value: "b" }] } },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({
+      error: 'Provide either "variableValuesId" or "variableValuesData", but not both.',
+      code: 400,
+      status: "error",
+      exceptionId: expect.stringMatching(/^exception-/),
+    });
+  });
+
+  it("answers 400 for a missing configuration, a disabled one and a missing component", async () => {
+    const missing = await queue("POST", "/jobs", { json: { component: COMPONENT, config: "nope", mode: "run" } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe('Cannot resolve job parameters: Configuration "nope" not found');
+    await storage("POST", cfgPath(COMPONENT), { json: { name: "Off", configurationId: "off", isDisabled: true } });
+    const disabled = await queue("POST", "/jobs", { json: { component: COMPONENT, config: "off", mode: "run" } });
+    expect(disabled.body.error).toBe(`Configuration "off" of component "${COMPONENT}" is disabled.`);
+    const forced = await queue("POST", "/jobs", { json: { component: COMPONENT, config: "off", mode: "forceRun" } });
+    expect(forced.status).toBe(201);
+    const noComponent = await queue("POST", "/jobs", { json: { config: "x" } });
+    expect(noComponent.status).toBe(400);
+    const badMode = await queue("POST", "/jobs", { json: { component: COMPONENT, mode: "walk" } });
+    expect(badMode.status).toBe(400);
+  });
+
+  it("answers 401 without a token and with an invalid one, 404 for unknown jobs", async () => {
+    const none = await queue("GET", "/jobs/1", { token: null });
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ error: "Authentication token is missing", code: 401, status: "error" });
+    const bad = await queue("POST", "/jobs", { token: "bad", json: { component: COMPONENT } });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toMatchObject({ error: "Invalid access token", code: 401 });
+    const unknown = await queue("GET", "/jobs/999999");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ error: 'Job "999999" not found', code: 404 });
+  });
+
+  it("refuses jobs of configurations the token may not read", async () => {
+    const r = await queue("POST", "/jobs", { token: "limited", json: { component: COMPONENT, config: "main", mode: "run" } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe("Cannot resolve job parameters: You don't have access to the resource.");
+  });
+
+  it("lists jobs filtered by component and config, newest first", async () => {
+    const a = await runJob({ config: "plain" });
+    const b = await runJob({ config: "plain" });
+    const r = await queue("GET", `/jobs?component=${COMPONENT}&config=plain&limit=2`);
+    expect(r.status).toBe(200);
+    expect(r.body.map((j: { id: string }) => j.id)).toEqual([b.id, a.id]);
+    const search = await queue("GET", "/search/jobs?config=main");
+    expect(search.body.every((j: { config: string }) => j.config === "main")).toBe(true);
+  });
+});
