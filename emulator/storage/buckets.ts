@@ -57,7 +57,8 @@ export function registerBucketRoutes(router: StorageRouter, ctx: EmulatorContext
     if (stage !== "in" && stage !== "out") {
       throw new StorageHttpError(400, "storage.buckets.validation", 'Invalid parameters - stage: The value you selected is not a valid choice.');
     }
-    const name = rawName.startsWith("c-") ? rawName : `c-${rawName}`;
+    // Storage always prefixes the name with `c-` (name "main" -> id "in.c-main").
+    const name = `c-${rawName}`;
     if (!/^c-[A-Za-z0-9_-]+$/.test(name)) {
       throw new StorageHttpError(
         400,
