@@ -56,7 +56,10 @@ export const variableDeclarationsSchema = z.array(variableDeclarationSchema, { e
   });
 });
 
-export const variableValueSchema = z.union([z.string(), z.number(), z.boolean()], { error: "must be a string (or a number, written as its text)" });
+/** Values are strings in Keboola; a number is taken as its text (so 3 and "3" are the same value, never a diff). */
+export const variableValueSchema = z
+  .union([z.string(), z.number(), z.boolean()], { error: "must be a string (or a number, written as its text)" })
+  .transform((v) => String(v));
 
 /** `{name: value}` maps as users write them; the service stores `[{name, value}]` with string values. */
 export const variableValuesSchema = z.record(z.string(), variableValueSchema, { error: "must be an object of variable name to value" });

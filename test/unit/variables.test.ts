@@ -48,7 +48,7 @@ describe("VariableConfig check", () => {
     expect(await failures({ ...base, defaultValues: { limit: 2.5 } })).toEqual([
       {
         property: "defaultValues.limit",
-        reason: '2.5 is not an integer, but variable "limit" is declared as int: write a whole number such as "10", or declare the variable as "string"',
+        reason: '"2.5" is not an integer, but variable "limit" is declared as int: write a whole number such as "10", or declare the variable as "string"',
       },
     ]);
   });

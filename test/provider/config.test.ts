@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { KeboolaClient } from "../../provider/api/client";
+import { handler as componentConfig } from "../../provider/resources/component-config";
+import { handler as variableConfig } from "../../provider/resources/variable-config";
+import { handler as jobRun } from "../../provider/resources/job-run";
+import type { Props, ResourceContext, ResourceHandler } from "../../provider/resources/types";
+
+// ComponentConfig, VariableConfig and JobRun handlers against the emulator, called as the
+// dynamic provider host calls them: check, then create; check, diff, update with the old outputs.
+
+let emu: Emulator;
+let ctx: ResourceContext;
+let limitedCtx: ResourceContext;
+
+const clientFor = (token: string) => new KeboolaClient({ host: emu.url, token, taskTimeoutSeconds: 30, http: { retryBaseMs: 5 } });
+
+beforeAll(async () => {
+  emu = await startEmulator({ token: "master", limitedToken: "limited", taskDurationMs: 20 });
+  const master = clientFor("master");
+  const limited = clientFor("limited");
+  ctx = { client: () => master };
+  limitedCtx = { client: () => limited };
+});
+
+afterAll(async () => {
+  await emu?.close();
+});
+
+beforeEach(() => emu.clearRequests());
+
+/** check -> create, as the engine does; fails the test on check failures. */
+async function create(h: ResourceHandler, name: string, news: Props, c: ResourceContext = ctx) {
+  const checked = await h.check(c, {}, { __resourceName: name, ...news });
+  expect(checked.failures).toEqual([]);
+  const inputs = checked.inputs as Props;
+  const result = await h.create(c, inputs);
+  return { id: result.id, outs: result.outs as Props, inputs };
+}
+
+/** check -> diff -> update with the old outputs; returns the new outputs (or the old ones without changes). */
+async function update(h: ResourceHandler, name: string, id: string, olds: Props, oldInputs: Props, news: Props) {
+  const checked = await h.check(ctx, oldInputs, { __resourceName: name, ...news });
+  expect(checked.failures).toEqual([]);
+  const inputs = checked.inputs as Props;
+  const diff = await h.diff(ctx, id, olds, inputs);
+  if (!diff.changes) return { outs: olds, inputs, diff };
+  expect(diff.replaces).toEqual([]);
+  const result = await h.update(ctx, id, olds, inputs);
+  return { outs: result.outs as Props, inputs, diff };
+}
+
+const writes = () => emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
+const storagePath = (componentId: string, configId: string) => `/v2/storage/branch/default/components/${componentId}/configs/${configId}`;
+
+const variablesArgs = {
+  name: "Users extractor variables",
+  variables: [
+    { name: "limit", type: "int" },
+    { name: "endpoint", type: "string" },
+  ],
+  defaultValues: { limit: "2", endpoint: "users" },
+};
+
+function extractorArgs(binding: Props, rows: Props[]) {
+  return {
+    componentId: "keboola.ex-generic-v2",
+    name: "Users",
+    description: "Users from the example API",
+    configuration: {
+      parameters: {
+        api: { baseUrl: "https://api.example.com/", pagination: { method: "offset", limit: "{{limit}}", limitParam: "count" } },
+        config: { outputBucket: "in.c-users", jobs: [{ endpoint: "{{endpoint}}", dataField: "items" }] },
+      },
+    },
+    variables: binding,
+    rows,
+  };
+}
+
+const row = (name: string, extra: Props = {}) => ({ name, configuration: { parameters: { config: { userData: { row: name } } } }, ...extra });
+
+describe("VariableConfig against the emulator", () => {
+  it("creates the declarations and a values row, reads them back unchanged, updates a value in place, deletes to the trash", async () => {
+    const { id, outs, inputs } = await create(variableConfig, "vars", variablesArgs);
+    expect(outs).toMatchObject({ branchId: "default", name: variablesArgs.name, variables: variablesArgs.variables, defaultValues: { limit: "2", endpoint: "users" } });
+    expect(typeof outs.configId).toBe("string");
+    expect(typeof outs.valuesRowId).toBe("string");
+    expect(id).toBe(`default/keboola.variables/${outs.configId}`);
+
+    const remote = await ctx.client().storage.getConfig("default", "keboola.variables", String(outs.configId));
+    expect(remote.configuration).toEqual({ variables: [{ name: "limit", type: "int" }, { name: "endpoint", type: "string" }] });
+    expect(remote.rows).toHaveLength(1);
+    expect(remote.rows[0]).toMatchObject({ id: outs.valuesRowId, configuration: { values: [{ name: "limit", value: "2" }, { name: "endpoint", value: "users" }] } });
+
+    // Refresh: the same outputs, so `pulumi refresh --expect-no-changes` passes.
+    const read = await variableConfig.read(ctx, id, outs);
+    expect(read.id).toBe(id);
+    expect(read.props).toEqual(outs);
+
+    // A new default value: only the values row is written.
+    emu.clearRequests();
+    const changed = await update(variableConfig, "vars", id, outs, inputs, { ...variablesArgs, defaultValues: { limit: "3", endpoint: "users" } });
+    expect(changed.diff).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    expect(writes()).toEqual([`PUT ${storagePath("keboola.variables", String(outs.configId))}/rows/${outs.valuesRowId}`]);
+    expect(changed.outs).toMatchObject({ valuesRowId: outs.valuesRowId, defaultValues: { limit: "3", endpoint: "users" } });
+
+    // Nothing changed: no write at all.
+    emu.clearRequests();
+    const same = await update(variableConfig, "vars", id, changed.outs, changed.inputs, { ...variablesArgs, defaultValues: { endpoint: "users", limit: 3 } });
+    expect(same.diff.changes).toBe(false); // 3 and "3" are the same value
+    expect(writes()).toEqual([]);
+
+    await variableConfig.delete(ctx, id, changed.outs);
+    expect((await ctx.client().storage.listDeletedConfigs("default", "keboola.variables")).map((c) => String(c.id))).toContain(outs.configId);
+    expect(await variableConfig.read(ctx, id, changed.outs)).toEqual({ id: "" });
+  });
+
+  it("rejects a non-integer default for an int variable before anything is written", async () => {
+    const r = await variableConfig.check(ctx, {}, { __resourceName: "bad", ...variablesArgs, defaultValues: { limit: "two" } });
+    expect(r.failures).toEqual([
+      {
+        property: "defaultValues.limit",
+        reason: '"two" is not an integer, but variable "limit" is declared as int: write a whole number such as "10", or declare the variable as "string"',
+      },
+    ]);
+    expect(emu.requests()).toEqual([]);
+  });
+});
+
+describe("ComponentConfig against the emulator", () => {
+  let vars: { id: string; outs: Props };
+  let binding: Props;
+
+  beforeAll(async () => {
+    vars = await create(variableConfig, "extractor-vars", variablesArgs);
+    binding = { configId: vars.outs.configId, valuesRowId: vars.outs.valuesRowId, declared: vars.outs.variables };
+  });
+
+  it("creates the configuration with its rows and the variables references; read returns the same", async () => {
+    const { id, outs } = await create(componentConfig, "users", extractorArgs(binding, [row("a"), row("b"), row("c")]));
+    expect(outs.rowIds).toHaveLength(3);
+    expect((outs.rows as Props[]).map((r) => r.name)).toEqual(["a", "b", "c"]);
+    expect(outs.variables).toEqual(binding);
+    expect(outs.warnings).toEqual([]);
+    expect(outs.configuration).toEqual(extractorArgs(binding, []).configuration);
+
+    const remote = await ctx.client().storage.getConfig("default", "keboola.ex-generic-v2", String(outs.configId));
+    expect(remote.configuration).toMatchObject({ variables_id: binding.configId, variables_values_id: binding.valuesRowId });
+    expect(remote.rows.map((r) => r.name)).toEqual(["a", "b", "c"]);
+    expect(remote.description).toBe("Users from the example API");
+
+    const read = await componentConfig.read(ctx, id, outs);
+    expect(read.props).toEqual(outs);
+    expect(read.inputs).toMatchObject({ componentId: "keboola.ex-generic-v2", variables: binding, rows: outs.rows });
+  });
+
+  it("reconciles rows: writes only the row that changed, adds, deletes and reorders without touching the others", async () => {
+    const args = (rows: Props[]) => extractorArgs(binding, rows);
+    let state = await create(componentConfig, "rows", args([row("a"), row("b"), row("c")]));
+    const [a, b, c] = state.outs.rowIds as string[];
+    const path = storagePath("keboola.ex-generic-v2", String(state.outs.configId));
+    const step = async (rows: Props[]) => {
+      emu.clearRequests();
+      const r = await update(componentConfig, "rows", state.id, state.outs, state.inputs, args(rows));
+      state = { id: state.id, outs: r.outs, inputs: r.inputs };
+      return writes();
+    };
+
+    // Update one row: one PUT of that row, nothing else.
+    expect(await step([row("a"), row("b", { description: "second" }), row("c")])).toEqual([`PUT ${path}/rows/${b}`]);
+
+    // Add one at the end: one POST; the order already matches.
+    expect(await step([row("a"), row("b", { description: "second" }), row("c"), row("d")])).toEqual([`POST ${path}/rows`]);
+    const d = (state.outs.rowIds as string[])[3];
+    expect(state.outs.rowIds).toEqual([a, b, c, d]);
+
+    // Delete one: one DELETE.
+    expect(await step([row("b", { description: "second" }), row("c"), row("d")])).toEqual([`DELETE ${path}/rows/${a}`]);
+    expect(state.outs.rowIds).toEqual([b, c, d]);
+
+    // Reorder: the configuration's rowsSortOrder only, no row written.
+    expect(await step([row("d"), row("b", { description: "second" }), row("c")])).toEqual([`PUT ${path}`]);
+    expect(state.outs.rowIds).toEqual([d, b, c]);
+    const remote = await ctx.client().storage.getConfig("default", "keboola.ex-generic-v2", String(state.outs.configId));
+    expect(remote.rows.map((r) => r.id)).toEqual([d, b, c]);
+
+    // Rename one in place: that row is updated, keeping its id.
+    expect(await step([row("d"), row("b2", { description: "second" }), row("c")])).toEqual([`PUT ${path}/rows/${b}`]);
+    expect(state.outs.rowIds).toEqual([d, b, c]);
+
+    // Insert in front: the others keep their ids (matched by name), only the order is written.
+    expect(await step([row("new"), row("d"), row("b2", { description: "second" }), row("c")])).toEqual([`POST ${path}/rows`, `PUT ${path}`]);
+    expect((state.outs.rowIds as string[]).slice(1)).toEqual([d, b, c]);
+
+    // No change: no write, and read agrees with state.
+    expect(await step([row("new"), row("d"), row("b2", { description: "second" }), row("c")])).toEqual([]);
+    expect((await componentConfig.read(ctx, state.id, state.outs)).props).toEqual(state.outs);
+  });
+
+  it("creates rows with explicit ids and matches them by id", async () => {
+    const args = (rows: Props[]) => extractorArgs(binding, rows);
+    const created = await create(componentConfig, "explicit", args([row("one", { rowId: "row-one" }), row("two", { rowId: "row-two" })]));
+    expect(created.outs.rowIds).toEqual(["row-one", "row-two"]);
+    expect((created.outs.rows as Props[])[0]).toMatchObject({ rowId: "row-one", name: "one" });
+    emu.clearRequests();
+    const renamed = await update(componentConfig, "explicit", created.id, created.outs, created.inputs, args([row("second", { rowId: "row-two" }), row("first", { rowId: "row-one" })]));
+    const path = storagePath("keboola.ex-generic-v2", String(created.outs.configId));
+    expect(writes()).toEqual([`PUT ${path}/rows/row-two`, `PUT ${path}/rows/row-one`, `PUT ${path}`]);
+    expect(renamed.outs.rowIds).toEqual(["row-two", "row-one"]);
+  });
+
+  it("updates the configuration and the binding in place", async () => {
+    const created = await create(componentConfig, "binding", extractorArgs(binding, []));
+    emu.clearRequests();
+    const unbound = { ...extractorArgs(binding, []), variables: { configId: binding.configId, declared: binding.declared } };
+    const r = await update(componentConfig, "binding", created.id, created.outs, created.inputs, { ...unbound, isDisabled: true });
+    expect(writes()).toEqual([`PUT ${storagePath("keboola.ex-generic-v2", String(created.outs.configId))}`]);
+    expect(r.outs).toMatchObject({ isDisabled: true, variables: { configId: binding.configId, declared: binding.declared } });
+    const remote = await ctx.client().storage.getConfig("default", "keboola.ex-generic-v2", String(created.outs.configId));
+    expect(remote.configuration.variables_values_id).toBeUndefined();
+    expect(remote.isDisabled).toBe(true);
+  });
+
+  it("refuses an undeclared placeholder when the declarations come from the variables configuration", async () => {
+    const args = extractorArgs({ configId: binding.configId }, [row("r", { configuration: { parameters: { config: { jobs: [{ endpoint: "{{missing}}" }] } } } })]);
+    const checked = await componentConfig.check(ctx, {}, { __resourceName: "undeclared", ...args });
+    expect(checked.failures).toEqual([]); // declarations unknown at check
+    emu.clearRequests();
+    await expect(componentConfig.create(ctx, checked.inputs as Props)).rejects.toThrow(
+      'ComponentConfig "undeclared": rows[0].configuration.parameters.config.jobs[0].endpoint: placeholder {{missing}} refers to variable "missing"',
+    );
+    expect(writes()).toEqual([]);
+  });
+
+  it("moves to the trash on delete; a trashed configuration reads as gone", async () => {
+    const created = await create(componentConfig, "trash", extractorArgs(binding, [row("a")]));
+    await componentConfig.delete(ctx, created.id, created.outs);
+    const trash = await ctx.client().storage.listDeletedConfigs("default", "keboola.ex-generic-v2");
+    expect(trash.map((c) => String(c.id))).toContain(created.outs.configId);
+    expect(await componentConfig.read(ctx, created.id, created.outs)).toEqual({ id: "" });
+  });
+
+  it("reads a configuration trashed outside Pulumi as gone", async () => {
+    const created = await create(componentConfig, "trashed-elsewhere", extractorArgs(binding, []));
+    await ctx.client().storage.deleteConfig("default", "keboola.ex-generic-v2", String(created.outs.configId));
+    expect(await componentConfig.read(ctx, created.id, created.outs)).toEqual({ id: "" });
+  });
+
+  it("purges with purgeOnDelete", async () => {
+    const created = await create(componentConfig, "purge", { ...extractorArgs(binding, [row("a")]), purgeOnDelete: true });
+    emu.clearRequests();
+    await componentConfig.delete(ctx, created.id, created.outs);
+    const path = storagePath("keboola.ex-generic-v2", String(created.outs.configId));
+    expect(writes()).toEqual([`DELETE ${path}`, `DELETE ${path}`]);
+    const trash = await ctx.client().storage.listDeletedConfigs("default", "keboola.ex-generic-v2");
+    expect(trash.map((c) => String(c.id))).not.toContain(created.outs.configId);
+    expect(await ctx.client().storage.findConfig("default", "keboola.ex-generic-v2", String(created.outs.configId))).toBeUndefined();
+    // Deleting again (already gone) is fine.
+    await componentConfig.delete(ctx, created.id, created.outs);
+  });
+
+  it("creates with an explicit configId and replaces when it changes", async () => {
+    const created = await create(componentConfig, "fixed", { ...extractorArgs(binding, []), configId: "users-fixed" });
+    expect(created.id).toBe("default/keboola.ex-generic-v2/users-fixed");
+    const diff = await componentConfig.diff(ctx, created.id, created.outs, { ...created.inputs, configId: "users-other" });
+    expect(diff.replaces).toEqual(["configId"]);
+    expect((await componentConfig.diff(ctx, created.id, created.outs, { ...created.inputs, configId: undefined })).changes).toBe(false);
+  });
+});
+
+describe("permissions", () => {
+  it("refuses a token that may not manage configurations before writing anything", async () => {
+    const news = { __resourceName: "limited", componentId: "keboola.ex-generic-v2", name: "Nope", configuration: {} };
+    const checked = await componentConfig.check(limitedCtx, {}, news);
+    await expect(componentConfig.create(limitedCtx, checked.inputs as Props)).rejects.toThrow(
+      'ComponentConfig "limited": the token may not manage configurations of component "keboola.ex-generic-v2": the token "Limited token" (id 1002) is not a master token and its componentAccess is empty. Nothing was changed.',
+    );
+    const vchecked = await variableConfig.check(limitedCtx, {}, { __resourceName: "limited-vars", ...variablesArgs });
+    await expect(variableConfig.create(limitedCtx, vchecked.inputs as Props)).rejects.toThrow(/VariableConfig "limited-vars": the token may not manage configurations of component "keboola.variables"/);
+    const jchecked = await jobRun.check(limitedCtx, {}, { __resourceName: "limited-run", componentId: "keboola.ex-generic-v2", configId: "1" });
+    await expect(jobRun.create(limitedCtx, jchecked.inputs as Props)).rejects.toThrow(/JobRun "limited-run": the token may not run jobs of component "keboola.ex-generic-v2"/);
+    expect(emu.writes()).toEqual([]);
+  });
+});
+
+describe("JobRun against the emulator", () => {
+  let config: { id: string; outs: Props };
+
+  beforeAll(async () => {
+    const vars = await create(variableConfig, "job-vars", variablesArgs);
+    const binding = { configId: vars.outs.configId, valuesRowId: vars.outs.valuesRowId, declared: vars.outs.variables };
+    config = await create(componentConfig, "job-config", extractorArgs(binding, [row("a")]));
+  });
+
+  it("runs with given values and records the job", async () => {
+    const { id, outs } = await create(jobRun, "run-ok", {
+      componentId: "keboola.ex-generic-v2",
+      configId: config.outs.configId,
+      variableValuesData: { limit: 5, endpoint: "orders" },
+      triggers: ["v1"],
+    });
+    expect(outs).toMatchObject({ jobId: id, status: "success" });
+    expect(typeof outs.durationSeconds).toBe("number");
+    const job = emu.requests().find((r) => r.method === "POST" && r.path.endsWith("/jobs"));
+    expect(job).toBeDefined();
+    expect(await jobRun.read(ctx, id, outs)).toEqual({ id, props: outs });
+    await jobRun.delete(ctx, id, outs);
+  });
+
+  it("runs with the configuration's default values", async () => {
+    const { outs } = await create(jobRun, "run-defaults", { componentId: "keboola.ex-generic-v2", configId: config.outs.configId });
+    expect(outs.status).toBe("success");
+  });
+
+  it("fails with the job's message, naming the resource, when a value is missing", async () => {
+    const checked = await jobRun.check(ctx, {}, {
+      __resourceName: "run-missing",
+      componentId: "keboola.ex-generic-v2",
+      configId: config.outs.configId,
+      variableValuesData: { limit: "5" },
+    });
+    await expect(jobRun.create(ctx, checked.inputs as Props)).rejects.toThrow(
+      /^JobRun "run-missing": job \d+ of keboola\.ex-generic-v2 configuration \d+ ended with status "error": No value provided for variable "endpoint"\.$/,
+    );
+  });
+});
