@@ -160,11 +160,14 @@ function genericExtractorFailures(news: Props): dynamic.CheckFailure[] {
   return checkWith(schema, news).failures;
 }
 
-/** Names declared by a binding, when known (not at preview before the VariableConfig exists... usually known: they are its inputs). */
+/**
+ * Names declared by a binding, when known. At the first preview the VariableConfig's ids are
+ * unknown but its `variables` are known (they are its inputs), so placeholders are checked then.
+ */
 function knownDeclared(binding: unknown): string[] | undefined {
-  if (!binding || typeof binding !== "object" || containsUnknown(binding)) return undefined;
+  if (!binding || typeof binding !== "object") return undefined;
   const declared = (binding as { declared?: unknown }).declared;
-  if (!Array.isArray(declared)) return undefined;
+  if (!Array.isArray(declared) || containsUnknown(declared)) return undefined;
   return declared.map((d) => (d && typeof d === "object" ? String((d as { name?: unknown }).name) : String(d)));
 }
 

@@ -123,6 +123,13 @@ describe("ComponentConfig check", () => {
     expect(warn).toHaveBeenCalledWith('warning: ComponentConfig "users": variable "since" is declared but no {{since}} placeholder in the configuration or its rows uses it');
   });
 
+  it("checks placeholders at the first preview, when only the variables configuration's ids are unknown", async () => {
+    const input = extractor({ variables: { configId: UNKNOWN, valuesRowId: UNKNOWN, declared: [{ name: "limit", type: "int" }] } });
+    expect((await componentConfig.check(ctx, {}, input)).failures).toEqual([
+      expect.objectContaining({ property: "rows[1].configuration.parameters.config.jobs[0].endpoint" }),
+    ]);
+  });
+
   it("skips the placeholder check while the declarations are unknown, or without a binding", async () => {
     expect((await componentConfig.check(ctx, {}, extractor({ variables: { configId: UNKNOWN, declared: UNKNOWN } }))).failures).toEqual([]);
     const { variables: _v, ...unbound } = extractor();
