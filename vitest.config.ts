@@ -1,0 +1,9 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts", "emulator/**/*.test.ts"],
+    testTimeout: 30000,
+    hookTimeout: 60000,
+  },
+});
