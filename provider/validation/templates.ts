@@ -1,5 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isUnknown } from "./check";
+import { templateInvalidMessage } from "../../jsonnet/column";
 
 // Template columns are compiled at check (preview), with the service's template globals, so a
 // broken template is reported with its line and column before anything is written.
@@ -16,20 +17,20 @@ export async function templateFailures(columns: unknown[]): Promise<dynamic.Chec
     const c = col as TemplateLike;
     const content = c?.template?.content;
     if (c?.type !== "template" || typeof content !== "string" || isUnknown(content) || content === "") continue;
-    const error = await compileError(content);
+    const error = compileError(content);
     if (error) {
       failures.push({
         property: `columns[${i}].template.content`,
-        reason: `Column "${String(c.name)}" template is invalid: ${error}. Fix the jsonnet; the globals are Ip(), Body(), BodyStr(), Header(), HeaderStr(), Now().`,
+        reason: `${templateInvalidMessage(String(c.name), error)} Fix the jsonnet; the template globals are Ip(), Body(), BodyStr(), Header(), HeaderStr(), Now().`,
       });
     }
   }
   return failures;
 }
 
-async function compileError(content: string): Promise<string | undefined> {
-  const { getJsonnetEngine } = await import("../../jsonnet/engine");
-  const engine = await getJsonnetEngine();
-  const result = await engine.compile(content);
+// The engine (WebAssembly) loads on the first template only, not for every check.
+function compileError(content: string): string | undefined {
+  const { getJsonnetEngine } = require("../../jsonnet/engine") as typeof import("../../jsonnet/engine");
+  const result = getJsonnetEngine().compile(content);
   return result.ok ? undefined : result.error;
 }
