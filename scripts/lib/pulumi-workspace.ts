@@ -1,0 +1,349 @@
+// A Pulumi workspace that drives the real Pulumi CLI against a local file:// backend: used by the
+// quickstart (the main job) and by the end-to-end tests.
+//
+//   const ws = await makePulumiWorkspace();
+//   ws.writeProgram({ "index.js": "..." });
+//   await ws.initStack();
+//   const up = await ws.up();           // { code, stdout, stderr, timedOut }
+//   ...
+//   await ws.cleanup();
+//
+// The CLI comes from scripts/ensure-pulumi.sh (built once into a cache outside the repo, matching the
+// pinned @pulumi/pulumi version). Nothing here talks to the network: plugin acquisition is disabled and
+// the state lives in a temporary directory.
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+/** Root of this repository (the `keboola-pulumi` package), from the source tree or from dist/. */
+export const REPO_ROOT = findPackageRoot(__dirname);
+
+function findPackageRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const pkg = path.join(dir, "package.json");
+    if (fs.existsSync(pkg) && (JSON.parse(fs.readFileSync(pkg, "utf8")) as { name?: string }).name === "keboola-pulumi") return dir;
+    if (path.dirname(dir) === dir) throw new Error(`keboola-pulumi: no package root above ${start}`);
+  }
+}
+
+/** Passphrase of the passphrase secrets provider used by every test stack. */
+export const TEST_PASSPHRASE = "keboola-pulumi-e2e";
+
+export interface RunResult {
+  /** Exit code, or null when the process was killed by a signal (e.g. on timeout). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** True when the command ran into its timeout and was killed. */
+  timedOut: boolean;
+}
+
+export interface RunOptions {
+  /** Kill the process after this many milliseconds (default 120 000). */
+  timeoutMs?: number;
+  /** Extra environment variables (merged over the workspace environment). */
+  env?: Record<string, string | undefined>;
+  /** Working directory (default: the program directory). */
+  cwd?: string;
+  /** Text written to the process' standard input. */
+  input?: string;
+}
+
+export interface WriteProgramOptions {
+  /** Project name in Pulumi.yaml (default: the workspace's project name). */
+  project?: string;
+  /**
+   * Run the program through ts-node. Default: true when `files` contains a `.ts` entry point
+   * (index.ts), false otherwise (plain JavaScript starts faster).
+   */
+  typescript?: boolean;
+  /** Also link node_modules/keboola-pulumi to this repository (default false). */
+  linkProjectPackage?: boolean;
+  /** Extra Pulumi.yaml content appended verbatim (e.g. a `config:` block). */
+  extraYaml?: string;
+}
+
+export interface PulumiWorkspace {
+  /** Temporary root holding everything below; removed by cleanup(). */
+  readonly root: string;
+  /** Directory of the Pulumi program (Pulumi.yaml, index.js|ts, node_modules/). */
+  readonly programDir: string;
+  /** file:// backend state directory. */
+  readonly stateDir: string;
+  /** PULUMI_HOME of this workspace. */
+  readonly homeDir: string;
+  /** Directory holding pulumi, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs. */
+  readonly binDir: string;
+  /** Project name written into Pulumi.yaml by default. */
+  readonly project: string;
+  /** Stack used by the stack commands below. */
+  readonly stack: string;
+  /** Environment every pulumi command runs with. */
+  readonly env: NodeJS.ProcessEnv;
+
+  /**
+   * Write Pulumi.yaml, a minimal package.json (unless `files` has one) and the given files (paths
+   * relative to programDir), and link node_modules/@pulumi/pulumi to this repository's copy.
+   */
+  writeProgram(files: Record<string, string>, options?: WriteProgramOptions): void;
+  /** Symlink <programDir>/node_modules/keboola-pulumi -> this repository (uses package.json "exports"). */
+  linkProjectPackage(): void;
+  /** Symlink <programDir>/node_modules/<name> -> target. */
+  linkPackage(name: string, target: string): void;
+
+  /** Run `pulumi <args>` in the program directory. */
+  pulumi(args: string[], options?: RunOptions): Promise<RunResult>;
+  /** `pulumi stack init <stack>` (the stack becomes the current one). */
+  initStack(options?: RunOptions): Promise<RunResult>;
+  /** `pulumi config set [--secret] <key> <value>` on the stack. */
+  setConfig(key: string, value: string, options?: RunOptions & { secret?: boolean }): Promise<RunResult>;
+  /** `pulumi up --yes --skip-preview`. */
+  up(extraArgs?: string[], options?: RunOptions): Promise<RunResult>;
+  /** `pulumi preview`. */
+  preview(extraArgs?: string[], options?: RunOptions): Promise<RunResult>;
+  /** `pulumi preview --expect-no-changes` (exit code != 0 when there are changes). */
+  previewExpectNoChanges(extraArgs?: string[], options?: RunOptions): Promise<RunResult>;
+  /** `pulumi preview --diff`. */
+  previewDiff(extraArgs?: string[], options?: RunOptions): Promise<RunResult>;
+  /** `pulumi refresh --yes --skip-preview`. */
+  refresh(extraArgs?: string[], options?: RunOptions): Promise<RunResult>;
+  /** `pulumi destroy --yes --skip-preview`. */
+  destroy(extraArgs?: string[], options?: RunOptions): Promise<RunResult>;
+  /** `pulumi stack output --json [--show-secrets]`, parsed; throws when the command fails. */
+  stackOutputs(options?: RunOptions & { showSecrets?: boolean }): Promise<Record<string, unknown>>;
+  /** `pulumi stack export [--show-secrets]`, parsed; throws when the command fails. */
+  exportStack(options?: RunOptions & { showSecrets?: boolean }): Promise<StackExport>;
+  /** Resources of the exported stack state (deployment.resources, [] when none). */
+  stackResources(options?: RunOptions): Promise<StackResource[]>;
+
+  /** Remove the whole temporary root (state included). Safe to call more than once. */
+  cleanup(): Promise<void>;
+}
+
+export interface StackResource {
+  urn: string;
+  type: string;
+  id?: string;
+  custom?: boolean;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface StackExport {
+  version: number;
+  deployment: { resources?: StackResource[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface MakePulumiWorkspaceOptions {
+  /** Project name (default "e2e"). */
+  project?: string;
+  /** Stack name (default "test"). */
+  stack?: string;
+  /** Prefix of the temporary directory name. */
+  prefix?: string;
+  /** Extra environment for every command. */
+  env?: Record<string, string | undefined>;
+}
+
+let binDirPromise: Promise<string> | undefined;
+
+/**
+ * Directory with the Pulumi CLI matching the pinned SDK, from scripts/ensure-pulumi.sh.
+ * Runs the script once per process (it is fast when the CLI is cached; a cold build takes minutes).
+ */
+export function ensurePulumiBinDir(): Promise<string> {
+  binDirPromise ??= (async () => {
+    const script = path.join(REPO_ROOT, "scripts", "ensure-pulumi.sh");
+    const res = await runProcess("bash", [script], { cwd: REPO_ROOT, env: process.env, timeoutMs: 60 * 60 * 1000 });
+    const binDir = res.stdout.trim().split("\n").pop() ?? "";
+    if (res.code !== 0 || !binDir || !fs.existsSync(path.join(binDir, "pulumi"))) {
+      throw new Error(`scripts/ensure-pulumi.sh failed (exit ${String(res.code)}):\n${res.stderr}${res.stdout}`);
+    }
+    return binDir;
+  })();
+  binDirPromise.catch(() => {
+    binDirPromise = undefined; // allow a retry after a failure
+  });
+  return binDirPromise;
+}
+
+/** Spawn a process, collect its output, kill it (SIGTERM, then SIGKILL) after timeoutMs. */
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+): Promise<RunResult> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGTERM");
+      killTimer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    }, timeoutMs);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      reject(err);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+    child.stdin.on("error", () => undefined); // the process may exit without reading its input
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Human-readable dump of a result, for assertion messages. */
+export function describeResult(res: RunResult): string {
+  return `exit ${String(res.code)}${res.timedOut ? " (timed out)" : ""}\n--- stdout\n${res.stdout}\n--- stderr\n${res.stderr}`;
+}
+
+function symlinkDir(linkPath: string, target: string): void {
+  fs.mkdirSync(path.dirname(linkPath), { recursive: true });
+  fs.rmSync(linkPath, { recursive: true, force: true });
+  fs.symlinkSync(target, linkPath, "dir");
+}
+
+/** Create a temporary Pulumi workspace: file:// backend, passphrase secrets, own PULUMI_HOME, CLI on PATH. */
+export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = {}): Promise<PulumiWorkspace> {
+  const binDir = await ensurePulumiBinDir();
+  const project = options.project ?? "e2e";
+  const stack = options.stack ?? "test";
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), options.prefix ?? "keboola-pulumi-e2e-")));
+  const programDir = path.join(root, "program");
+  const stateDir = path.join(root, "state");
+  const homeDir = path.join(root, "home");
+  for (const d of [programDir, stateDir, homeDir]) fs.mkdirSync(d, { recursive: true });
+
+  // Start from the caller's environment without any Pulumi settings (tokens, backends, ...) or NODE_OPTIONS.
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith("PULUMI_") && k !== "NODE_OPTIONS") env[k] = v;
+  }
+  Object.assign(env, {
+    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+    PULUMI_BACKEND_URL: `file://${stateDir}`,
+    PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
+    PULUMI_HOME: homeDir,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+  });
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+
+  const pulumi = (args: string[], runOptions: RunOptions = {}): Promise<RunResult> => {
+    const runEnv = { ...env };
+    for (const [k, v] of Object.entries(runOptions.env ?? {})) {
+      if (v === undefined) delete runEnv[k];
+      else runEnv[k] = v;
+    }
+    const fullArgs = args.some((a) => a.startsWith("--color")) ? args : [...args, "--color=never"];
+    return runProcess(path.join(binDir, "pulumi"), fullArgs, {
+      cwd: runOptions.cwd ?? programDir,
+      env: runEnv,
+      timeoutMs: runOptions.timeoutMs,
+      input: runOptions.input,
+    });
+  };
+
+  const parseJson = <T>(what: string, res: RunResult): T => {
+    if (res.code !== 0) throw new Error(`pulumi ${what} failed: ${describeResult(res)}`);
+    return JSON.parse(res.stdout) as T;
+  };
+
+  let cleaned = false;
+  const ws: PulumiWorkspace = {
+    root,
+    programDir,
+    stateDir,
+    homeDir,
+    binDir,
+    project,
+    stack,
+    env,
+
+    writeProgram(files, writeOptions = {}) {
+      const typescript = writeOptions.typescript ?? Object.keys(files).some((f) => /^index\.(c|m)?ts$/.test(f));
+      const yaml = [
+        `name: ${writeOptions.project ?? project}`,
+        "runtime:",
+        "  name: nodejs",
+        "  options:",
+        `    typescript: ${String(typescript)}`,
+        "description: keboola-pulumi end-to-end test program",
+      ];
+      if (writeOptions.extraYaml) yaml.push(writeOptions.extraYaml);
+      fs.writeFileSync(path.join(programDir, "Pulumi.yaml"), `${yaml.join("\n")}\n`);
+      if (!("package.json" in files)) {
+        // Without one the runtime warns "Could not find a package.json"; dependencies come from the links below.
+        const pkg = { name: writeOptions.project ?? project, version: "0.0.0", private: true };
+        fs.writeFileSync(path.join(programDir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+      }
+      for (const [rel, content] of Object.entries(files)) {
+        const file = path.join(programDir, rel);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, content);
+      }
+      // Node resolves a symlinked package's own dependencies from its real path (this repo's node_modules).
+      ws.linkPackage("@pulumi/pulumi", path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi"));
+      if (writeOptions.linkProjectPackage) ws.linkProjectPackage();
+    },
+
+    linkProjectPackage() {
+      ws.linkPackage("keboola-pulumi", REPO_ROOT);
+    },
+
+    linkPackage(name, target) {
+      symlinkDir(path.join(programDir, "node_modules", ...name.split("/")), target);
+    },
+
+    pulumi,
+    initStack: (o) => pulumi(["stack", "init", stack], o),
+    setConfig: (key, value, o = {}) =>
+      pulumi(["config", "set", "--stack", stack, ...(o.secret ? ["--secret"] : ["--plaintext"]), key, value], o),
+    up: (extra = [], o) => pulumi(["up", "--stack", stack, "--yes", "--skip-preview", ...extra], o),
+    preview: (extra = [], o) => pulumi(["preview", "--stack", stack, ...extra], o),
+    previewExpectNoChanges: (extra = [], o) => pulumi(["preview", "--stack", stack, "--expect-no-changes", ...extra], o),
+    previewDiff: (extra = [], o) => pulumi(["preview", "--stack", stack, "--diff", ...extra], o),
+    refresh: (extra = [], o) => pulumi(["refresh", "--stack", stack, "--yes", "--skip-preview", ...extra], o),
+    destroy: (extra = [], o) => pulumi(["destroy", "--stack", stack, "--yes", "--skip-preview", ...extra], o),
+
+    async stackOutputs(o = {}) {
+      const args = ["stack", "output", "--stack", stack, "--json", ...(o.showSecrets ? ["--show-secrets"] : [])];
+      return parseJson<Record<string, unknown>>("stack output", await pulumi(args, o));
+    },
+    async exportStack(o = {}) {
+      const args = ["stack", "export", "--stack", stack, ...(o.showSecrets ? ["--show-secrets"] : [])];
+      return parseJson<StackExport>("stack export", await pulumi(args, o));
+    },
+    async stackResources(o) {
+      return (await ws.exportStack(o)).deployment.resources ?? [];
+    },
+
+    async cleanup() {
+      if (cleaned) return;
+      cleaned = true;
+      await fs.promises.rm(root, { recursive: true, force: true });
+    },
+  };
+  return ws;
+}
