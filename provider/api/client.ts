@@ -1,5 +1,4 @@
 import { HttpClient, type HttpOptions } from "./http";
-import { registerSecret } from "./errors";
 import { StorageApi } from "./storage";
 import { StreamApi } from "./stream";
 import { QueueApi } from "./queue";
@@ -23,7 +22,6 @@ export class KeboolaClient {
   private services?: Promise<{ stream: StreamApi; queue: QueueApi }>;
 
   constructor(private readonly settings: ClientSettings) {
-    registerSecret(settings.token);
     this.http = new HttpClient({ ...settings.http, token: settings.token });
     this.storage = new StorageApi(this.http, settings.host);
   }

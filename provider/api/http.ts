@@ -1,5 +1,5 @@
 import { Agent, request as undiciRequest, errors as undiciErrors } from "undici";
-import { KeboolaApiError, KeboolaNetworkError, redact, type RequestInfo, type Service } from "./errors";
+import { KeboolaApiError, KeboolaNetworkError, redact, registerSecret, type RequestInfo, type Service } from "./errors";
 
 // One HTTP layer for all Keboola services: token header, timeouts, and retries that are safe.
 // A request is retried on 429 (honouring Retry-After), on 5xx and on network errors only when
@@ -47,6 +47,7 @@ export class HttpClient {
   private readonly opts: Required<Omit<HttpOptions, "userAgent">> & { userAgent: string };
 
   constructor(options: HttpOptions) {
+    registerSecret(options.token);
     this.opts = {
       connectTimeoutMs: 10_000,
       headersTimeoutMs: 60_000,

@@ -1,0 +1,52 @@
+import { expect } from "vitest";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import type { EmulatorOptions } from "../../emulator/core/context";
+import { KeboolaClient } from "../../provider/api/client";
+import type { Props, ResourceContext, ResourceHandler } from "../../provider/resources/types";
+
+// Calls resource handlers as the dynamic provider host does, against an in-process emulator.
+
+export interface Harness {
+  emu: Emulator;
+  ctx: ResourceContext;
+  contextFor(token: string): ResourceContext;
+  /** Write requests since the last clear, as "METHOD path" without the query. */
+  writes(): string[];
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: Partial<EmulatorOptions> = {}): Promise<Harness> {
+  const emu = await startEmulator({ token: "master", limitedToken: "limited", taskDurationMs: 10, ...options });
+  const contextFor = (token: string): ResourceContext => {
+    const client = new KeboolaClient({ host: emu.url, token, taskTimeoutSeconds: 20, http: { retryBaseMs: 5, retryMaxMs: 40 } });
+    return { client: () => client };
+  };
+  return {
+    emu,
+    ctx: contextFor("master"),
+    contextFor,
+    writes: () => emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`),
+    close: () => emu.close(),
+  };
+}
+
+/** check -> create; fails the test on check failures. */
+export async function createVia(h: ResourceHandler, ctx: ResourceContext, name: string, news: Props) {
+  const checked = await h.check(ctx, {}, { __resourceName: name, ...news });
+  expect(checked.failures).toEqual([]);
+  const inputs = checked.inputs as Props;
+  const result = await h.create(ctx, inputs);
+  return { id: result.id, outs: result.outs as Props, inputs };
+}
+
+/** check -> diff -> update with the old outputs; returns the new outputs, or the old ones when nothing changed. */
+export async function updateVia(h: ResourceHandler, ctx: ResourceContext, name: string, id: string, olds: Props, oldInputs: Props, news: Props) {
+  const checked = await h.check(ctx, oldInputs, { __resourceName: name, ...news });
+  expect(checked.failures).toEqual([]);
+  const inputs = checked.inputs as Props;
+  const diff = await h.diff(ctx, id, olds, inputs);
+  if (!diff.changes) return { outs: olds, inputs, diff };
+  expect(diff.replaces).toEqual([]);
+  const result = await h.update(ctx, id, olds, inputs);
+  return { outs: result.outs as Props, inputs, diff };
+}
