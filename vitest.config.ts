@@ -5,5 +5,6 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "emulator/**/*.test.ts"],
     testTimeout: 30000,
     hookTimeout: 60000,
+    reporters: ["default", "./test/summary-reporter.ts"],
   },
 });
