@@ -1,7 +1,190 @@
 // The stream service's part of the emulator state: plain JSON, so it can be saved to a file.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface StreamState {}
+//
+// Sources and sinks are kept by key, soft-deleted ones included (`deleted` is set), exactly as
+// the real service keeps them in its "active" and "deleted" prefixes. Tasks are kept after they
+// finish, so their url keeps answering.
+
+/** Who did an operation: `{type: "user", tokenId, tokenDesc, userId, userName}`. */
+export interface ByRecord {
+  type: "user" | "system";
+  tokenId?: string;
+  tokenDesc?: string;
+  userId?: string;
+  userName?: string;
+}
+
+export interface AtBy {
+  at: string;
+  by: ByRecord;
+}
+
+export interface VersionRecord {
+  number: number;
+  /** 16 hex characters. */
+  hash: string;
+  description: string;
+  at: string;
+  by: ByRecord;
+}
+
+export interface DisabledRecord extends AtBy {
+  reason: string;
+  /** False when disabled together with the parent source. */
+  directly: boolean;
+}
+
+export interface DeletedRecord extends AtBy {
+  /** False when deleted together with the parent source. */
+  directly: boolean;
+}
+
+/** One `{key, value}` override, as sent by the client (re-parsed whenever it is read). */
+export interface SettingPatchKV {
+  key: string;
+  value: unknown;
+}
+
+export type SourceType = "http" | "otlp";
+
+export interface SourceRecord {
+  projectId: number;
+  branchId: number;
+  sourceId: string;
+  type: SourceType;
+  name: string;
+  description: string;
+  /** The 48-character secret of the ingestion URL (HTTP and OTLP alike). */
+  secret: string;
+  config: SettingPatchKV[];
+  created: AtBy;
+  version: VersionRecord;
+  disabled?: DisabledRecord;
+  deleted?: DeletedRecord;
+}
+
+export type ColumnType = "uuid" | "datetime" | "ip" | "body" | "headers" | "path" | "template";
+
+export interface ColumnRecord {
+  type: ColumnType;
+  name: string;
+  /** path columns */
+  path?: string;
+  defaultValue?: string;
+  /** path and template columns (false when unset) */
+  rawString?: boolean;
+  /** template columns */
+  template?: { language: string; content: string };
+}
+
+export interface SinkRecord {
+  projectId: number;
+  branchId: number;
+  sourceId: string;
+  sinkId: string;
+  type: "table";
+  name: string;
+  description: string;
+  /** Empty: every signal. */
+  allowedSignals: string[];
+  table: { type: "keboola"; tableId: string; mapping: { columns: ColumnRecord[] } };
+  config: SettingPatchKV[];
+  created: AtBy;
+  version: VersionRecord;
+  disabled?: DisabledRecord;
+  deleted?: DeletedRecord;
+}
+
+/**
+ * The Storage token the real service creates for each active sink
+ * (`[_internal] Stream Sink <source-id>/<sink-id>`, write access to the table's bucket).
+ * The emulator keeps it here only (it is not a token of the Storage API emulation);
+ * it is observable through `GET /_emulator/state`.
+ */
+export interface SinkTokenRecord {
+  tokenId: string;
+  token: string;
+  description: string;
+  bucketId: string;
+  created: string;
+}
+
+/** What a task does when it completes (arguments captured at request time). */
+export type TaskOperation =
+  | { kind: "createSource"; source: SourceRecord }
+  | { kind: "updateSource"; patch: SourcePatch; changeDescription: string }
+  | { kind: "deleteSource"; cascade: boolean }
+  | { kind: "disableSource" }
+  | { kind: "enableSource" }
+  | { kind: "updateSourceSettings"; patch: SettingPatchKV[]; changeDescription: string }
+  | { kind: "createSink"; sink: SinkRecord }
+  | { kind: "updateSink"; patch: SinkPatch; changeDescription: string }
+  | { kind: "deleteSink" }
+  | { kind: "disableSink" }
+  | { kind: "enableSink" }
+  | { kind: "updateSinkSettings"; patch: SettingPatchKV[]; changeDescription: string };
+
+export interface SourcePatch {
+  name?: string;
+  description?: string;
+  type?: SourceType;
+}
+
+export interface SinkPatch {
+  name?: string;
+  description?: string;
+  allowedSignals?: string[];
+  /** Present when the request had `table`: the real service then rebuilds the table part. */
+  table?: { tableId?: string; columns?: ColumnRecord[] };
+}
+
+export interface TaskRecord {
+  taskId: string;
+  type: string;
+  createdAt: string;
+  finishedAt?: string;
+  durationMs?: number;
+  result?: string;
+  /** User-facing message of a failed task. */
+  error?: string;
+  outputs?: TaskOutputs;
+  /** Key of the object the task works on (`<project>/<branch>/<source>[/<sink>]`): one task at a time. */
+  lock: string;
+  branchId: number;
+  sourceId: string;
+  sinkId?: string;
+  by: ByRecord;
+  operation: TaskOperation;
+}
+
+export interface TaskOutputs {
+  url: string;
+  projectId: number;
+  branchId: number;
+  sourceId: string;
+  sinkId?: string;
+}
+
+export interface StreamState {
+  /** Keyed by `<branchId>/<sourceId>`. */
+  sources: Record<string, SourceRecord>;
+  /** Keyed by `<branchId>/<sourceId>/<sinkId>`. */
+  sinks: Record<string, SinkRecord>;
+  /** Keyed by `<branchId>/<sourceId>/<sinkId>`; absent while the sink is disabled or deleted. */
+  sinkTokens: Record<string, SinkTokenRecord>;
+  /** Keyed by task id. */
+  tasks: Record<string, TaskRecord>;
+}
 
 export function initialStreamState(): StreamState {
-  return {};
+  return { sources: {}, sinks: {}, sinkTokens: {}, tasks: {} };
+}
+
+/** Older state files may miss collections added later. */
+export function streamState(state: { stream: StreamState }): StreamState {
+  const s = state.stream as Partial<StreamState>;
+  s.sources ??= {};
+  s.sinks ??= {};
+  s.sinkTokens ??= {};
+  s.tasks ??= {};
+  return s as StreamState;
 }
