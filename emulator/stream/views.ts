@@ -1,0 +1,98 @@
+import type { EmulatorContext } from "../core/context";
+import type { AtBy, ByRecord, ColumnRecord, DisabledRecord, SinkRecord, SourceRecord, VersionRecord } from "./state";
+
+// Response bodies of sources and sinks, with the field order and the optional fields of the real
+// service (`disabled` only while disabled, `allowedSignals` only when not empty, `rawString`
+// always on path and template columns, `defaultValue` only when set).
+
+function byView(by: ByRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: by.type };
+  if (by.tokenId) out.tokenId = by.tokenId;
+  if (by.tokenDesc) out.tokenDesc = by.tokenDesc;
+  if (by.userId) out.userId = by.userId;
+  if (by.userName) out.userName = by.userName;
+  return out;
+}
+
+const versionView = (v: VersionRecord) => ({
+  number: v.number,
+  hash: v.hash,
+  description: v.description,
+  at: v.at,
+  by: byView(v.by),
+});
+
+const atByView = (v: AtBy) => ({ at: v.at, by: byView(v.by) });
+
+const disabledView = (v: DisabledRecord) => ({ at: v.at, by: byView(v.by), reason: v.reason });
+
+export function ingestionUrls(ctx: EmulatorContext, source: SourceRecord): Record<string, unknown> {
+  const base = ctx.urls().streamIn;
+  if (source.type === "http") return { http: { url: `${base}/stream/${source.projectId}/${source.sourceId}/${source.secret}` } };
+  const baseUrl = `${base}/otlp/${source.projectId}/${source.sourceId}`;
+  return { otlp: { url: `${baseUrl}/${source.secret}`, baseUrl, secret: source.secret } };
+}
+
+export function sourceView(ctx: EmulatorContext, source: SourceRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    projectId: source.projectId,
+    branchId: source.branchId,
+    sourceId: source.sourceId,
+    type: source.type,
+    name: source.name,
+    description: source.description,
+    ...ingestionUrls(ctx, source),
+    version: versionView(source.version),
+    created: atByView(source.created),
+  };
+  if (source.deleted) out.deleted = atByView(source.deleted);
+  if (source.disabled) out.disabled = disabledView(source.disabled);
+  return out;
+}
+
+export function columnView(col: ColumnRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: col.type, name: col.name };
+  if (col.type === "path") {
+    out.path = col.path ?? "";
+    if (col.defaultValue !== undefined) out.defaultValue = col.defaultValue;
+    out.rawString = col.rawString ?? false;
+  }
+  if (col.type === "template") {
+    out.rawString = col.rawString ?? false;
+    out.template = { language: col.template?.language ?? "jsonnet", content: col.template?.content ?? "" };
+  }
+  return out;
+}
+
+export function sinkView(sink: SinkRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    projectId: sink.projectId,
+    branchId: sink.branchId,
+    sourceId: sink.sourceId,
+    sinkId: sink.sinkId,
+    type: sink.type,
+    name: sink.name,
+    description: sink.description,
+  };
+  if (sink.allowedSignals.length > 0) out.allowedSignals = [...sink.allowedSignals];
+  out.table = {
+    type: sink.table.type,
+    tableId: sink.table.tableId,
+    mapping: { columns: sink.table.mapping.columns.map(columnView) },
+  };
+  out.version = versionView(sink.version);
+  out.created = atByView(sink.created);
+  if (sink.deleted) out.deleted = atByView(sink.deleted);
+  if (sink.disabled) out.disabled = disabledView(sink.disabled);
+  return out;
+}
+
+/** Pagination of the list endpoints: ascending by id, items after `afterId`, `lastId` of the page. */
+export function paginate<T>(items: T[], idOf: (item: T) => string, afterId: string, limit: number) {
+  const sorted = [...items].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
+  const page = sorted.filter((item) => afterId === "" || idOf(item) > afterId).slice(0, limit);
+  return {
+    page: { limit, totalCount: sorted.length, afterId, lastId: page.length > 0 ? idOf(page[page.length - 1]) : "" },
+    items: page,
+  };
+}
