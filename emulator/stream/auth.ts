@@ -1,0 +1,103 @@
+import type { Context } from "hono";
+import type { EmulatorContext } from "../core/context";
+import { randomString } from "../core/random";
+import type { TokenRecord } from "../core/tokens";
+import { badRequest, forbidden, StreamError } from "./errors";
+import { goQuote } from "./gofmt";
+import type { ByRecord } from "./state";
+
+// Authentication of the Stream API, in the real order: the token header is checked while the
+// request is decoded (400 missingField), the token is then verified by the Storage API (its 401
+// passes through), the project scope requires a master token (401 masterTokenRequired, on reads
+// too), the branch is resolved, and writes additionally need the "admin" role of the token's user
+// (403 forbidden).
+
+/** The X-StorageApi-Token header as the service reads it ("Bearer x" -> "x"); undefined if empty. */
+export function tokenHeader(c: Context): string | undefined {
+  const raw = c.req.header("X-StorageApi-Token");
+  if (!raw) return undefined;
+  const space = raw.indexOf(" ");
+  return space >= 0 ? raw.slice(space + 1) : raw;
+}
+
+/** The user behind a master token; a record may carry its own (the role defaults to "admin"). */
+interface TokenAdmin {
+  id?: number | string;
+  name?: string;
+  role?: string;
+}
+
+/** As the Storage emulation's token verify reports the master token's admin. */
+const DEFAULT_ADMIN: TokenAdmin = { id: 1, name: "Emulated Admin", role: "admin" };
+
+function adminOf(token: TokenRecord): TokenAdmin {
+  return (token as TokenRecord & { admin?: TokenAdmin }).admin ?? DEFAULT_ADMIN;
+}
+
+const exceptionId = (ctx: EmulatorContext) => `exception-${randomString(ctx.random, 32, "0123456789abcdef")}`;
+
+export interface AuthScope {
+  token: TokenRecord;
+  projectId: number;
+  by: ByRecord;
+}
+
+/** Verifies the token (already known to be present). */
+export function authenticate(ctx: EmulatorContext, tokenValue: string): AuthScope {
+  const token = ctx.state.tokens.find((t) => t.token === tokenValue);
+  if (!token) {
+    // The Storage API's answer, passed through unchanged by the Stream API.
+    throw new StreamError(401, "storage.tokenInvalid", "Invalid access token.", exceptionId(ctx));
+  }
+  if (!token.isMasterToken) {
+    throw new StreamError(401, "stream.api.masterTokenRequired", "Please provide a master token of a project administrator.");
+  }
+  const admin = adminOf(token);
+  const by: ByRecord = { type: "user", tokenId: token.id, tokenDesc: token.description };
+  if (admin.id !== undefined) by.userId = String(admin.id);
+  if (admin.name) by.userName = admin.name;
+  return { token, projectId: ctx.state.project.id, by };
+}
+
+/** Write operations: only a token of a user with the "admin" role. */
+export function requireAdmin(scope: AuthScope): void {
+  const role = adminOf(scope.token).role ?? "admin";
+  if (role !== "admin") throw forbidden("only admin token can do write operations on streams");
+}
+
+interface BranchLike {
+  id?: unknown;
+  isDefault?: unknown;
+}
+
+/** Dev branches known to the Storage part of the emulator, if it keeps any. */
+function knownDevBranchIds(ctx: EmulatorContext): number[] {
+  const storage = ctx.state.storage as unknown as Record<string, unknown>;
+  const ids: number[] = [];
+  for (const name of ["branches", "devBranches"]) {
+    const v = storage[name];
+    const list = Array.isArray(v) ? v : v && typeof v === "object" ? Object.values(v) : [];
+    for (const b of list as BranchLike[]) if (b && typeof b.id === "number" && b.isDefault !== true) ids.push(b.id);
+  }
+  return ids;
+}
+
+/**
+ * `default` or the default branch's numeric id. The real service supports only the default branch:
+ * an existing dev branch answers 400, an unknown id the Storage API's 404.
+ */
+export function resolveBranch(ctx: EmulatorContext, raw: string): number {
+  const defaultId = ctx.state.project.defaultBranchId;
+  if (raw === "default") return defaultId;
+  if (!/^-?\d+$/.test(raw)) {
+    throw badRequest(`invalid branch: expected "default" or <int>, given ${goQuote(raw)}`);
+  }
+  const id = Number(raw);
+  if (id === defaultId) return defaultId;
+  if (knownDevBranchIds(ctx).includes(id)) {
+    throw badRequest(`currently only default branch is supported, branch "${id}" is not default`);
+  }
+  // The Storage API's answer for an unknown branch, passed through.
+  throw new StreamError(404, "devBranch.notFound", `Branch id:"${id}" was not found.`, exceptionId(ctx));
+}
+
