@@ -1,0 +1,72 @@
+import type { EmulatorContext } from "../core/context";
+import { randomString } from "../core/random";
+import { ensureTable, getTable, parseTableId } from "../storage/tables";
+import { asSentence, goJSONStrings, goQuote } from "./gofmt";
+import { isoTime } from "./ids";
+import { sinkKey } from "./store";
+import { streamState, type SinkRecord } from "./state";
+import { TaskFailure } from "./tasks";
+
+// The Keboola side of a table sink, done when the sink becomes active or is modified through the
+// API (create, update, settings update, enable): the bucket and table are created when missing
+// (all columns as strings, in mapping order, no primary key), an existing table must have exactly
+// the mapping's columns, and the sink gets a new Storage token. Deactivation (disable, delete)
+// removes the token.
+
+/**
+ * keboola.ParseTableID as the request validation uses it; returns the error text (without the
+ * `invalid "tableId" value "..."` prefix) or undefined.
+ */
+export function tableIdError(tableId: string): string | undefined {
+  if (tableId === "") return "table ID cannot be empty";
+  const parts = tableId.split(".");
+  if (parts.length !== 3) return `invalid table ID ${goQuote(tableId)}: unexpected number of fragments`;
+  const bucketId = `${parts[0]}.${parts[1]}`;
+  if (parts[0] !== "in" && parts[0] !== "out") return `invalid bucket ID ${goQuote(bucketId)}: unexpected stage ${goQuote(parts[0])}`;
+  if (parts[1] === "" || parts[1] === "c-") return `invalid bucket ID ${goQuote(bucketId)}: bucket ID cannot be empty`;
+  if (parts[2] === "") return `invalid table ID ${goQuote(tableId)}: table ID cannot be empty`;
+  return undefined;
+}
+
+/** Creates the bucket and table when missing, checks an existing table; throws TaskFailure. */
+export function ensureSinkTable(ctx: EmulatorContext, sink: SinkRecord): void {
+  const names = sink.table.mapping.columns.map((c) => c.name);
+  const tableId = sink.table.tableId;
+  const existing = getTable(ctx, sink.branchId, tableId);
+  if (!existing) {
+    const duplicates = names.filter((n, i) => names.indexOf(n) !== i);
+    if (duplicates.length > 0) {
+      // Storage API validation of the table definition.
+      throw new TaskFailure(`Cannot create table "${parseTableId(tableId)?.name ?? tableId}": duplicate column names: ${[...new Set(duplicates)].join(", ")}.`);
+    }
+    ensureTable(ctx, sink.branchId, tableId, names);
+    return;
+  }
+  if (JSON.stringify(existing.columns) !== JSON.stringify(names)) {
+    throw new TaskFailure(
+      asSentence(`columns of the table "${tableId}" do not match expected ${goJSONStrings(names)}, found ${goJSONStrings(existing.columns)}`),
+    );
+  }
+  if (existing.primaryKey.length > 0) {
+    throw new TaskFailure(
+      asSentence(`primary key of the table "${tableId}" does not match expected [], found ${goJSONStrings(existing.primaryKey)}`),
+    );
+  }
+}
+
+/** A new Storage token for the sink (write access to the table's bucket); replaces the previous one. */
+export function issueSinkToken(ctx: EmulatorContext, sink: SinkRecord, atMs: number): void {
+  const tokenId = String(ctx.nextId("streamSinkToken", 50001));
+  const bucketId = parseTableId(sink.table.tableId)?.bucketId ?? sink.table.tableId.split(".").slice(0, 2).join(".");
+  streamState(ctx.state).sinkTokens[sinkKey(sink.branchId, sink.sourceId, sink.sinkId)] = {
+    tokenId,
+    token: `${ctx.state.project.id}-${tokenId}-${randomString(ctx.random, 40)}`,
+    description: `[_internal] Stream Sink ${sink.sourceId}/${sink.sinkId}`,
+    bucketId,
+    created: isoTime(atMs),
+  };
+}
+
+export function revokeSinkToken(ctx: EmulatorContext, sink: SinkRecord): void {
+  delete streamState(ctx.state).sinkTokens[sinkKey(sink.branchId, sink.sourceId, sink.sinkId)];
+}
