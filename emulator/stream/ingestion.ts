@@ -1,0 +1,181 @@
+import type { Context, Hono } from "hono";
+import type { EmulatorContext } from "../core/context";
+import { appendRows, getTable } from "../storage/tables";
+import { StreamError } from "./errors";
+import { asSentence, goQuote } from "./gofmt";
+import { clientIp, ColumnError, headersOf, MappedRecord, mapRow } from "./mapping";
+import { prettyJSONResponse } from "./respond";
+import { effectiveSetting } from "./settings";
+import { activeSource, sinksOf } from "./store";
+import { streamState, type ColumnRecord, type SinkRecord, type SourceRecord } from "./state";
+import { rawHeaders, remoteAddress, signalAccepted } from "./testendpoint";
+
+// The ingestion endpoint (stream-in): POST <streamIn>/stream/<projectId>/<sourceId>/<secret>.
+//
+// The real service writes each record to a local CSV slice, uploads slices to a staging file and
+// imports files into the table when the trigger settings say so. The emulator skips the local and
+// staging levels: the settings are stored and validated, but every accepted record is appended to
+// the destination table at once, so a test can read it right after the POST.
+
+const SERVER_HEADER = "Keboola/Stream/HTTPSource";
+
+function inError(status: number, code: string, message: string): Response {
+  const err = new StreamError(status, `stream.in.${code}`, asSentence(message));
+  const res = err.response();
+  res.headers.set("Server", SERVER_HEADER);
+  return res;
+}
+
+interface SinkResult {
+  sinkId: string;
+  statusCode: number;
+  error?: string;
+  message: string;
+}
+
+/** Go's `%q` of a column definition struct, as the real error message prints it. */
+function goColumnStruct(col: ColumnRecord): string {
+  const q = (b: boolean) => `%!q(bool=${b})`;
+  switch (col.type) {
+    case "path":
+      return `{${goQuote(col.name)} ${q(false)} ${goQuote(col.path ?? "")} ${q(col.rawString ?? false)} ${
+        col.defaultValue === undefined ? "%!q(*string=<nil>)" : "%!q(*string=0xc0001a2b30)"
+      }}`;
+    case "template":
+      return `{${goQuote(col.name)} ${q(false)} ${q(col.rawString ?? false)} {${goQuote(col.template?.language ?? "")} ${goQuote(col.template?.content ?? "")}}}`;
+    default:
+      return `{${goQuote(col.name)} ${q(false)}}`;
+  }
+}
+
+function writeToSink(ctx: EmulatorContext, source: SourceRecord, sink: SinkRecord, record: MappedRecord): SinkResult {
+  let values: string[];
+  try {
+    values = mapRow(sink.table.mapping.columns, record);
+  } catch (e) {
+    if (!(e instanceof ColumnError)) throw e;
+    const col = sink.table.mapping.columns.find((c) => c.name === e.column) as ColumnRecord;
+    return {
+      sinkId: sink.sinkId,
+      statusCode: 500,
+      error: "stream.in.genericError",
+      message: `${asSentence(`cannot convert column ${goColumnStruct(col)} to CSV value`).replace(/\.$/, "")}:\n- ${asSentence(e.message)}`,
+    };
+  }
+  // The data lands in the table at once (see the note at the top). A table deleted meanwhile
+  // would make the real import fail later; the record is then lost here.
+  const table = getTable(ctx, sink.branchId, sink.table.tableId);
+  if (table) {
+    const row: Record<string, string> = {};
+    sink.table.mapping.columns.forEach((col, i) => (row[col.name] = values[i]));
+    appendRows(table, [row], record.input.receivedAt);
+  }
+  const wait = effectiveSetting("storage.level.local.encoding.sync.wait", source.config, sink.config) !== false;
+  return wait
+    ? { sinkId: sink.sinkId, statusCode: 200, message: "processed" }
+    : { sinkId: sink.sinkId, statusCode: 202, message: "accepted" };
+}
+
+function summary(all: number, ok: number): string {
+  if (all === 0) return "No enabled sink found.";
+  return ok === all ? `Successfully written to ${all}/${all} sinks.` : `Written to ${ok}/${all} sinks.`;
+}
+
+async function ingest(ctx: EmulatorContext, c: Context): Promise<Response> {
+  const projectParam = c.req.param("projectId") ?? "";
+  if (!/^[+-]?\d+$/.test(projectParam)) return inError(400, "badRequest", `invalid project ID ${goQuote(projectParam)}`);
+  const projectId = Number(projectParam);
+  const sourceId = c.req.param("sourceId") ?? "";
+  const secret = c.req.param("secret") ?? "";
+
+  // Every branch's source of that id, HTTP type, with the secret.
+  const candidates = Object.values(streamState(ctx.state).sources).filter(
+    (s) => !s.deleted && s.projectId === projectId && s.sourceId === sourceId && s.type === "http" && s.secret === secret,
+  );
+  const enabled = candidates.filter((s) => !s.disabled);
+  if (enabled.length === 0) {
+    return candidates.length === 0
+      ? inError(404, "noSourceFound", "the specified combination of projectID, sourceID and secret was not found")
+      : inError(404, "disabledSource", "the specified source is disabled in all branches");
+  }
+
+  const text = await c.req.text();
+  const headers = headersOf(rawHeaders(c));
+  const record = new MappedRecord({
+    receivedAt: ctx.now(),
+    ip: clientIp(headers, remoteAddress(c)),
+    headers,
+    body: text,
+    signal: "",
+  });
+
+  const sources = enabled
+    .map((source) => activeSource(ctx, source.branchId, source.sourceId) as SourceRecord)
+    .sort((a, b) => (String(a.branchId) < String(b.branchId) ? -1 : 1))
+    .map((source) => {
+      const sinks = sinksOf(ctx, source.branchId, source.sourceId)
+        .filter((s) => !s.disabled && signalAccepted(s, record.input.signal))
+        .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1))
+        .map((sink) => writeToSink(ctx, source, sink, record));
+      const failed = sinks.filter((s) => s.error).length;
+      const statusCode = Math.max(200, ...sinks.map((s) => s.statusCode));
+      return {
+        projectId: source.projectId,
+        sourceId: source.sourceId,
+        branchId: source.branchId,
+        statusCode,
+        ...(failed > 0 ? { error: "stream.in.writeFailed" } : {}),
+        message: summary(sinks.length, sinks.length - failed),
+        ...(sinks.length > 0 ? { sinks } : {}),
+        all: sinks.length,
+        failed,
+      };
+    });
+
+  const all = sources.reduce((n, s) => n + s.all, 0);
+  const failed = sources.reduce((n, s) => n + s.failed, 0);
+  const statusCode = Math.max(200, ...sources.map((s) => s.statusCode));
+  if (failed === 0 && c.req.query("verbose") !== "true") {
+    return new Response("OK", { status: statusCode, headers: { "Content-Type": "text/plain", Server: SERVER_HEADER } });
+  }
+  const body = {
+    statusCode,
+    ...(failed > 0 ? { error: "stream.in.writeFailed" } : {}),
+    message: summary(all, all - failed),
+    sources: sources.map(({ all: _a, failed: _f, ...rest }) => rest),
+  };
+  const res = prettyJSONResponse(statusCode, body);
+  res.headers.set("Server", SERVER_HEADER);
+  return res;
+}
+
+function routeNotFound(): Response {
+  return inError(404, "routeNotFound", "not found, please send data using POST /stream/<projectID>/<sourceID>/<secret>");
+}
+
+/** Routes under `prefix`, the path of `ctx.urls().streamIn` on the emulator's host. */
+export function registerIngestionRoutes(app: Hono, ctx: EmulatorContext, prefix: string): void {
+  const ingestPath = `${prefix}/stream/:projectId/:sourceId/:secret`;
+
+  app.get(`${prefix}/health-check`, () => new Response("OK\n", { headers: { "Content-Type": "text/plain", Server: SERVER_HEADER } }));
+  app.post(ingestPath, (c) => ingest(ctx, c));
+  app.options(ingestPath, () =>
+    new Response(null, {
+      status: 200,
+      headers: {
+        Server: SERVER_HEADER,
+        Allow: "OPTIONS, POST",
+        "Access-Control-Allow-Methods": "OPTIONS, POST",
+        "Access-Control-Allow-Headers": "*",
+        "Access-Control-Expose-Headers": "*",
+        "Access-Control-Allow-Origin": "*",
+      },
+    }),
+  );
+  // Other methods on the ingestion path: 405 with Allow; anything else: the route error.
+  app.on(["GET", "PUT", "PATCH", "DELETE", "HEAD"], ingestPath, () =>
+    new Response(null, { status: 405, headers: { Allow: "OPTIONS, POST", Server: SERVER_HEADER } }),
+  );
+  app.all(`${prefix}/*`, () => routeNotFound());
+  app.all(prefix, () => routeNotFound());
+}

@@ -1,0 +1,95 @@
+import type { IncomingMessage } from "node:http";
+import type { Context } from "hono";
+import type { EmulatorContext } from "../core/context";
+import { apiError, badRequest, GoaErrors } from "./errors";
+import { asSentence } from "./gofmt";
+import { parseJSON, serialize, JSONSyntaxError } from "./jsonvalue";
+import { clientIp, ColumnError, headersOf, ipString, MappedRecord, mapRow } from "./mapping";
+import { handle, openScope, requireToken } from "./request";
+import { jsonResponse } from "./respond";
+import { mustGetSource } from "./sources";
+import { sinksOf } from "./store";
+import type { SinkRecord } from "./state";
+import { validateIdParam } from "./validation";
+
+// POST /v1/branches/{b}/sources/{s}/test[?signal=]: the body mapped through every sink of the
+// source (disabled sinks too, as the real endpoint lists all active sinks), nothing is stored.
+// For an OTLP source the body is one flattened record and sinks whose allowedSignals reject the
+// signal (default "logs") are left out.
+
+export const SIGNALS = ["logs", "metrics", "traces"];
+
+/** Whether a sink takes a record of the signal ("" = an HTTP record, always taken). */
+export function signalAccepted(sink: SinkRecord, signal: string): boolean {
+  return signal === "" || sink.allowedSignals.length === 0 || sink.allowedSignals.includes(signal);
+}
+
+export function remoteAddress(c: Context): string | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+}
+
+export function rawHeaders(c: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  c.req.raw.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+/** The flattened OTLP record of a test request: a JSON object, re-serialised compactly. */
+function otlpRecordBody(text: string): string {
+  if (text === "") return "{}";
+  const fail = (msg: string): never => {
+    throw badRequest(`request body must be a JSON object representing a flat OTLP record:\n- ${asSentence(msg)}`);
+  };
+  try {
+    const node = parseJSON(text);
+    if (node.t !== "obj") return fail(`cannot unmarshal ${node.t === "arr" ? "array" : "value"} into an object`);
+    return serialize(node);
+  } catch (e) {
+    if (e instanceof JSONSyntaxError) return fail(e.message);
+    throw e;
+  }
+}
+
+export function testSource(ctx: EmulatorContext, c: Context): Promise<Response> {
+  return handle(ctx, async () => {
+    const errs = new GoaErrors();
+    const sourceId = c.req.param("sourceId") ?? "";
+    validateIdParam(errs, "sourceId", sourceId);
+    const signalParam = c.req.query("signal") ?? "";
+    if (signalParam !== "" && !SIGNALS.includes(signalParam)) errs.invalidEnum("signal", signalParam, SIGNALS);
+    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
+    const source = mustGetSource(ctx, scope.branchId, sourceId);
+    const text = await c.req.text();
+
+    // The service's own header (and Go's Host) are not part of the record.
+    const headers = headersOf(rawHeaders(c), ["X-Storageapi-Token", "Host"]);
+    const otlp = source.type === "otlp";
+    const signal = otlp ? signalParam || "logs" : "";
+    const record = new MappedRecord({
+      receivedAt: ctx.now(),
+      ip: otlp ? ipString(remoteAddress(c)) : clientIp(headers, remoteAddress(c)),
+      headers,
+      body: otlp ? otlpRecordBody(text) : text,
+      signal,
+    });
+
+    const tables = [];
+    const sinks = sinksOf(ctx, scope.branchId, sourceId)
+      .filter((s) => signalAccepted(s, signal))
+      .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1));
+    for (const sink of sinks) {
+      let values: string[];
+      try {
+        values = mapRow(sink.table.mapping.columns, record);
+      } catch (e) {
+        if (!(e instanceof ColumnError)) throw e;
+        throw apiError(422, "unprocessableContent", `Invalid value for column "${e.column}": ${e.message}`);
+      }
+      const columns = sink.table.mapping.columns.map((col, i) => ({ name: col.name, value: values[i] }));
+      tables.push({ sinkId: sink.sinkId, tableId: sink.table.tableId, rows: [{ columns }] });
+    }
+    return jsonResponse(200, { projectId: scope.projectId, branchId: scope.branchId, sourceId, tables });
+  });
+}
