@@ -50,6 +50,13 @@ export const sinkInputsSchema = z
   .strict();
 
 export type SinkInputs = z.input<typeof sinkInputsSchema>;
+
+/** What a Sink has besides its inputs. */
+export const sinkOutputsSchema = z.object({
+  sinkId: z.string().describe("The sink id."),
+  branchId: z.number().int().describe("Numeric id of the branch."),
+  projectId: z.number().int().describe("Keboola project id."),
+});
 type Parsed = z.output<typeof sinkInputsSchema> & { sinkId: string };
 
 export interface SinkArgs extends ArgsOf<SinkInputs> {}

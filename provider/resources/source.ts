@@ -41,6 +41,16 @@ export const sourceInputsSchema = z
   .strict();
 
 export type SourceInputs = z.input<typeof sourceInputsSchema>;
+
+/** What a Source has besides its inputs. */
+export const sourceOutputsSchema = z.object({
+  sourceId: z.string().describe("The source id."),
+  branchId: z.number().int().describe("Numeric id of the branch."),
+  projectId: z.number().int().describe("Keboola project id."),
+  url: z.string().describe("Ingestion URL: POST events here. Secret."),
+  baseUrl: z.string().optional().describe("OTLP base URL (OTLP sources). Secret."),
+  secret: z.string().optional().describe("OTLP secret (OTLP sources). Secret."),
+});
 type Parsed = z.output<typeof sourceInputsSchema>;
 
 const OUTPUTS = ["sourceId", "branchId", "projectId", "branch", "url", "baseUrl", "secret", "description", "type"] as const;
