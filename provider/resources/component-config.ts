@@ -20,6 +20,7 @@ import {
   findLiveConfig,
   normalizeConfig,
   parseConfigResourceId,
+  unknownAsOld,
   variableDeclarationSchema,
   type VariableDeclaration,
   type VariablesBinding,
@@ -438,12 +439,16 @@ export const handler: ResourceHandler = {
       ...(!same(olds.componentId, news.componentId) ? ["componentId"] : []),
       ...(configIdReplaces(olds, news) ? ["configId"] : []),
     ];
-    const binding = (v: unknown) => {
-      const b = (v ?? {}) as { configId?: unknown; valuesRowId?: unknown };
-      return v ? { configId: b.configId, valuesRowId: b.valuesRowId ?? undefined } : undefined;
+    // Only the references matter (declared only feeds the checks). Ids unknown at preview, while
+    // the VariableConfig itself is updated, count as unchanged (see unknownAsOld).
+    const binding = (v: unknown, old?: { configId?: unknown; valuesRowId?: unknown }) => {
+      if (!v || typeof v !== "object") return v ? "(unknown)" : undefined;
+      const b = v as { configId?: unknown; valuesRowId?: unknown };
+      return { configId: unknownAsOld(old?.configId, b.configId), valuesRowId: unknownAsOld(old?.valuesRowId, b.valuesRowId ?? undefined) ?? undefined };
     };
     const updates = ["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"].filter((f) => !same(olds[f], news[f]));
-    if (!same(binding(olds.variables), binding(news.variables))) updates.push("variables");
+    const oldBinding = binding(olds.variables) as { configId?: unknown; valuesRowId?: unknown } | undefined;
+    if (!same(oldBinding, binding(news.variables, oldBinding))) updates.push("variables");
     return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
   },
 

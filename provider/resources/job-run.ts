@@ -7,7 +7,7 @@ import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import { branchSchema } from "./source";
 import type { Props, ResourceHandler } from "./types";
-import { assertCanManage, stringValue, variableValuesSchema } from "./variable-config";
+import { assertCanManage, stringValue, unknownAsOld, variableValuesSchema } from "./variable-config";
 
 // One run of a configuration through the Job Queue (`mode: "run"`). Create starts the job and
 // waits for it; anything but `success` fails the deployment with the job's result message (the
@@ -99,7 +99,9 @@ export const handler: ResourceHandler = {
   },
 
   async diff(_ctx, _id, olds, news) {
-    const replaces = RERUN_FIELDS.filter((f) => !same(olds[f], news[f]));
+    // The configuration's id is unknown at preview while the ComponentConfig is updated: that is
+    // not a new run (see unknownAsOld); a replaced configuration is caught at `up` time.
+    const replaces = RERUN_FIELDS.filter((f) => !same(olds[f], unknownAsOld(olds[f], news[f])));
     const updates = same(olds.timeoutSeconds, news.timeoutSeconds) ? [] : ["timeoutSeconds"];
     return { changes: replaces.length + updates.length > 0, replaces: [...replaces], deleteBeforeReplace: false };
   },

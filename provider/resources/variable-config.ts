@@ -4,7 +4,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigRow, Configuration, StorageApi, TokenInfo } from "../api/storage";
 import { isNotFound } from "../api/errors";
-import { checkWith, parseChecked } from "../validation/check";
+import { checkWith, containsUnknown, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import { branchSchema } from "./source";
 import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
@@ -260,6 +260,16 @@ export async function deleteConfiguration(storage: StorageApi, branch: string, c
 /** Explicit configId wins; else the one recorded in state. */
 export function recordedConfigId(parsed: { configId?: string }, olds: Props): string | undefined {
   return parsed.configId ?? (typeof olds.configId === "string" && olds.configId ? olds.configId : undefined);
+}
+
+/**
+ * For diff: a value unknown at preview counts as unchanged. A dynamic provider cannot preview an
+ * update, so while a resource is being updated its outputs that are not inputs (configId,
+ * valuesRowId) are unknown to its dependents; they almost never change on an update. When they do
+ * (a replacement), `up` diffs again with the real values and updates the dependent then.
+ */
+export function unknownAsOld(old: unknown, value: unknown): unknown {
+  return containsUnknown(value) ? old : value;
 }
 
 /** Replace when an explicit configId differs from the current one; never when it is omitted. */

@@ -174,6 +174,24 @@ describe("ComponentConfig check", () => {
   });
 });
 
+describe("ComponentConfig diff", () => {
+  const binding = { configId: "11", valuesRowId: "12", declared };
+  const olds = { ...extractor(), branchId: "default", description: "", isDisabled: false, purgeOnDelete: false, configId: "20", rowIds: ["1", "2"], variables: binding };
+
+  it("sees no change when only the declarations or unknown-at-preview ids differ", async () => {
+    expect(await componentConfig.diff(ctx, "id", olds, { ...olds, configId: undefined, variables: { ...binding, declared: [] } })).toMatchObject({ changes: false });
+    expect(await componentConfig.diff(ctx, "id", olds, { ...olds, configId: undefined, variables: { configId: UNKNOWN, valuesRowId: UNKNOWN, declared } })).toMatchObject({ changes: false });
+  });
+
+  it("updates in place when the binding points elsewhere", async () => {
+    expect(await componentConfig.diff(ctx, "id", olds, { ...olds, configId: undefined, variables: { configId: "11", declared } })).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+});
+
 describe("planRows", () => {
   const existing = (...rows: Array<[string, string]>): ConfigRow[] =>
     rows.map(([id, name]) => ({ id, name, description: "", configuration: {}, isDisabled: false, version: 1 }));

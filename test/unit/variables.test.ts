@@ -171,4 +171,10 @@ describe("JobRun inputs", () => {
     });
     expect(await jobRun.diff(ctx, "5", olds, { componentId: "c", configId: "1", branchId: "default", triggers: ["v1"] })).toMatchObject({ changes: false });
   });
+
+  it("does not run again for a configuration id unknown at preview", async () => {
+    const olds = { componentId: "c", configId: "1", branchId: "default", triggers: ["v1"], jobId: "5", status: "success" };
+    expect(await jobRun.diff(ctx, "5", olds, { componentId: "c", configId: UNKNOWN, branchId: "default", triggers: ["v1"] })).toMatchObject({ changes: false });
+    expect((await jobRun.diff(ctx, "5", olds, { componentId: "c", configId: UNKNOWN, branchId: "default", triggers: UNKNOWN })).replaces).toEqual([]);
+  });
 });
