@@ -3,7 +3,7 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigRow, Configuration, StorageApi, TokenInfo } from "../api/storage";
-import { isNotFound } from "../api/errors";
+import { KeboolaApiError, isNotFound } from "../api/errors";
 import { checkWith, containsUnknown, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import { branchSchema } from "./source";
@@ -253,7 +253,14 @@ export async function deleteConfiguration(storage: StorageApi, branch: string, c
   try {
     await storage.deleteConfig(branch, componentId, configId);
   } catch (err) {
-    if (!isNotFound(err)) throw err;
+    if (isNotFound(err)) return;
+    // Development branches keep their trash: Storage refuses to purge there (400). The
+    // configuration is deleted all the same, so say so instead of failing the destroy.
+    if (branch !== "default" && err instanceof KeboolaApiError && err.status === 400) {
+      console.warn(`warning: configuration ${componentId}/${configId} was moved to the trash of branch ${branch}; it cannot be purged there: ${err.apiMessage}`);
+      return;
+    }
+    throw err;
   }
 }
 
