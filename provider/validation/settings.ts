@@ -112,18 +112,23 @@ export function changedSettings(olds: SettingsValues, news: SettingsValues): str
   return SETTINGS.filter((d) => !sameSetting(d, getPath(olds, d.input), getPath(news, d.input))).map((d) => d.input);
 }
 
-/** PATCH body: set every managed key; reset (null) keys managed before but not now. */
+// Resetting writes the default value. The API documents `value: null` as a reset, but the
+// service panics on it (configpatch.BindKVs calls Interface() on reflect.ValueOf(nil)) and
+// answers 500, and a stored override cannot be removed otherwise: PATCH merges into it.
+const resetTo = (d: SettingDef): SettingPatch => ({ key: d.key, value: d.defaultValue });
+
+/** PATCH body: set every managed key; reset the keys managed before but not now. */
 export function settingsPatch(news: SettingsValues, olds?: SettingsValues): SettingPatch[] {
   const patch: SettingPatch[] = managedSettings(news).map((d) => ({ key: d.key, value: getPath(news, d.input) }));
   if (olds) {
-    for (const d of managedSettings(olds)) if (getPath(news, d.input) === undefined) patch.push({ key: d.key, value: null });
+    for (const d of managedSettings(olds)) if (getPath(news, d.input) === undefined) patch.push(resetTo(d));
   }
   return patch;
 }
 
-/** Reset everything `values` manages to the defaults. */
+/** Reset everything `values` manages to the service defaults. */
 export function resetPatch(values: SettingsValues): SettingPatch[] {
-  return managedSettings(values).map((d) => ({ key: d.key, value: null }));
+  return managedSettings(values).map(resetTo);
 }
 
 /**

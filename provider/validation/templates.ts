@@ -1,6 +1,7 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isUnknown } from "./check";
 import { templateInvalidMessage } from "../../jsonnet/column";
+import { getJsonnetEngine } from "../../jsonnet/engine";
 
 // Template columns are compiled at check (preview), with the service's template globals, so a
 // broken template is reported with its line and column before anything is written.
@@ -28,9 +29,8 @@ export async function templateFailures(columns: unknown[]): Promise<dynamic.Chec
   return failures;
 }
 
-// The engine (WebAssembly) loads on the first template only, not for every check.
+// The engine (WebAssembly) loads on the first template only: importing it is cheap.
 function compileError(content: string): string | undefined {
-  const { getJsonnetEngine } = require("../../jsonnet/engine") as typeof import("../../jsonnet/engine");
   const result = getJsonnetEngine().compile(content);
   return result.ok ? undefined : result.error;
 }

@@ -46,12 +46,12 @@ describe("settings diff and patches", () => {
     expect(changedSettings({ targetImportTrigger: { interval: "1m" } }, { targetImportTrigger: { interval: "2m" } })).toEqual(["targetImportTrigger.interval"]);
   });
 
-  it("patches only managed keys and resets keys no longer managed", () => {
+  it("patches only managed keys and resets keys no longer managed to their defaults", () => {
     expect(settingsPatch({ syncWait: false }, { syncWait: true, targetImportTrigger: { count: 5 } })).toEqual([
       { key: "storage.level.local.encoding.sync.wait", value: false },
-      { key: "storage.level.target.import.trigger.count", value: null },
+      { key: "storage.level.target.import.trigger.count", value: 50000 },
     ]);
-    expect(resetPatch({ targetImportTrigger: { interval: "2m" } })).toEqual([{ key: "storage.level.target.import.trigger.interval", value: null }]);
+    expect(resetPatch({ targetImportTrigger: { interval: "2m" } })).toEqual([{ key: "storage.level.target.import.trigger.interval", value: "1m0s" }]);
   });
 
   it("reads back managed keys only, keeping the user's spelling when equal by value", () => {

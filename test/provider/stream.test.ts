@@ -1,0 +1,258 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { handler as source } from "../../provider/resources/source";
+import { handler as sink } from "../../provider/resources/sink";
+import { handler as sinkSettings } from "../../provider/resources/sink-settings";
+import { handler as sourceSettings } from "../../provider/resources/source-settings";
+import { PartialFailure, type Props } from "../../provider/resources/types";
+import { createVia, startHarness, updateVia, type Harness } from "./harness";
+
+// Source, Sink and the settings resources against the emulator: every lifecycle path, adoption,
+// the table-schema guard, partial failure, and injected faults without duplicates or orphans.
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.close());
+beforeEach(() => {
+  h.emu.clearRequests();
+  h.emu.setFaults({});
+});
+
+const ALL_COLUMNS = [
+  { type: "uuid", name: "id" },
+  { type: "datetime", name: "at" },
+  { type: "ip", name: "ip" },
+  { type: "body", name: "body" },
+  { type: "headers", name: "headers" },
+  { type: "path", name: "user", path: "user.id", defaultValue: "anonymous", rawString: true },
+  { type: "template", name: "summary", rawString: true, template: { content: "Body('user.id', 'x') + ':' + Body('action', '?')" } },
+];
+
+async function stream() {
+  return h.ctx.client().stream();
+}
+
+describe("Source", () => {
+  it("creates with the id derived from the name, and reads back without drift", async () => {
+    const { id, outs, inputs } = await createVia(source, h.ctx, "events", { name: "Web Events" });
+    expect(id).toBe("101/web-events");
+    expect(outs).toMatchObject({ sourceId: "web-events", branchId: 101, projectId: 4242, type: "http", name: "Web Events", description: "" });
+    expect(String(outs.url)).toMatch(/\/stream\/4242\/web-events\/[A-Za-z0-9]{48}$/);
+    expect(h.writes()).toEqual(["POST /stream/v1/branches/default/sources"]);
+
+    const read = await source.read(h.ctx, id, { ...outs });
+    expect(read.id).toBe(id);
+    expect(read.props).toEqual(outs);
+    const diff = await source.diff(h.ctx, id, outs, { ...inputs, ...(read.inputs as Props) });
+    expect(diff.changes).toBe(false);
+  });
+
+  it("renames in place, keeping the derived id; a new sourceId replaces", async () => {
+    const created = await createVia(source, h.ctx, "renamed", { name: "Old Name" });
+    const { outs, diff } = await updateVia(source, h.ctx, "renamed", created.id, created.outs, created.inputs, { name: "New Name", description: "now described" });
+    expect(diff.replaces).toEqual([]);
+    expect(outs).toMatchObject({ sourceId: "old-name", name: "New Name", description: "now described" });
+    expect((await (await stream()).getSource("default", "old-name")).name).toBe("New Name");
+
+    const checked = await source.check(h.ctx, created.inputs, { name: "New Name", sourceId: "other-id" });
+    expect((await source.diff(h.ctx, created.id, outs, checked.inputs as Props)).replaces).toEqual(["sourceId"]);
+  });
+
+  it("reports an empty id once deleted, and delete tolerates already gone", async () => {
+    const { id, outs } = await createVia(source, h.ctx, "doomed", { name: "Doomed" });
+    await source.delete(h.ctx, id, outs);
+    expect((await source.read(h.ctx, id, outs)).id).toBe("");
+    await expect(source.delete(h.ctx, id, outs)).resolves.toBeUndefined();
+  });
+
+  it("refuses to take over an existing source unless adoptExisting is set", async () => {
+    await createVia(source, h.ctx, "first", { name: "Shared" });
+    h.emu.clearRequests();
+    const checked = await source.check(h.ctx, {}, { __resourceName: "second", name: "Shared" });
+    await expect(source.create(h.ctx, checked.inputs as Props)).rejects.toThrow(/Source "shared" \(resource "second"\) already exists .* set adoptExisting: true/);
+    expect(h.writes()).toEqual([]);
+
+    const adopted = await createVia(source, h.ctx, "second", { name: "Shared", description: "adopted", adoptExisting: true });
+    expect(adopted.outs).toMatchObject({ sourceId: "shared", description: "adopted" });
+    expect(h.writes()).toEqual(["PATCH /stream/v1/branches/default/sources/shared"]);
+  });
+
+  it("checks inputs with the property path and the fix", async () => {
+    const r = await source.check(h.ctx, {}, { name: "x".repeat(41), sourceId: "Not Normal", type: "kafka" });
+    expect(r.failures).toEqual([
+      { property: "sourceId", reason: "must be lowercase letters, digits and single dashes (the service would rename it): write it normalized" },
+      { property: "name", reason: "must be at most 40 characters: shorten it" },
+      { property: "type", reason: 'must be "http" or "otlp"' },
+    ]);
+  });
+
+  it("exposes the OTLP url, base url and secret of an OTLP source", async () => {
+    const { outs } = await createVia(source, h.ctx, "otel", { name: "Otel", type: "otlp" });
+    expect(outs.type).toBe("otlp");
+    expect(typeof outs.url).toBe("string");
+    expect(typeof outs.secret).toBe("string");
+  });
+});
+
+describe("Sink", () => {
+  let src: { outs: Props };
+  beforeAll(async () => {
+    src = await createVia(source, h.ctx, "sink-parent", { name: "Sink Parent" });
+  });
+  const base = () => ({ sourceId: String(src.outs.sourceId) });
+
+  it("creates with every column type, reads back without drift, and updates the mapping in place", async () => {
+    const created = await createVia(sink, h.ctx, "all", { ...base(), name: "All Columns", tableId: "in.c-provider.all", columns: ALL_COLUMNS });
+    expect(created.id).toBe("101/sink-parent/all-columns");
+    expect(created.outs).toMatchObject({ sinkId: "all-columns", tableId: "in.c-provider.all", enabled: true });
+    const table = await h.ctx.client().storage.findTable("default", "in.c-provider.all");
+    expect(table?.columns).toEqual(ALL_COLUMNS.map((c) => c.name));
+
+    const read = await sink.read(h.ctx, created.id, created.outs);
+    expect(read.props).toEqual(created.outs);
+    expect((await sink.diff(h.ctx, created.id, created.outs, { ...created.inputs, ...(read.inputs as Props) })).changes).toBe(false);
+
+    h.emu.clearRequests();
+    const renamed = await updateVia(sink, h.ctx, "all", created.id, created.outs, created.inputs, { ...base(), name: "All Columns", description: "d", tableId: "in.c-provider.all", columns: ALL_COLUMNS });
+    expect(renamed.diff.replaces).toEqual([]);
+    expect(h.writes()).toEqual(["PATCH /stream/v1/branches/default/sources/sink-parent/sinks/all-columns"]);
+  });
+
+  it("stops a mapping that does not match the existing table, at check, with both lists and no write", async () => {
+    await createVia(sink, h.ctx, "owner", { ...base(), name: "Owner", tableId: "in.c-provider.fixed", columns: [{ type: "uuid", name: "id" }, { type: "body", name: "body" }] });
+    h.emu.clearRequests();
+    const r = await sink.check(h.ctx, {}, { ...base(), name: "Clash", tableId: "in.c-provider.fixed", columns: [{ type: "body", name: "body" }, { type: "uuid", name: "id" }] });
+    expect(r.failures).toHaveLength(1);
+    expect(r.failures![0].property).toBe("columns");
+    expect(r.failures![0].reason).toContain("table columns:   [id, body]");
+    expect(r.failures![0].reason).toContain("mapping columns: [body, id]");
+    expect(h.writes()).toEqual([]);
+  });
+
+  it("reports an invalid template with its line and column at check", async () => {
+    const r = await sink.check(h.ctx, {}, { ...base(), name: "Bad", tableId: "in.c-provider.bad", columns: [{ type: "template", name: "t", template: { content: "Invalid" } }] });
+    expect(r.failures).toEqual([
+      {
+        property: "columns[0].template.content",
+        reason: expect.stringContaining('Column "t" template is invalid: 1:1-8 Unknown variable: Invalid'),
+      },
+    ]);
+  });
+
+  it("disables, re-enables, and rotates the token by disable then enable", async () => {
+    const args = { ...base(), name: "Toggle", tableId: "in.c-provider.toggle", columns: [{ type: "uuid", name: "id" }] };
+    const created = await createVia(sink, h.ctx, "toggle", args);
+    h.emu.clearRequests();
+    const off = await updateVia(sink, h.ctx, "toggle", created.id, created.outs, created.inputs, { ...args, enabled: false });
+    expect(off.outs.enabled).toBe(false);
+    expect(h.writes()).toEqual(["PUT /stream/v1/branches/default/sources/sink-parent/sinks/toggle/disable"]);
+
+    h.emu.clearRequests();
+    const on = await updateVia(sink, h.ctx, "toggle", created.id, off.outs, off.inputs, { ...args, enabled: true, rotateToken: "2026-11" });
+    expect(on.outs.enabled).toBe(true);
+    expect(h.writes()).toEqual(["PUT /stream/v1/branches/default/sources/sink-parent/sinks/toggle/enable"]);
+
+    h.emu.clearRequests();
+    const rotated = await updateVia(sink, h.ctx, "toggle", created.id, on.outs, on.inputs, { ...args, rotateToken: "2026-12" });
+    expect(rotated.outs.rotateToken).toBe("2026-12");
+    expect(h.writes()).toEqual([
+      "PUT /stream/v1/branches/default/sources/sink-parent/sinks/toggle/disable",
+      "PUT /stream/v1/branches/default/sources/sink-parent/sinks/toggle/enable",
+    ]);
+  });
+
+  it("keeps tracking a sink whose create task failed if it exists, and leaves nothing behind otherwise", async () => {
+    h.emu.setFaults({ failTasks: ["api.create.sink"] });
+    const checked = await sink.check(h.ctx, {}, { __resourceName: "failing", ...base(), name: "Failing", tableId: "in.c-provider.failing", columns: [{ type: "uuid", name: "id" }] });
+    const err = await sink.create(h.ctx, checked.inputs as Props).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(String((err as Error).message)).toMatch(/Sink "sink-parent\/failing" \(resource "failing"\).*failed/);
+    const left = await (await stream()).findSink("default", "sink-parent", "failing");
+    if (left) {
+      expect(err).toBeInstanceOf(PartialFailure);
+      expect((err as PartialFailure).id).toBe("101/sink-parent/failing");
+    } else {
+      expect(err).not.toBeInstanceOf(PartialFailure);
+    }
+  });
+
+  it("adopts an existing sink only when asked", async () => {
+    const args = { ...base(), name: "Adoptee", tableId: "in.c-provider.adoptee", columns: [{ type: "uuid", name: "id" }] };
+    await createVia(sink, h.ctx, "adoptee", args);
+    const checked = await sink.check(h.ctx, {}, { __resourceName: "again", ...args });
+    await expect(sink.create(h.ctx, checked.inputs as Props)).rejects.toThrow(/already exists.*adoptExisting: true/);
+    const adopted = await createVia(sink, h.ctx, "again", { ...args, description: "mine now", adoptExisting: true });
+    expect(adopted.outs.description).toBe("mine now");
+  });
+
+  it("reports an empty id after the sink is deleted behind Pulumi's back", async () => {
+    const created = await createVia(sink, h.ctx, "vanishing", { ...base(), name: "Vanishing", tableId: "in.c-provider.vanishing", columns: [{ type: "uuid", name: "id" }] });
+    const s = await stream();
+    await s.runTask(await s.deleteSink("default", "sink-parent", "vanishing"), "test");
+    expect((await sink.read(h.ctx, created.id, created.outs)).id).toBe("");
+    await expect(sink.delete(h.ctx, created.id, created.outs)).resolves.toBeUndefined();
+  });
+});
+
+describe("settings", () => {
+  it("manages only the keys set, compares by value, and resets them on delete", async () => {
+    const src = await createVia(source, h.ctx, "settings-src", { name: "Settings Source", sourceId: "settings-src" });
+    const snk = await createVia(sink, h.ctx, "settings-sink", { sourceId: src.outs.sourceId, name: "Settings Sink", tableId: "in.c-provider.settings", columns: [{ type: "uuid", name: "id" }] });
+    const args = { sourceId: src.outs.sourceId, sinkId: snk.outs.sinkId, targetImportTrigger: { interval: "1m", count: 1000 }, stagingUploadTrigger: { size: "1MB" } };
+    const created = await createVia(sinkSettings, h.ctx, "s", args);
+    const s = await stream();
+    const remote = (await s.getSettings("default", "settings-src", "settings-sink")).settings;
+    const value = (key: string) => remote.find((x) => x.key === key);
+    expect(value("storage.level.target.import.trigger.count")).toMatchObject({ value: 1000, overwritten: true });
+    expect(value("storage.level.staging.upload.trigger.interval")).toMatchObject({ overwritten: false });
+
+    const read = await sinkSettings.read(h.ctx, created.id, created.outs);
+    expect(read.inputs).toMatchObject({ targetImportTrigger: { interval: "1m", count: 1000 }, stagingUploadTrigger: { size: "1MB" } });
+    expect((await sinkSettings.diff(h.ctx, created.id, created.outs, { ...created.inputs, ...(read.inputs as Props) })).changes).toBe(false);
+
+    await sinkSettings.delete(h.ctx, created.id, created.outs);
+    const after = (await s.getSettings("default", "settings-src", "settings-sink")).settings;
+    for (const key of ["storage.level.target.import.trigger.interval", "storage.level.target.import.trigger.count", "storage.level.staging.upload.trigger.size"]) {
+      const setting = after.find((x) => x.key === key)!;
+      expect(setting.value, key).toEqual(setting.defaultValue);
+    }
+  });
+
+  it("refuses out-of-range values at check", async () => {
+    const r = await sourceSettings.check(h.ctx, {}, { sourceId: "x", targetImportTrigger: { interval: "10s" }, stagingUploadTrigger: { count: 0 } });
+    expect(r.failures?.map((f) => f.property)).toEqual(["stagingUploadTrigger.count", "targetImportTrigger.interval"]);
+  });
+});
+
+describe("faults", () => {
+  it("survives 429s, 5xx and resets with exactly one source and sink, and leaves none after delete", async () => {
+    h.emu.setFaults({ seed: 11, rate429: 0.15, retryAfterSeconds: 0, rate5xx: 0.15, rateReset: 0.1, pathPrefixes: ["/stream/", "/v2/"] });
+    const src = await createVia(source, h.ctx, "flaky", { name: "Flaky" });
+    const snk = await createVia(sink, h.ctx, "flaky-sink", { sourceId: src.outs.sourceId, name: "Flaky Sink", tableId: "in.c-provider.flaky", columns: [{ type: "uuid", name: "id" }] });
+    const injected = h.emu.requests().filter((r) => r.status === 0 || r.status === 429 || r.status >= 500);
+    expect(injected.length).toBeGreaterThan(0);
+    h.emu.setFaults({});
+    const s = await stream();
+    const sources = (await s.listSources("default")).sources.filter((x) => x.sourceId === "flaky");
+    expect(sources).toHaveLength(1);
+    h.emu.setFaults({ seed: 12, rate429: 0.15, retryAfterSeconds: 0, rate5xx: 0.15, rateReset: 0.1, pathPrefixes: ["/stream/", "/v2/"] });
+    await sink.delete(h.ctx, snk.id, snk.outs);
+    await source.delete(h.ctx, src.id, src.outs);
+    h.emu.setFaults({});
+    expect(await s.findSource("default", "flaky")).toBeUndefined();
+  });
+
+  it("fails a create whose task fails with the task's message and no orphan", async () => {
+    h.emu.setFaults({ failTasks: ["api.create.source"] });
+    const checked = await source.check(h.ctx, {}, { __resourceName: "broken", name: "Broken" });
+    await expect(source.create(h.ctx, checked.inputs as Props)).rejects.toThrow(/Source "broken" \(resource "broken"\): task .* failed/);
+    h.emu.setFaults({});
+    const left = await (await stream()).findSource("default", "broken");
+    expect(left).toBeUndefined();
+  });
+});
