@@ -48,7 +48,20 @@ function handler(kind: ResourceKind): ResourceHandler {
 export async function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
   const h = handler(kind);
   const fn = h[method] as (ctx: ResourceContext, ...a: unknown[]) => Promise<unknown>;
-  return fn.call(h, context, ...args);
+  return withoutUndefined(await fn.call(h, context, ...args));
+}
+
+/** The host turns results into protobuf Structs, which reject `undefined`: absent means absent. */
+export function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, withoutUndefined(v)]),
+    );
+  }
+  return value;
 }
 
 export type { Props };
