@@ -51,8 +51,8 @@ export const rowInputsSchema = z
       .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
       .optional()
       .describe("Stable row id: the row is created with it and always matched by it, so renames and reorders never recreate it. Chosen by Keboola when omitted."),
-    name: z.string({ error: "required: the row name" }).min(1, "must not be empty"),
-    description: z.string().default(""),
+    name: z.string({ error: "required: the row name" }).min(1, "must not be empty").describe("Row name; rows without rowId are matched by it."),
+    description: z.string().default("").describe("Row description."),
     configuration: jsonObject.default({}).describe("The row's JSON configuration (merged into the root configuration when a job runs)."),
     isDisabled: z.boolean().default(false).describe("Disabled rows are skipped by jobs."),
   })
@@ -60,7 +60,10 @@ export const rowInputsSchema = z
 
 export const variablesBindingSchema = z
   .object({
-    configId: z.string({ error: "required: the id of the keboola.variables configuration (VariableConfig.configId)" }).min(1, "must not be empty"),
+    configId: z
+      .string({ error: "required: the id of the keboola.variables configuration (VariableConfig.configId)" })
+      .min(1, "must not be empty")
+      .describe("The keboola.variables configuration (VariableConfig.configId), written as variables_id."),
     valuesRowId: z.string().min(1, "must not be empty").nullish().describe("The default-values row (VariableConfig.valuesRowId), written as variables_values_id."),
     declared: z
       .array(variableDeclarationSchema)
@@ -86,11 +89,11 @@ export const componentConfigInputsSchema = z
       .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
       .optional()
       .describe("Configuration id; chosen by Keboola when omitted. Changing it replaces the configuration."),
-    name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty"),
-    description: z.string().default(""),
+    name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty").describe("Configuration name."),
+    description: z.string().default("").describe("Configuration description."),
     configuration: jsonObject.default({}).describe("The JSON configuration (its root; rows have their own)."),
     rows: z.array(rowInputsSchema, { error: "must be an array of rows" }).default([]).describe("Configuration rows, in order (rowsSortOrder)."),
-    isDisabled: z.boolean().default(false),
+    isDisabled: z.boolean().default(false).describe("A disabled configuration is not run (a JobRun of it fails)."),
     changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
     variables: variablesBindingSchema.optional().describe("Bind a VariableConfig: pass variableConfig.binding()."),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
@@ -114,6 +117,14 @@ export const componentConfigInputsSchema = z
   });
 
 export type ComponentConfigInputs = z.input<typeof componentConfigInputsSchema>;
+
+/** What a ComponentConfig has besides its inputs. */
+export const componentConfigOutputsSchema = z.object({
+  configId: z.string().describe("Configuration id."),
+  rowIds: z.array(z.string()).describe("Ids of the rows, in the order of rows."),
+  version: z.number().int().describe("Configuration version."),
+  warnings: z.array(z.string()).describe("Declared variables no placeholder uses."),
+});
 type Parsed = z.output<typeof componentConfigInputsSchema>;
 type ParsedRow = Parsed["rows"][number];
 

@@ -18,8 +18,8 @@ import { assertCanManage, stringValue, unknownAsOld, variableValuesSchema } from
 export const jobRunInputsSchema = z
   .object({
     branchId: branchSchema,
-    componentId: z.string({ error: 'required: the component id, e.g. "keboola.ex-generic-v2"' }).min(1, "must not be empty"),
-    configId: z.string({ error: "required: the configuration to run (ComponentConfig.configId)" }).min(1, "must not be empty"),
+    componentId: z.string({ error: 'required: the component id, e.g. "keboola.ex-generic-v2"' }).min(1, "must not be empty").describe("Component of the configuration to run."),
+    configId: z.string({ error: "required: the configuration to run (ComponentConfig.configId)" }).min(1, "must not be empty").describe("Configuration to run (ComponentConfig.configId)."),
     variableValuesData: variableValuesSchema
       .optional()
       .describe("Variable values for this run, {name: value} (sent as variableValuesData.values). Without it and variableValuesId, the configuration's default values row is used."),
@@ -39,6 +39,14 @@ export const jobRunInputsSchema = z
   });
 
 export type JobRunInputs = z.input<typeof jobRunInputsSchema>;
+
+/** What a JobRun has besides its inputs. */
+export const jobRunOutputsSchema = z.object({
+  jobId: z.string().describe("Queue job id."),
+  status: z.string().describe('Final status of the job: always "success" (any other end fails the deployment).'),
+  durationSeconds: z.number().optional().describe("How long the job ran."),
+  url: z.string().optional().describe("API URL of the job."),
+});
 type Parsed = z.output<typeof jobRunInputsSchema>;
 
 const OUTPUTS = ["jobId", "status", "durationSeconds", "url"] as const;

@@ -92,7 +92,7 @@ export const variableConfigInputsSchema = z
       .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
       .optional()
       .describe("Configuration id; chosen by Keboola when omitted. Changing it replaces the configuration."),
-    name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty"),
+    name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty").describe("Configuration name."),
     description: z.string().default("").describe("Configuration description."),
     variables: variableDeclarationsSchema.describe('Declared variables: [{name, type: "string"|"int"}].'),
     defaultValues: variableValuesSchema
@@ -107,6 +107,13 @@ export const variableConfigInputsSchema = z
   });
 
 export type VariableConfigInputs = z.input<typeof variableConfigInputsSchema>;
+
+/** What a VariableConfig has besides its inputs. */
+export const variableConfigOutputsSchema = z.object({
+  configId: z.string().describe("Id of the keboola.variables configuration."),
+  valuesRowId: z.string().optional().describe("Id of the row holding the default values (absent without defaultValues)."),
+  version: z.number().int().describe("Configuration version."),
+});
 type Parsed = z.output<typeof variableConfigInputsSchema>;
 
 const OUTPUTS = ["branchId", "configId", "valuesRowId", "description", "defaultValues", "version"] as const;
