@@ -119,6 +119,14 @@ async function tableFailure(ctx: ResourceContext, branch: string, tableId: strin
   return table ? mappingMismatch(tableId, table.columns, columns.map((c) => c.name)) : undefined;
 }
 
+/** allowedSignals filters OTLP signals; on an HTTP source the service silently ignores it. */
+async function signalsFailure(ctx: ResourceContext, p: { branchId: string; sourceId: string; allowedSignals?: string[] }): Promise<string | undefined> {
+  if (!p.allowedSignals || p.allowedSignals.length === 0) return undefined;
+  const src = await (await ctx.client().stream()).findSource(p.branchId, p.sourceId);
+  if (src?.type !== "http") return undefined;
+  return `source "${p.sourceId}" is an HTTP source, which has no signals: remove allowedSignals, or point sourceId at an OTLP source`;
+}
+
 function mappingChanged(olds: Props, p: { tableId: string; columns: Column[] }): boolean {
   return olds.tableId !== p.tableId || !same((olds.columns as Column[] | undefined)?.map(canonicalColumn), p.columns.map(canonicalColumn));
 }
@@ -169,6 +177,10 @@ export const handler: ResourceHandler = {
     }
     const p = { ...value, sinkId: resolveId(value, olds), columns: value.columns.map(canonicalColumn) };
     failures.push(...(await templateFailures(p.columns)));
+    if (failures.length === 0 && !containsUnknown([news.sourceId, news.allowedSignals, news.branchId])) {
+      const failure = await signalsFailure(ctx, p);
+      if (failure) failures.push({ property: "allowedSignals", reason: failure });
+    }
     const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
     const isNew = !olds.tableId;
     if (failures.length === 0 && known && (isNew || mappingChanged(olds, p))) {
@@ -198,7 +210,7 @@ export const handler: ResourceHandler = {
       const sink = await converge(ctx, stream, p, existing, false, label);
       return { id: idOf(sink), outs: outputs(p, sink) };
     }
-    const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns);
+    const failure = (await signalsFailure(ctx, p)) ?? (await tableFailure(ctx, p.branchId, p.tableId, p.columns));
     if (failure) throw new Error(`${label}: ${failure}`);
 
     const body = { sinkId: p.sinkId, type: "table", ...apiBody(p) };

@@ -181,6 +181,14 @@ describe("Sink", () => {
     }
   });
 
+  it("refuses allowedSignals on a sink of an HTTP source, and accepts them on an OTLP one", async () => {
+    const r = await sink.check(h.ctx, {}, { ...base(), name: "Signals", tableId: "in.c-provider.signals", allowedSignals: ["logs"], columns: [{ type: "uuid", name: "id" }] });
+    expect(r.failures).toEqual([{ property: "allowedSignals", reason: expect.stringContaining('source "sink-parent" is an HTTP source') }]);
+    const otlp = await createVia(source, h.ctx, "otlp-parent", { name: "Otlp Parent", type: "otlp" });
+    const ok = await createVia(sink, h.ctx, "traces", { sourceId: otlp.outs.sourceId, name: "Traces", tableId: "in.c-provider.traces", allowedSignals: ["traces"], columns: [{ type: "body", name: "span" }] });
+    expect(ok.outs.allowedSignals).toEqual(["traces"]);
+  });
+
   it("adopts an existing sink only when asked", async () => {
     const args = { ...base(), name: "Adoptee", tableId: "in.c-provider.adoptee", columns: [{ type: "uuid", name: "id" }] };
     await createVia(sink, h.ctx, "adoptee", args);
