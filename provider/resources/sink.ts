@@ -108,7 +108,8 @@ function apiBody(p: Parsed): Record<string, unknown> {
   return {
     name: p.name,
     description: p.description,
-    ...(p.allowedSignals !== undefined ? { allowedSignals: p.allowedSignals } : {}),
+    // An empty list clears the filter, so it is always sent: an unset input means "all signals".
+    allowedSignals: p.allowedSignals ?? [],
     table: { type: "keboola", tableId: p.tableId, mapping: { columns: p.columns.map(canonicalColumn) } },
   };
 }
@@ -142,7 +143,7 @@ async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, curr
   const have = {
     name: current.name,
     description: current.description,
-    ...(p.allowedSignals !== undefined ? { allowedSignals: current.allowedSignals ?? [] } : {}),
+    allowedSignals: current.allowedSignals ?? [],
     table: current.table && {
       type: "keboola",
       tableId: current.table.tableId,
@@ -175,7 +176,13 @@ export const handler: ResourceHandler = {
       if (Array.isArray(cols)) failures.push(...(await templateFailures(cols)));
       return { inputs: news, failures };
     }
-    const p = { ...value, sinkId: resolveId(value, olds), columns: value.columns.map(canonicalColumn) };
+    const p = {
+      ...value,
+      sinkId: resolveId(value, olds),
+      columns: value.columns.map(canonicalColumn),
+      // No filter and an empty filter are the same: keep one spelling so refresh shows no diff.
+      allowedSignals: value.allowedSignals?.length ? value.allowedSignals : undefined,
+    };
     failures.push(...(await templateFailures(p.columns)));
     if (failures.length === 0 && !containsUnknown([news.sourceId, news.allowedSignals, news.branchId])) {
       const failure = await signalsFailure(ctx, p);

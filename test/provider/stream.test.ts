@@ -187,6 +187,12 @@ describe("Sink", () => {
     const otlp = await createVia(source, h.ctx, "otlp-parent", { name: "Otlp Parent", type: "otlp" });
     const ok = await createVia(sink, h.ctx, "traces", { sourceId: otlp.outs.sourceId, name: "Traces", tableId: "in.c-provider.traces", allowedSignals: ["traces"], columns: [{ type: "body", name: "span" }] });
     expect(ok.outs.allowedSignals).toEqual(["traces"]);
+
+    const cleared = await updateVia(sink, h.ctx, "traces", ok.id, ok.outs, ok.inputs, { sourceId: otlp.outs.sourceId, name: "Traces", tableId: "in.c-provider.traces", allowedSignals: [], columns: [{ type: "body", name: "span" }] });
+    expect(cleared.outs.allowedSignals).toBeUndefined();
+    expect((await (await stream()).getSink("default", String(otlp.outs.sourceId), "traces")).allowedSignals ?? []).toEqual([]);
+    const read = await sink.read(h.ctx, ok.id, cleared.outs);
+    expect((await sink.diff(h.ctx, ok.id, cleared.outs, { ...cleared.inputs, ...(read.inputs as Props) })).changes).toBe(false);
   });
 
   it("adopts an existing sink only when asked", async () => {
