@@ -1,56 +1,36 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator/server";
-import { KeboolaClient } from "../../provider/api/client";
+import type { Emulator } from "../../emulator/server";
 import { handler as componentConfig } from "../../provider/resources/component-config";
 import { handler as variableConfig } from "../../provider/resources/variable-config";
 import { handler as jobRun } from "../../provider/resources/job-run";
 import type { Props, ResourceContext, ResourceHandler } from "../../provider/resources/types";
+import { createVia, startHarness, updateVia, type Harness } from "./harness";
 
 // ComponentConfig, VariableConfig and JobRun handlers against the emulator, called as the
 // dynamic provider host calls them: check, then create; check, diff, update with the old outputs.
 
+let h: Harness;
 let emu: Emulator;
 let ctx: ResourceContext;
 let limitedCtx: ResourceContext;
 
-const clientFor = (token: string) => new KeboolaClient({ host: emu.url, token, taskTimeoutSeconds: 30, http: { retryBaseMs: 5 } });
-
 beforeAll(async () => {
-  emu = await startEmulator({ token: "master", limitedToken: "limited", taskDurationMs: 20 });
-  const master = clientFor("master");
-  const limited = clientFor("limited");
-  ctx = { client: () => master };
-  limitedCtx = { client: () => limited };
+  h = await startHarness({ taskDurationMs: 20 });
+  emu = h.emu;
+  ctx = h.ctx;
+  limitedCtx = h.contextFor("limited");
 });
 
 afterAll(async () => {
-  await emu?.close();
+  await h?.close();
 });
 
 beforeEach(() => emu.clearRequests());
 
-/** check -> create, as the engine does; fails the test on check failures. */
-async function create(h: ResourceHandler, name: string, news: Props, c: ResourceContext = ctx) {
-  const checked = await h.check(c, {}, { __resourceName: name, ...news });
-  expect(checked.failures).toEqual([]);
-  const inputs = checked.inputs as Props;
-  const result = await h.create(c, inputs);
-  return { id: result.id, outs: result.outs as Props, inputs };
-}
-
-/** check -> diff -> update with the old outputs; returns the new outputs (or the old ones without changes). */
-async function update(h: ResourceHandler, name: string, id: string, olds: Props, oldInputs: Props, news: Props) {
-  const checked = await h.check(ctx, oldInputs, { __resourceName: name, ...news });
-  expect(checked.failures).toEqual([]);
-  const inputs = checked.inputs as Props;
-  const diff = await h.diff(ctx, id, olds, inputs);
-  if (!diff.changes) return { outs: olds, inputs, diff };
-  expect(diff.replaces).toEqual([]);
-  const result = await h.update(ctx, id, olds, inputs);
-  return { outs: result.outs as Props, inputs, diff };
-}
-
-const writes = () => emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
+const create = (handler: ResourceHandler, name: string, news: Props, c: ResourceContext = ctx) => createVia(handler, c, name, news);
+const update = (handler: ResourceHandler, name: string, id: string, olds: Props, oldInputs: Props, news: Props) =>
+  updateVia(handler, ctx, name, id, olds, oldInputs, news);
+const writes = () => h.writes();
 const storagePath = (componentId: string, configId: string) => `/v2/storage/branch/default/components/${componentId}/configs/${configId}`;
 
 const variablesArgs = {
