@@ -1,10 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { StreamApi, StreamSink, StreamTask } from "../api/stream";
-import { KeboolaNetworkError, isConflict, isNotFound } from "../api/errors";
+import type { StreamApi, StreamSink } from "../api/stream";
+import { isNotFound } from "../api/errors";
+import { createOnce } from "./stream-create";
 import { checkWith, containsUnknown, parseChecked } from "../validation/check";
-import { MAX_DESCRIPTION_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, TABLE_ID_PATTERN, normalizeId } from "../validation/ids";
+import { MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { canonicalColumn, columnsSchema, mappingMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
 import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
@@ -20,17 +21,9 @@ export const sinkInputsSchema = z
   .object({
     branchId: branchSchema,
     sourceId: z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH),
-    sinkId: z
-      .string()
-      .min(1, "must not be empty: omit it to derive the id from name")
-      .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
-      .refine((id) => normalizeId(id) === id, {
-        message: "must be lowercase letters, digits and single dashes (the service would rename it): write it normalized",
-      })
-      .optional()
-      .describe("Sink id; derived from name when omitted. Changing it replaces the sink."),
-    name: z.string().min(1, "must not be empty").max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters: shorten it`),
-    description: z.string().max(MAX_DESCRIPTION_LENGTH).default(""),
+    sinkId: streamIdSchema("sink"),
+    name: streamNameSchema,
+    description: descriptionSchema,
     tableId: z
       .string()
       .regex(TABLE_ID_PATTERN, 'must be a Storage table id like "in.c-events.raw" (stage in|out, bucket "c-<name>", table)')
@@ -221,30 +214,25 @@ export const handler: ResourceHandler = {
     if (failure) throw new Error(`${label}: ${failure}`);
 
     const body = { sinkId: p.sinkId, type: "table", ...apiBody(p) };
-    let task: StreamTask | undefined;
-    try {
-      task = await stream.createSink(p.branchId, p.sourceId, body);
-    } catch (err) {
-      if (!(err instanceof KeboolaNetworkError) || !err.ambiguous) throw err;
-      if (!(await stream.findSink(p.branchId, p.sourceId, p.sinkId))) {
-        try {
-          task = await stream.createSink(p.branchId, p.sourceId, body);
-        } catch (again) {
-          if (!isConflict(again)) throw again;
-        }
+    const leftBehind = (left: StreamSink, err: Error): never => {
+      // The sink exists even though a step failed: keep tracking it rather than orphan it.
+      throw new PartialFailure(err.message, idOf(left), withProvider(outputs(p, left), inputs));
+    };
+    let sink = await createOnce({
+      label,
+      find: () => stream.findSink(p.branchId, p.sourceId, p.sinkId),
+      create: () => stream.createSink(p.branchId, p.sourceId, body),
+      runTask: (task) => stream.runTask(task, label),
+      leftBehind,
+    });
+    if (!p.enabled) {
+      try {
+        sink = await converge(ctx, stream, p, sink, false, label);
+      } catch (err) {
+        leftBehind(sink, err as Error);
       }
     }
-    try {
-      if (task) await stream.runTask(task, label);
-      let sink = await waitVisible(stream, p, label);
-      if (!p.enabled) sink = await converge(ctx, stream, p, sink, false, label);
-      return { id: idOf(sink), outs: outputs(p, sink) };
-    } catch (err) {
-      // The sink may exist even though a step failed: keep tracking it rather than orphan it.
-      const left = await stream.findSink(p.branchId, p.sourceId, p.sinkId).catch(() => undefined);
-      if (left) throw new PartialFailure((err as Error).message, idOf(left), withProvider(outputs(p, left), inputs));
-      throw err;
-    }
+    return { id: idOf(sink), outs: outputs(p, sink) };
   },
 
   async read(ctx, id, props) {
@@ -285,12 +273,3 @@ export const handler: ResourceHandler = {
 };
 
 const idOf = (s: StreamSink) => `${s.branchId}/${s.sourceId}/${s.sinkId}`;
-
-async function waitVisible(stream: StreamApi, p: Parsed, label: string): Promise<StreamSink> {
-  for (let i = 0, delay = 50; ; i++, delay = Math.min(delay * 2, 1000)) {
-    const s = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
-    if (s) return s;
-    if (i >= 10) throw new Error(`${label} was created but cannot be read back`);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-}

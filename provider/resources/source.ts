@@ -2,9 +2,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
-import { KeboolaNetworkError, isConflict, isNotFound } from "../api/errors";
+import { isNotFound } from "../api/errors";
+import { createOnce } from "./stream-create";
 import { checkWith, parseChecked } from "../validation/check";
-import { MAX_DESCRIPTION_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, normalizeId } from "../validation/ids";
+import { descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { diffFields, resourceArgs, resourceName, withProvider, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 
@@ -21,17 +22,9 @@ export const branchSchema = z
 export const sourceInputsSchema = z
   .object({
     branchId: branchSchema,
-    sourceId: z
-      .string()
-      .min(1, "must not be empty: omit it to derive the id from name")
-      .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
-      .refine((id) => normalizeId(id) === id, {
-        message: "must be lowercase letters, digits and single dashes (the service would rename it): write it normalized",
-      })
-      .optional()
-      .describe("Source id; derived from name (kebab-case) when omitted. Changing it replaces the source."),
-    name: z.string().min(1, "must not be empty").max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters: shorten it`),
-    description: z.string().max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`).default(""),
+    sourceId: streamIdSchema("source"),
+    name: streamNameSchema,
+    description: descriptionSchema,
     type: z.enum(["http", "otlp"], { message: 'must be "http" or "otlp"' }).default("http"),
     adoptExisting: z
       .boolean()
@@ -140,29 +133,15 @@ export const handler: ResourceHandler = {
       source = await converge(stream, p.branchId, p, existing, label);
     } else {
       const body = { sourceId: p.sourceId, type: p.type, name: p.name, description: p.description };
-      let task;
-      try {
-        task = await stream.createSource(p.branchId, body);
-      } catch (err) {
-        // The create may have reached the service. Read by id; if it is not there, ask again:
-        // a 409 then means our first request is being processed.
-        if (!(err instanceof KeboolaNetworkError) || !err.ambiguous) throw err;
-        if (!(await stream.findSource(p.branchId, p.sourceId))) {
-          try {
-            task = await stream.createSource(p.branchId, body);
-          } catch (again) {
-            if (!isConflict(again)) throw again;
-          }
-        }
-      }
-      try {
-        if (task) await stream.runTask(task, label);
-      } catch (err) {
-        const left = await stream.findSource(p.branchId, p.sourceId);
-        if (left) throw new PartialFailure(String((err as Error).message), idOf(left), withProvider(outputs(p, left), inputs));
-        throw err;
-      }
-      source = await waitVisible(stream, p.branchId, p.sourceId, label);
+      source = await createOnce({
+        label,
+        find: () => stream.findSource(p.branchId, p.sourceId),
+        create: () => stream.createSource(p.branchId, body),
+        runTask: (task) => stream.runTask(task, label),
+        leftBehind: (left, err) => {
+          throw new PartialFailure(err.message, idOf(left), withProvider(outputs(p, left), inputs));
+        },
+      });
     }
     return { id: idOf(source), outs: outputs(p, source) };
   },
@@ -201,13 +180,3 @@ export const handler: ResourceHandler = {
 };
 
 const idOf = (s: StreamSource) => `${s.branchId}/${s.sourceId}`;
-
-/** After the create task, the source is readable; poll briefly in case of an eventually consistent read. */
-async function waitVisible(stream: StreamApi, branch: string, sourceId: string, label: string): Promise<StreamSource> {
-  for (let i = 0, delay = 50; ; i++, delay = Math.min(delay * 2, 1000)) {
-    const s = await stream.findSource(branch, sourceId);
-    if (s) return s;
-    if (i >= 10) throw new Error(`${label} was created but cannot be read back`);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-}

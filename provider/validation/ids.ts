@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 // Stream object ids, derived exactly as the Stream service does (keboola-as-code
 // strhelper.NormalizeName), so the id of a source or sink is known at preview.
 
@@ -24,3 +26,26 @@ export function effectiveId(explicitId: string | undefined, name: string): strin
 
 /** Storage table ids: `in|out.c-<bucket>.<table>`. */
 export const TABLE_ID_PATTERN = /^(in|out)\.c-[a-zA-Z0-9_-]+\.[a-zA-Z0-9_-]+$/;
+
+/** An optional explicit source/sink id, written as the service would store it. */
+export function streamIdSchema(entity: "source" | "sink") {
+  return z
+    .string()
+    .min(1, "must not be empty: omit it to derive the id from name")
+    .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
+    .refine((id) => normalizeId(id) === id, {
+      message: "must be lowercase letters, digits and single dashes (the service would rename it): write it normalized",
+    })
+    .optional()
+    .describe(`${entity === "source" ? "Source" : "Sink"} id; derived from name (kebab-case) when omitted. Changing it replaces the ${entity}.`);
+}
+
+export const streamNameSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters: shorten it`);
+
+export const descriptionSchema = z
+  .string()
+  .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`)
+  .default("");
