@@ -191,8 +191,9 @@ export const handler: ResourceHandler = {
   },
 
   async diff(_ctx, _id, olds, news) {
-    const o = { ...olds, branchId: olds.branch, columns: (olds.columns as Column[] | undefined)?.map(canonicalColumn) };
-    return diffFields(o, news, {
+    const canonical = (cols: unknown) => (Array.isArray(cols) ? (cols as Column[]).map(canonicalColumn) : cols);
+    const o = { ...olds, branchId: olds.branch, columns: canonical(olds.columns) };
+    return diffFields(o, { ...news, columns: canonical(news.columns) }, {
       update: ["name", "description", ...MAPPING_FIELDS, "allowedSignals", "enabled", "rotateToken"],
       replace: ["branchId", "sourceId", "sinkId"],
     });

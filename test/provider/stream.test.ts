@@ -261,6 +261,19 @@ describe("faults", () => {
     expect(await s.findSource("default", "flaky")).toBeUndefined();
   });
 
+  it("waits for the emulator's Retry-After before repeating a request answered 429", async () => {
+    h.emu.setFaults({ seed: 8, rate429: 0.5, retryAfterSeconds: 1, methods: ["POST"], pathPrefixes: ["/stream/v1/branches/default/sources"] });
+    await createVia(source, h.ctx, "patient", { name: "Patient" });
+    h.emu.setFaults({});
+    const posts = h.emu.requests().filter((r) => r.method === "POST" && r.path === "/stream/v1/branches/default/sources");
+    const first429 = posts.findIndex((r) => r.status === 429);
+    expect(first429).toBeGreaterThanOrEqual(0);
+    const next = posts[first429 + 1]!;
+    expect(Date.parse(next.at) - Date.parse(posts[first429]!.at)).toBeGreaterThanOrEqual(950);
+    expect(posts.at(-1)!.status).toBe(202);
+    expect((await (await stream()).listSources("default")).sources.filter((x) => x.sourceId === "patient")).toHaveLength(1);
+  });
+
   it("fails a create whose task fails with the task's message and no orphan", async () => {
     h.emu.setFaults({ failTasks: ["api.create.source"] });
     const checked = await source.check(h.ctx, {}, { __resourceName: "broken", name: "Broken" });
