@@ -1,6 +1,6 @@
 import { KeboolaClient } from "./api/client";
 import { resolveSettings, type ConfigSource } from "./config";
-import type { Method, Props, ResourceContext, ResourceHandler, ResourceKind } from "./resources/types";
+import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceHandler, type ResourceKind } from "./resources/types";
 
 // Loaded by the serialized provider shim at call time, inside the dynamic provider process.
 // Holds the stack config and the client for that process; nothing here is serialized to state.
@@ -48,7 +48,14 @@ function handler(kind: ResourceKind): ResourceHandler {
 export async function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
   const h = handler(kind);
   const fn = h[method] as (ctx: ResourceContext, ...a: unknown[]) => Promise<unknown>;
-  return withoutUndefined(await fn.call(h, context, ...args));
+  try {
+    return withoutUndefined(await fn.call(h, context, ...args));
+  } catch (err) {
+    if (err instanceof PartialFailure) {
+      throw new PartialFailure(err.message, err.id, withoutUndefined(err.properties) as Props, err.reasons);
+    }
+    throw err;
+  }
 }
 
 /** The host turns results into protobuf Structs, which reject `undefined`: absent means absent. */

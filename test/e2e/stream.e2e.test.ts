@@ -191,6 +191,26 @@ describe("e2e: Stream resources with the real Pulumi CLI", () => {
     writeSpec(spec);
   }, 120_000);
 
+  it("keeps tracking a sink whose creation failed halfway, and finishes it on the next up", async () => {
+    const spec = structuredClone(SPEC) as Spec;
+    spec.sinks.actions.columns[1] = { type: "path", name: "user", path: "user.uid", defaultValue: "anonymous", rawString: true };
+    spec.sinks.paused = { name: "Paused", tableId: "in.c-e2e.paused", enabled: false, columns: [{ type: "uuid", name: "id" }] };
+    writeSpec(spec);
+    emu.setFaults({ failTasks: ["api.disable.sink"] });
+    const failed = await ws.up();
+    emu.setFaults({});
+    expect(failed.code, describeResult(failed)).not.toBe(0);
+    expect(failed.stdout + failed.stderr).toMatch(/Sink "web-events\/paused" \(resource "paused"\).*failed: Unknown error/);
+    const tracked = (await ws.stackResources()).filter((r) => r.type === "pulumi-nodejs:dynamic/keboola:Sink" && r.urn.endsWith("::paused"));
+    expect(tracked).toHaveLength(1);
+    expect(tracked[0]!.id).toBe("101/web-events/paused");
+
+    ok(await ws.up());
+    const paused = await streamGet<{ disabled?: unknown }>("/v1/branches/default/sources/web-events/sinks/paused");
+    expect(paused.body.disabled).toBeDefined();
+    ok(await ws.previewExpectNoChanges());
+  }, 120_000);
+
   it("destroys everything, leaving the emulator without sources and sinks", async () => {
     ok(await ws.destroy());
     const sources = await streamGet<{ sources: unknown[] }>("/v1/branches/default/sources");
