@@ -6,5 +6,6 @@ export default defineConfig({
     testTimeout: 30000,
     hookTimeout: 60000,
     reporters: ["default", "./test/summary-reporter.ts"],
+    benchmark: { include: ["test/bench/**/*.bench.ts"] },
   },
 });
