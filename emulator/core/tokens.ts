@@ -9,8 +9,6 @@ export interface TokenRecord {
   canManageBuckets: boolean;
   canManageTokens: boolean;
   canReadAllFileUploads: boolean;
-  /** Emulator-only flag: whether the token may create/update/delete component configurations. */
-  canManageConfigurations: boolean;
   /**
    * Components whose configurations a non-master token may read and manage (the real
    * `componentAccess`); a master token has access to all, whatever this says.
@@ -28,7 +26,6 @@ export function masterToken(token: string, created: string): TokenRecord {
     canManageBuckets: true,
     canManageTokens: true,
     canReadAllFileUploads: true,
-    canManageConfigurations: true,
     created,
   };
 }
@@ -42,7 +39,6 @@ export function limitedToken(token: string, created: string): TokenRecord {
     canManageBuckets: false,
     canManageTokens: false,
     canReadAllFileUploads: false,
-    canManageConfigurations: false,
     created,
   };
 }

@@ -145,7 +145,7 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
 
   // All components having configurations, with them (`?include=configuration,rows`).
   router.on("GET", "/components", ({ c, token, branchId }) => {
-    if (!token.isMasterToken && !token.canManageConfigurations && !(token.componentAccess ?? []).length) throw errors.accessDenied();
+    if (!token.isMasterToken && !(token.componentAccess ?? []).length) throw errors.accessDenied();
     const q = readQuery(c);
     const include = list(q.include) ?? [];
     const deleted = truthy(q.isDeleted);

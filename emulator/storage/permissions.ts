@@ -6,13 +6,12 @@ import type { CreatorToken } from "./state";
 // - a master token may do everything;
 // - other tokens reach component configurations only for the components in their
 //   `componentAccess` (real: a token without it gets 403 `accessDenied` "You don't have access
-//   to the resource." even when listing components); the emulator-only flag
-//   `canManageConfigurations` grants all components;
+//   to the resource." even when listing components);
 // - buckets: `canManageBuckets` gives "manage" on every bucket; the emulator's other tokens
 //   may read every bucket and write none (verify lists them with "read").
 
 export function canAccessComponent(token: TokenRecord, componentId: string): boolean {
-  return token.isMasterToken || token.canManageConfigurations || (token.componentAccess ?? []).includes(componentId);
+  return token.isMasterToken || (token.componentAccess ?? []).includes(componentId);
 }
 
 export function requireComponentAccess(token: TokenRecord, componentId: string): void {

@@ -83,7 +83,6 @@ const publicToken: TokenRecord = {
   canManageBuckets: false,
   canManageTokens: false,
   canReadAllFileUploads: false,
-  canManageConfigurations: false,
   created: "",
 };
 
