@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getJsonnetEngine, type TemplateContext } from "../../jsonnet/engine";
 import { getNested, isContentTypeJSON, parseBody, pathFromStr, type JsonObject } from "../../jsonnet/body";
+import { clientIpString, headersMap } from "../../jsonnet/globals";
 import { goJSON } from "./respond";
 import { lookup, parseJSON, serialize, type JNode } from "./jsonvalue";
 import type { ColumnRecord } from "./state";
@@ -167,38 +168,16 @@ export function templateCompileError(content: string): string | undefined {
   return res.ok ? undefined : res.error;
 }
 
-/** Go's http.CanonicalHeaderKey. */
-export function canonicalHeaderKey(name: string): string {
-  if (![...name].every((c) => /[!#$%&'*+\-.^_`|~0-9a-zA-Z]/.test(c))) return name;
-  let upper = true;
-  let out = "";
-  for (const c of name) {
-    out += upper ? c.toUpperCase() : c.toLowerCase();
-    upper = c === "-";
-  }
-  return out;
-}
-
-/** Canonical name -> first value, sorted; `skip` are canonical names left out. */
+/** Canonical name -> first value, sorted (as the template globals see them); `skip` are canonical names left out. */
 export function headersOf(raw: Record<string, string | string[] | undefined>, skip: string[] = []): Record<string, string> {
-  const collected = new Map<string, string>();
-  for (const [name, value] of Object.entries(raw)) {
-    const v = Array.isArray(value) ? value[0] : value;
-    if (v === undefined) continue;
-    const key = canonicalHeaderKey(name);
-    if (skip.includes(key) || collected.has(key)) continue;
-    collected.set(key, v);
-  }
-  const out: Record<string, string> = {};
-  for (const key of [...collected.keys()].sort()) out[key] = collected.get(key) as string;
-  return out;
+  const headers = headersMap(raw);
+  for (const key of skip) delete headers[key];
+  return headers;
 }
 
 /** Go's net.IP.String() of a socket address ("::ffff:1.2.3.4" -> "1.2.3.4"). */
 export function ipString(address: string | undefined): string {
-  if (!address) return "<nil>";
-  const m = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  return m ? m[1] : address;
+  return address ? clientIpString(address) : "<nil>";
 }
 
 function isIP(s: string): boolean {
