@@ -189,37 +189,26 @@ export function updateSink(ctx: EmulatorContext, c: Context): Promise<Response> 
 }
 
 export function deleteSink(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const { sourceId, sinkId } = idParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    mustExistSink(ctx, scope.branchId, sourceId, sinkId);
-    const task = startTask(ctx, {
-      type: "delete.sink",
-      branchId: scope.branchId,
-      sourceId,
-      sinkId,
-      by: scope.auth.by,
-      operation: { kind: "deleteSink" },
-    });
-    return accepted(ctx, task);
-  });
+  return simpleSinkTask(ctx, c, "delete.sink", { kind: "deleteSink" });
 }
 
 export function switchSink(ctx: EmulatorContext, c: Context, enable: boolean): Promise<Response> {
+  return simpleSinkTask(ctx, c, enable ? "enable.sink" : "disable.sink", { kind: enable ? "enableSink" : "disableSink" });
+}
+
+/** A write on an existing sink whose whole effect is its task (delete, disable, enable). */
+function simpleSinkTask(
+  ctx: EmulatorContext,
+  c: Context,
+  type: "delete.sink" | "enable.sink" | "disable.sink",
+  operation: { kind: "deleteSink" | "enableSink" | "disableSink" },
+): Promise<Response> {
   return handle(ctx, () => {
     const errs = new GoaErrors();
     const { sourceId, sinkId } = idParams(c, errs);
     const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
     mustExistSink(ctx, scope.branchId, sourceId, sinkId);
-    const task = startTask(ctx, {
-      type: enable ? "enable.sink" : "disable.sink",
-      branchId: scope.branchId,
-      sourceId,
-      sinkId,
-      by: scope.auth.by,
-      operation: { kind: enable ? "enableSink" : "disableSink" },
-    });
+    const task = startTask(ctx, { type, branchId: scope.branchId, sourceId, sinkId, by: scope.auth.by, operation });
     return accepted(ctx, task);
   });
 }
