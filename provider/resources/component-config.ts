@@ -12,6 +12,11 @@ import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import {
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
+  variableDeclarationSchema,
+  type VariableDeclaration,
+  type VariablesBinding,
+} from "./variable-config";
+import {
   assertCanManage,
   assertCanPurge,
   configIdReplaces,
@@ -21,10 +26,7 @@ import {
   normalizeConfig,
   parseConfigResourceId,
   unknownAsOld,
-  variableDeclarationSchema,
-  type VariableDeclaration,
-  type VariablesBinding,
-} from "./variable-config";
+} from "./configurations";
 
 // A component configuration with its rows, optionally bound to a VariableConfig.
 //

@@ -7,7 +7,8 @@ import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import { branchSchema } from "./source";
 import type { Props, ResourceHandler } from "./types";
-import { assertCanManage, stringValue, unknownAsOld, variableValuesSchema } from "./variable-config";
+import { stringValue, variableValuesSchema } from "./variable-config";
+import { assertCanManage, unknownAsOld } from "./configurations";
 
 // One run of a configuration through the Job Queue (`mode: "run"`). Create starts the job and
 // waits for it; anything but `success` fails the deployment with the job's result message (the

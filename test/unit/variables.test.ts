@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { TokenInfo } from "../../provider/api/storage";
 import type { ResourceContext } from "../../provider/resources/types";
-import { componentAccessProblem, handler as variables, valueIssues } from "../../provider/resources/variable-config";
+import { handler as variables, valueIssues } from "../../provider/resources/variable-config";
+import { componentAccessProblem } from "../../provider/resources/configurations";
 import { handler as jobRun, jobRequest, jobRunInputsSchema } from "../../provider/resources/job-run";
 
 // VariableConfig inputs: declarations and default values, checked at preview (check needs no API).
