@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
@@ -7,7 +8,6 @@ import { checkWith, containsUnknown, parseChecked, userInputs } from "../validat
 import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
-import { branchSchema } from "./source";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import {
   DEFAULT_CHANGE_DESCRIPTION,

@@ -1,11 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueJob } from "../api/queue";
 import { KeboolaNetworkError, KeboolaTimeoutError } from "../api/errors";
 import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
-import { branchSchema } from "./source";
 import type { Props, ResourceHandler } from "./types";
 import { stringValue, variableValuesSchema } from "./variable-config";
 import { assertCanManage, unknownAsOld } from "./configurations";

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { settingsShape } from "../validation/settings";
-import { MAX_ID_LENGTH } from "../validation/ids";
+import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import { resourceArgs, type ArgsOf } from "./common";
 import { settingsHandler } from "./settings-handler";
-import { branchSchema } from "./source";
 
 // Stream settings of one sink, overriding its source's. Only the keys set here are managed;
 // deleting the resource resets them to the defaults.

@@ -5,11 +5,10 @@ import type { StreamApi, StreamSink } from "../api/stream";
 import { isNotFound } from "../api/errors";
 import { createOnce } from "./stream-create";
 import { checkWith, containsUnknown, parseChecked } from "../validation/check";
-import { MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
+import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { canonicalColumn, columnsSchema, mappingMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
 import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
-import { branchSchema } from "./source";
 import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,

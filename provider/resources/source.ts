@@ -5,7 +5,7 @@ import type { StreamApi, StreamSource } from "../api/stream";
 import { isNotFound } from "../api/errors";
 import { createOnce } from "./stream-create";
 import { checkWith, parseChecked } from "../validation/check";
-import { descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
+import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { diffFields, resourceArgs, resourceName, withProvider, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 
@@ -13,11 +13,6 @@ import { PartialFailure, type Props, type ResourceHandler } from "./types";
 // update in place; a new sourceId or branch replaces it. The ingestion URL is a credential and
 // is stored only as a secret output.
 
-export const branchSchema = z
-  .union([z.string().regex(/^(default|\d+)$/, 'must be "default" or a numeric branch id'), z.number().int().positive()])
-  .transform(String)
-  .default("default")
-  .describe('Branch: "default" or the numeric id of a dev branch.');
 
 export const sourceInputsSchema = z
   .object({

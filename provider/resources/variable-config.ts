@@ -1,11 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration } from "../api/storage";
 import { isNotFound } from "../api/errors";
 import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
-import { branchSchema } from "./source";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import { configResourceId, parseConfigResourceId, assertCanManage, assertCanPurge, findLiveConfig, normalizeConfig, deleteConfiguration, configIdReplaces } from "./configurations";
 

@@ -49,3 +49,10 @@ export const descriptionSchema = z
   .string()
   .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`)
   .default("");
+
+/** Branch of any resource: `default` or a numeric dev-branch id (kept as a string). */
+export const branchSchema = z
+  .union([z.string().regex(/^(default|\d+)$/, 'must be "default" or a numeric branch id'), z.number().int().positive()])
+  .transform(String)
+  .default("default")
+  .describe('Branch: "default" or the numeric id of a dev branch.');
