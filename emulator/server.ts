@@ -78,7 +78,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     options: opts,
     baseUrl: () => baseUrl,
     urls,
-    random: seededRandom(opts.seed ?? 7),
+    // Seeded for repeatable runs; a restart from a state file continues with another sequence, so
+    // secrets generated after the restart never repeat those generated before it.
+    random: seededRandom((opts.seed ?? 7) + Object.values(state.counters).reduce((a, b) => a + b, 0)),
     now: () => Date.now(),
     nextId(counter, start = 1) {
       const next = (state.counters[counter] ?? start - 1) + 1;
