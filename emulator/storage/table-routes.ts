@@ -128,16 +128,18 @@ function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
   return tableJson(ctx, table) as { [key: string]: JsonValue };
 }
 
+/** The table a job works on; gone since the job was accepted -> the job fails as Storage's does. */
+function jobTable(ctx: EmulatorContext, job: StorageJobRecord): TableRecord {
+  const table = getTable(ctx, job.branchId, job.tableId as string);
+  if (table) return table;
+  const p = parseTableId(job.tableId as string);
+  const notFound = errors.tableNotFound(p?.name ?? String(job.tableId), p?.bucketId ?? "", ctx.state.project.id);
+  throw new JobFailure(notFound.code as string, notFound.message);
+}
+
 function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
   const w = job.work as { fileId: number; delimiter: string; enclosure: string; incremental: boolean; columns: string[] | null };
-  const table = getTable(ctx, job.branchId, job.tableId as string);
-  if (!table) {
-    const p = parseTableId(job.tableId as string);
-    throw new JobFailure(
-      "storage.tables.notFound",
-      `The table "${p?.name}" was not found in the bucket "${p?.bucketId}" in the project "${ctx.state.project.id}"`,
-    );
-  }
+  const table = jobTable(ctx, job);
   const parsed = loadCsv(ctx, w, w.columns ?? undefined);
   const missing = table.columns.filter((c) => !parsed.header.includes(c));
   if (missing.length) {
@@ -171,14 +173,7 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
 
 function runTableExport(ctx: EmulatorContext, job: StorageJobRecord, token: TokenRecord): { [key: string]: JsonValue } {
   const w = job.work as { columns: string[]; limit: number | null };
-  const table = getTable(ctx, job.branchId, job.tableId as string);
-  if (!table) {
-    const p = parseTableId(job.tableId as string);
-    throw new JobFailure(
-      "storage.tables.notFound",
-      `The table "${p?.name}" was not found in the bucket "${p?.bucketId}" in the project "${ctx.state.project.id}"`,
-    );
-  }
+  const table = jobTable(ctx, job);
   const cols = w.columns.length ? w.columns : table.columns;
   const idx = cols.map((c) => table.columns.indexOf(c));
   let rows = table.rows.map((r) => idx.map((i) => r[i]));
