@@ -10,7 +10,7 @@ import { ensureSinkTable, issueSinkToken, revokeSinkToken, tableIdError } from "
 import { mustGetSource, pageParams, settingsPatchBody } from "./sources";
 import { activeSink, activeSource, findSink, MAX_SINKS_PER_SOURCE, nextVersion, sinkKey, sinksOf } from "./store";
 import { streamState, type ColumnRecord, type ColumnType, type SinkPatch, type SinkRecord, type TaskRecord } from "./state";
-import { registerTaskExecutor, startTask, TaskFailure, TaskLockError, taskView, UNKNOWN_ERROR, type TaskSuccess } from "./tasks";
+import { accepted, registerTaskExecutor, startTask, TaskFailure, TaskLockError, UNKNOWN_ERROR, type TaskSuccess } from "./tasks";
 import { decodeBody, throwIf, validateCreateSink, validateIdParam, validateUpdateSink } from "./validation";
 import { paginate, sinkView } from "./views";
 
@@ -73,10 +73,6 @@ function checkTableId(tableId: string): string {
 
 function signals(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
-}
-
-function accepted(ctx: EmulatorContext, task: TaskRecord): Response {
-  return jsonResponse(202, taskView(ctx, task));
 }
 
 // ---- Handlers -----------------------------------------------------------------------------------

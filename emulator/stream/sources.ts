@@ -18,7 +18,7 @@ import {
   sourceKey,
 } from "./store";
 import { streamState, type SettingPatchKV, type SourcePatch, type SourceRecord, type SourceType, type TaskRecord } from "./state";
-import { registerTaskExecutor, startTask, taskView, TaskFailure, UNKNOWN_ERROR, type TaskSuccess } from "./tasks";
+import { accepted, registerTaskExecutor, startTask, TaskFailure, UNKNOWN_ERROR, type TaskSuccess } from "./tasks";
 import { decodeBody, throwIf, validateCreateSource, validateIdParam, validateSettingsPatch, validateUpdateSource } from "./validation";
 import { paginate, sourceView } from "./views";
 
@@ -37,10 +37,6 @@ export function mustGetSource(ctx: EmulatorContext, branchId: number, sourceId: 
   const source = activeSource(ctx, branchId, sourceId);
   if (!source) throw notFound("source", sourceId, "branch");
   return source;
-}
-
-function accepted(ctx: EmulatorContext, task: TaskRecord): Response {
-  return jsonResponse(202, taskView(ctx, task));
 }
 
 // ---- Handlers -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import type { Deferred, EmulatorContext, JsonValue } from "../core/context";
 import { taskShouldFail } from "../core/faults";
 import { applicationError, type StreamError } from "./errors";
 import { isoTime, newTaskId } from "./ids";
+import { jsonResponse } from "./respond";
 import { streamState, type ByRecord, type TaskOperation, type TaskOutputs, type TaskRecord } from "./state";
 
 // Asynchronous tasks. A write request validates what the real service validates up front, then
@@ -116,6 +117,11 @@ export function startTask(ctx: EmulatorContext, spec: StartTask): TaskRecord {
 /** A running task lock answers as the real service: an unexpected error (500). */
 export function lockConflict(ctx: EmulatorContext): StreamError {
   return applicationError(ctx);
+}
+
+/** The 202 answer of every write: the task just started. */
+export function accepted(ctx: EmulatorContext, task: TaskRecord): Response {
+  return jsonResponse(202, taskView(ctx, task));
 }
 
 export function taskView(ctx: EmulatorContext, task: TaskRecord): Record<string, unknown> {
