@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { isNotFound } from "../api/errors";
-import { checkWith, parseChecked } from "../validation/check";
+import { isNotFound, notFoundAsUndefined } from "../api/errors";
+import { checkWith, parseChecked, userInputs } from "../validation/check";
 import { changedSettings, resetPatch, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
 import { resourceName } from "./common";
 import type { Props, ResourceHandler } from "./types";
@@ -36,7 +36,7 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
       const task = await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Updated by Pulumi.");
       await stream.runTask(task, what(props, t));
     }
-    return { id: idOf(t), outs: { ...userValues(props), branchId: t.branchId } };
+    return { id: idOf(t), outs: { ...userInputs(props), branchId: t.branchId } };
   }
 
   return {
@@ -56,13 +56,8 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
     async read(ctx, id, props) {
       const t = target(props);
       const stream = await ctx.client().stream();
-      let remote;
-      try {
-        remote = await stream.getSettings(t.branchId, t.sourceId, t.sinkId);
-      } catch (err) {
-        if (isNotFound(err)) return { id: "" };
-        throw err;
-      }
+      const remote = await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId));
+      if (!remote) return { id: "" }; // the source or sink is gone, and its settings with it
       const values = settingsFromRemote(remote.settings, props as SettingsValues);
       const inputs = { ...t, ...values };
       return { id, props: inputs, inputs };
@@ -79,9 +74,4 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
       }
     },
   };
-}
-
-function userValues(props: Props): Props {
-  const { __provider: _p, __resourceName: _n, ...rest } = props;
-  return rest;
 }

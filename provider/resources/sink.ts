@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSink } from "../api/stream";
-import { isNotFound } from "../api/errors";
+import { notFoundAsUndefined } from "../api/errors";
 import { createOnce } from "./stream-create";
 import { checkWith, containsUnknown, parseChecked } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
@@ -264,10 +264,8 @@ export const handler: ResourceHandler = {
   async delete(ctx, _id, props) {
     const stream = await ctx.client().stream();
     const p = { branchId: String(props.branch ?? "default"), sourceId: String(props.sourceId), sinkId: String(props.sinkId) };
-    const task = await stream.deleteSink(p.branchId, p.sourceId, p.sinkId).catch((err: unknown) => {
-      if (isNotFound(err)) return undefined; // already gone (or its source is)
-      throw err;
-    });
+    // Already gone (or its source is): nothing to do.
+    const task = await notFoundAsUndefined(stream.deleteSink(p.branchId, p.sourceId, p.sinkId));
     if (task) await stream.runTask(task, what(props, p));
   },
 };

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
-import { isNotFound } from "../api/errors";
+import { notFoundAsUndefined } from "../api/errors";
 import { createOnce } from "./stream-create";
 import { checkWith, parseChecked } from "../validation/check";
 import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
@@ -166,10 +166,7 @@ export const handler: ResourceHandler = {
     const stream = await ctx.client().stream();
     const branch = String(props.branch ?? "default");
     const sourceId = String(props.sourceId);
-    const task = await stream.deleteSource(branch, sourceId).catch((err: unknown) => {
-      if (isNotFound(err)) return undefined; // already gone
-      throw err;
-    });
+    const task = await notFoundAsUndefined(stream.deleteSource(branch, sourceId)); // undefined: already gone
     if (task) await stream.runTask(task, what(props, sourceId));
   },
 };
