@@ -1,6 +1,7 @@
 import { KeboolaClient } from "./api/client";
 import { resolveSettings, type ConfigSource } from "./config";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceHandler, type ResourceKind } from "./resources/types";
+import { userFacingError } from "./errors";
 
 // Loaded by the serialized provider shim at call time, inside the dynamic provider process.
 // Holds the stack config and the client for that process; nothing here is serialized to state.
@@ -48,14 +49,48 @@ function handler(kind: ResourceKind): ResourceHandler {
 export async function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
   const h = handler(kind);
   const fn = h[method] as (ctx: ResourceContext, ...a: unknown[]) => Promise<unknown>;
+  const props = propsOf(method, args);
   try {
-    return withoutUndefined(await fn.call(h, context, ...args));
+    return withoutUndefined(withIdentity(method, await fn.call(h, context, ...args), props));
   } catch (err) {
     if (err instanceof PartialFailure) {
-      throw new PartialFailure(err.message, err.id, withoutUndefined(err.properties) as Props, err.reasons);
+      const failed = userFacingError(kind, method, props, err);
+      throw new PartialFailure(failed.message, err.id, withoutUndefined({ ...err.properties, ...identity(props) }) as Props, err.reasons);
     }
-    throw err;
+    throw userFacingError(kind, method, props, err);
   }
+}
+
+/** The inputs (or recorded state) a call is about: where the resource's name and owner are found. */
+function propsOf(method: Method, args: unknown[]): Props {
+  const pick = (i: number) => (args[i] && typeof args[i] === "object" ? (args[i] as Props) : {});
+  switch (method) {
+    case "check":
+    case "diff":
+    case "update":
+      return pick(method === "check" ? 1 : 2);
+    case "create":
+      return pick(0);
+    case "read":
+    case "delete":
+      return pick(1);
+  }
+}
+
+const identity = (props: Props): Props => ({ __resourceName: props.__resourceName, __owner: props.__owner });
+
+/**
+ * Results carry the resource's name and owner into state, so that delete and refresh (which see
+ * only the state) can name the resource and recognise its objects.
+ */
+function withIdentity(method: Method, result: unknown, props: Props): unknown {
+  if (!result || typeof result !== "object") return result;
+  const r = result as { outs?: Props; props?: Props; inputs?: Props };
+  if ((method === "create" || method === "update") && r.outs) return { ...r, outs: { ...r.outs, ...identity(props) } };
+  if (method === "read" && r.props) {
+    return { ...r, props: { ...r.props, ...identity(props) }, ...(r.inputs ? { inputs: { ...r.inputs, ...identity(props) } } : {}) };
+  }
+  return result;
 }
 
 /** The host turns results into protobuf Structs, which reject `undefined`: absent means absent. */

@@ -40,7 +40,13 @@ export class KeboolaClient {
       let { streamUrl, queueUrl } = s;
       if (!streamUrl || !queueUrl) {
         const index = await this.storage.index();
-        const find = (id: string) => index.services.find((x) => x.id === id)?.url;
+        if (!index || typeof index !== "object" || !Array.isArray(index.services)) {
+          throw new Error(
+            `${s.host} answered GET /v2/storage without a "services" list: it is not a Keboola Storage API. ` +
+              "Set keboola:host to the stack's connection URL, e.g. https://connection.keboola.com",
+          );
+        }
+        const find = (id: string) => index.services.find((x) => x && x.id === id)?.url;
         streamUrl ??= find("stream");
         queueUrl ??= find("queue");
       }

@@ -69,6 +69,36 @@ export class KeboolaTimeoutError extends Error {
   }
 }
 
+/**
+ * The host answered, but not as a Keboola API does (HTML, plain text, another service): usually a
+ * wrong `keboola:host` or a proxy's error page.
+ */
+export class KeboolaProtocolError extends Error {
+  override readonly name = "KeboolaProtocolError";
+  constructor(
+    readonly request: RequestInfo,
+    readonly host: string,
+    what: string,
+  ) {
+    super(
+      redact(
+        `${request.method} ${request.path} (${request.service}): ${host} answered ${what}, not a Keboola API answer. ` +
+          "Check keboola:host (e.g. https://connection.keboola.com for the US stack) and the stream/queue URL overrides.",
+      ),
+    );
+  }
+}
+
+/**
+ * A write whose outcome is unknown: the request may have been processed although no answer came
+ * back (reset or timeout after sending, or a 5xx from a proxy or from the service mid-way).
+ * The object must be read back before deciding anything.
+ */
+export function isAmbiguous(err: unknown): boolean {
+  if (err instanceof KeboolaNetworkError) return err.ambiguous;
+  return err instanceof KeboolaApiError && (err.status >= 500 || err.status === 408);
+}
+
 export function isNotFound(err: unknown): boolean {
   return err instanceof KeboolaApiError && err.status === 404;
 }

@@ -1,16 +1,23 @@
 import { Agent, request as undiciRequest, errors as undiciErrors } from "undici";
-import { KeboolaApiError, KeboolaNetworkError, redact, registerSecret, type RequestInfo, type Service } from "./errors";
+import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, redact, registerSecret, type RequestInfo, type Service } from "./errors";
 
 // One HTTP layer for all Keboola services: token header, timeouts, and retries that are safe.
 // A request is retried on 429 (honouring Retry-After), on 5xx and on network errors only when
 // repeating it cannot do harm (`retry: "idempotent"`). A create (`retry: "rejected-only"`)
 // is retried only when the server certainly did not process it (429, connection refused);
 // the caller resolves any other failure by reading the object back.
+//
+// Every logical request has a deadline (`requestTimeoutMs`, default 30 s, across its retries), so
+// a host that accepts connections and never answers fails a preview in about that time instead of
+// hanging it for minutes. Answers that are not JSON (an HTML page, a proxy's text) are named as
+// such: they mean the host is not a Keboola API.
 
 export type RetryPolicy = "idempotent" | "rejected-only";
 
 export interface HttpOptions {
   token: string;
+  /** Deadline of one logical request including its retries, in milliseconds. */
+  requestTimeoutMs?: number;
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -34,6 +41,8 @@ export interface HttpRequest {
   body?: string;
   headers?: Record<string, string>;
   retry?: RetryPolicy;
+  /** What a successful answer is: JSON (default) or any text (CSV previews, health checks). */
+  expect?: "json" | "text";
 }
 
 export interface HttpResponse<T> {
@@ -48,11 +57,13 @@ export class HttpClient {
 
   constructor(options: HttpOptions) {
     registerSecret(options.token);
+    const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.opts = {
-      connectTimeoutMs: 10_000,
-      headersTimeoutMs: 60_000,
-      bodyTimeoutMs: 60_000,
-      maxAttempts: 5,
+      requestTimeoutMs,
+      connectTimeoutMs: Math.min(10_000, requestTimeoutMs),
+      headersTimeoutMs: requestTimeoutMs,
+      bodyTimeoutMs: requestTimeoutMs,
+      maxAttempts: 8,
       retryBaseMs: 200,
       retryMaxMs: 5_000,
       retryAfterCapSeconds: 60,
@@ -70,8 +81,10 @@ export class HttpClient {
     const url = buildUrl(req);
     const info: RequestInfo = { service: req.service, method: req.method, path: redact(url.pathname + url.search) };
     const policy = req.retry ?? (req.method === "GET" ? "idempotent" : "rejected-only");
+    const deadline = Date.now() + this.opts.requestTimeoutMs;
+    // Another attempt only when its wait still ends before the deadline.
+    const lastBefore = (attempt: number, wait: number) => attempt >= this.opts.maxAttempts || Date.now() + wait >= deadline;
     for (let attempt = 1; ; attempt++) {
-      const last = attempt >= this.opts.maxAttempts;
       let res: Awaited<ReturnType<typeof undiciRequest>>;
       try {
         res = await undiciRequest(url, {
@@ -83,19 +96,36 @@ export class HttpClient {
       } catch (err) {
         const { message, ambiguous } = describeNetworkError(err);
         const retryable = policy === "idempotent" || !ambiguous;
-        if (last || !retryable) throw new KeboolaNetworkError(info, message, ambiguous);
-        await delay(this.backoff(attempt));
+        const wait = this.backoff(attempt);
+        if (!retryable || lastBefore(attempt, wait)) throw new KeboolaNetworkError(info, message, ambiguous);
+        await delay(wait);
         continue;
       }
-      const text = await res.body.text();
+      let text: string;
+      try {
+        text = await res.body.text();
+      } catch (err) {
+        // The answer broke off mid-body: as ambiguous as no answer at all.
+        const { message } = describeNetworkError(err);
+        const wait = this.backoff(attempt);
+        if (policy !== "idempotent" || lastBefore(attempt, wait)) throw new KeboolaNetworkError(info, message, true);
+        await delay(wait);
+        continue;
+      }
+      const notJson = foreignAnswer(res.headers["content-type"], text);
       if (res.statusCode < 400) {
+        if (notJson && (req.expect ?? "json") === "json") throw new KeboolaProtocolError(info, url.origin, notJson);
         return { status: res.statusCode, body: parseBody(text) as T, headers: res.headers };
       }
       const retryable = res.statusCode === 429 || (res.statusCode >= 500 && policy === "idempotent");
-      if (!last && retryable) {
-        await delay(this.retryDelay(attempt, res.headers["retry-after"]));
+      const wait = this.retryDelay(attempt, res.headers["retry-after"]);
+      if (retryable && !lastBefore(attempt, wait)) {
+        await delay(wait);
         continue;
       }
+      // A 4xx page that is not JSON comes from something that is not the Keboola API (a wrong
+      // host or path); a 5xx page is a proxy passing on an outage, reported as the status it is.
+      if (notJson && res.statusCode < 500) throw new KeboolaProtocolError(info, url.origin, `${res.statusCode} with ${notJson}`);
       const { code, message } = parseError(text);
       throw new KeboolaApiError(res.statusCode, code, message, info);
     }
@@ -145,6 +175,21 @@ function encodeBody(req: HttpRequest): string | undefined {
   if (req.json !== undefined) return JSON.stringify(req.json);
   if (req.form !== undefined) return new URLSearchParams(req.form).toString();
   return req.body;
+}
+
+/** Describes an answer that is not JSON (`an HTML page`, `plain text`), or undefined for JSON or an empty body. */
+function foreignAnswer(contentType: string | string[] | undefined, text: string): string | undefined {
+  const type = (Array.isArray(contentType) ? contentType[0] : contentType ?? "").toLowerCase();
+  const body = text.trimStart();
+  if (body === "") return undefined;
+  if (type.includes("html") || /^<(!doctype|html|head|body)/i.test(body)) return "an HTML page";
+  if (type.includes("json")) return undefined;
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch {
+    return `non-JSON text (${type || "no content type"})`;
+  }
 }
 
 function parseBody(text: string): unknown {

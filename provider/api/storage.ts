@@ -89,9 +89,6 @@ export class StorageApi {
     const path = branch === "default" ? `/v2/storage/tables/${enc(tableId)}` : `/v2/storage/branch/${enc(branch)}/tables/${enc(tableId)}`;
     return orUndefined(this.call<StorageTable>("GET", path));
   }
-  tablePreview(tableId: string) {
-    return this.call<string>("GET", `/v2/storage/tables/${enc(tableId)}/data-preview`, { query: { format: "rfc" } });
-  }
 
   // Configurations (branch-scoped; `default` is accepted as branch id)
   createConfig(branch: string, componentId: string, body: ConfigBody) {
@@ -107,8 +104,11 @@ export class StorageApi {
     return this.call<Configuration>("PUT", `${configsPath(branch, componentId)}/${enc(configId)}`, { form: toForm(body), retry: "idempotent" });
   }
   /** First call moves to trash, a second one purges: never retried blindly. */
-  deleteConfig(branch: string, componentId: string, configId: string) {
-    return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}`, { retry: "rejected-only" });
+  deleteConfig(branch: string, componentId: string, configId: string, changeDescription?: string) {
+    return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}`, { retry: "rejected-only", query: { changeDescription } });
+  }
+  restoreConfig(branch: string, componentId: string, configId: string) {
+    return this.call<unknown>("POST", `${configsPath(branch, componentId)}/${enc(configId)}/restore`, { retry: "idempotent" });
   }
   listDeletedConfigs(branch: string, componentId: string) {
     return this.call<Configuration[]>("GET", configsPath(branch, componentId), { query: { isDeleted: "true" } });

@@ -29,7 +29,14 @@ export function resourceArgs(
   secretOutputs: readonly string[],
   opts: pulumi.CustomResourceOptions | undefined,
 ): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
-  const props: pulumi.Inputs = { ...Object.fromEntries(outputs.map((o) => [o, undefined])), ...args, __resourceName: name };
+  const token = `pulumi-nodejs:dynamic/keboola:${type}`;
+  const props: pulumi.Inputs = {
+    ...Object.fromEntries(outputs.map((o) => [o, undefined])),
+    ...args,
+    __resourceName: name,
+    // The owner marker written onto every object this resource creates (see ownership.ts).
+    __owner: pulumi.createUrn(name, token, opts?.parent),
+  };
   const options: pulumi.CustomResourceOptions = {
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs],
@@ -71,5 +78,8 @@ export function withProvider(outs: Props, inputs: Props): Props {
 }
 
 export function resourceName(props: Props): string {
-  return typeof props.__resourceName === "string" ? props.__resourceName : "(unnamed)";
+  if (typeof props.__resourceName === "string") return props.__resourceName;
+  // State written before names were recorded: the owner URN ends with the name.
+  if (typeof props.__owner === "string") return props.__owner.split("::").pop() ?? props.__owner;
+  return "(unnamed)";
 }

@@ -9,6 +9,7 @@ import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
+import { ownerOf, splitMarker, withMarker } from "./ownership";
 import {
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
@@ -21,6 +22,8 @@ import {
   assertCanPurge,
   configIdReplaces,
   configResourceId,
+  createConfigOnce,
+  createRowOnce,
   deleteConfiguration,
   findLiveConfig,
   normalizeConfig,
@@ -99,6 +102,10 @@ export const componentConfigInputsSchema = z
     changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
     variables: variablesBindingSchema.optional().describe("Bind a VariableConfig: pass variableConfig.binding()."),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
+    adoptExisting: z
+      .boolean()
+      .default(false)
+      .describe("Take over an existing configuration with this configId that keboola-pulumi did not create for this resource (it is then brought to the declared state)."),
   })
   .strict()
   .superRefine((v, ctx) => {
@@ -391,8 +398,8 @@ async function reconcileRows(
     const id = plan.matched[i];
     const body = { name: d.name, description: d.description, configuration: d.configuration, isDisabled: d.isDisabled, changeDescription };
     if (id === undefined) {
-      const created = await storage.createRow(p.branchId, p.componentId, configId, { ...(d.rowId ? { rowId: d.rowId } : {}), ...body });
-      ids.push(String(created.id));
+      const claimed = new Set([...ids, ...plan.matched.filter((m): m is string => m !== undefined)]);
+      ids.push(await createRowOnce(storage, { branch: p.branchId, componentId: p.componentId, configId }, { ...(d.rowId ? { rowId: d.rowId } : {}), ...body }, claimed));
       wrote = true;
     } else {
       const remote = current.rows.find((r) => r.id === id)!;
@@ -473,20 +480,29 @@ export const handler: ResourceHandler = {
     const storage = ctx.client().storage;
     const warnings = await verifyBinding(storage, p, label);
     const intent = intentOf(p, inputs, warnings);
-    const created = await storage.createConfig(p.branchId, p.componentId, {
-      configurationId: p.configId,
-      name: p.name,
-      description: p.description,
-      configuration: desiredConfiguration(p),
-      isDisabled: p.isDisabled,
-      changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION,
+    const owner = ownerOf(inputs);
+    const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner) };
+    const { config, existed } = await createConfigOnce(storage, {
+      branch: p.branchId,
+      componentId: p.componentId,
+      configId: p.configId,
+      owner,
+      adoptExisting: p.adoptExisting,
+      label,
+      body: {
+        name: p.name,
+        description: p.description,
+        configuration: desiredConfiguration(p),
+        isDisabled: p.isDisabled,
+        changeDescription: w.changeDescription,
+      },
     });
-    const configId = String(created.id);
+    const configId = config.id;
     const id = configResourceId(p.branchId, p.componentId, configId);
     try {
-      const fresh = normalizeConfig({ ...created, rows: [], rowsSortOrder: [] } as Configuration);
-      const { rowIds } = await reconcileRows(storage, p, configId, fresh, { rows: [], rowIds: [] });
-      const final = await finish(storage, p, configId, rowIds, undefined);
+      // Rows of a configuration found again (after a crash or a lost answer) are matched by name.
+      const { rowIds, wrote } = await reconcileRows(storage, w, configId, config, { rows: [], rowIds: [] });
+      const final = await finish(storage, w, configId, rowIds, existed && !wrote ? config : undefined);
       return { id, outs: outputs(intent, final) };
     } catch (err) {
       // The configuration exists: keep it in state so the next `up` finishes the rows.
@@ -550,9 +566,10 @@ export const handler: ResourceHandler = {
     const current = await findLiveConfig(storage, p.branchId, p.componentId, configId);
     if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
     const warnings = await verifyBinding(storage, p, label);
-    const { rowIds, wrote } = await reconcileRows(storage, p, configId, current, recordedRows(olds));
+    const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ownerOf(news) ?? splitMarker(current.changeDescription).owner) };
+    const { rowIds, wrote } = await reconcileRows(storage, w, configId, current, recordedRows(olds));
     // Re-read only when rows were written; otherwise `current` is still accurate.
-    const final = await finish(storage, p, configId, rowIds, wrote ? undefined : current);
+    const final = await finish(storage, w, configId, rowIds, wrote ? undefined : current);
     return { outs: outputs(intentOf(p, news, warnings), final) };
   },
 
@@ -564,6 +581,6 @@ export const handler: ResourceHandler = {
     const label = what(props);
     const token = await assertCanManage(ctx, componentId, label, "delete configurations of");
     if (props.purgeOnDelete === true) assertCanPurge(token, label);
-    await deleteConfiguration(ctx.client().storage, branch, componentId, configId, props.purgeOnDelete === true);
+    await deleteConfiguration(ctx.client().storage, branch, componentId, configId, props.purgeOnDelete === true, withMarker("Deleted by Pulumi", ownerOf(props)));
   },
 };

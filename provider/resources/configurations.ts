@@ -1,6 +1,7 @@
 import type { KeboolaClient } from "../api/client";
-import type { ConfigRow, Configuration, StorageApi, TokenInfo } from "../api/storage";
-import { KeboolaApiError, isNotFound } from "../api/errors";
+import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
+import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
+import { conflict, derivedConfigId, splitMarker } from "./ownership";
 import { containsUnknown } from "../validation/check";
 import type { Props, ResourceContext } from "./types";
 
@@ -96,39 +97,132 @@ function asObject(v: unknown): Record<string, unknown> {
 }
 
 /**
- * Moves a configuration to the trash; with `purge` also removes it from the trash. Already gone
- * (404) is fine; a configuration already in the trash is purged when asked.
+ * Moves a configuration to the trash; with `purge` also removes it from the trash. Idempotent and
+ * never escalating: a configuration already in the trash (an earlier delete whose answer was lost,
+ * or a destroy run twice) counts as deleted, because a second DELETE of it would purge it. So the
+ * configuration is read first, and purged only when `purge` asks for it.
  */
-export async function deleteConfiguration(storage: StorageApi, branch: string, componentId: string, configId: string, purge: boolean): Promise<void> {
-  let trashed = false;
-  try {
-    await storage.deleteConfig(branch, componentId, configId);
-    trashed = true;
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
+export async function deleteConfiguration(
+  storage: StorageApi,
+  branch: string,
+  componentId: string,
+  configId: string,
+  purge: boolean,
+  changeDescription?: string,
+): Promise<void> {
+  const live = async () => !!(await findLiveConfig(storage, branch, componentId, configId));
+  for (let attempt = 1; await live(); attempt++) {
+    try {
+      await storage.deleteConfig(branch, componentId, configId, changeDescription);
+      break;
+    } catch (err) {
+      if (isNotFound(err)) break;
+      // Whether it went to the trash is decided by reading it again, never by deleting again blindly.
+      if (!isAmbiguous(err) || attempt >= 4) throw err;
+    }
   }
   if (!purge) return;
-  if (!trashed) {
-    const deleted = await storage.listDeletedConfigs(branch, componentId);
-    if (!deleted.some((c) => String(c.id) === configId)) return;
-  }
-  try {
-    await storage.deleteConfig(branch, componentId, configId);
-  } catch (err) {
-    if (isNotFound(err)) return;
-    // Development branches keep their trash: Storage refuses to purge there (400). The
-    // configuration is deleted all the same, so say so instead of failing the destroy.
-    if (branch !== "default" && err instanceof KeboolaApiError && err.status === 400) {
-      console.warn(`warning: configuration ${componentId}/${configId} was moved to the trash of branch ${branch}; it cannot be purged there: ${err.apiMessage}`);
+  for (let attempt = 1; await inTrash(storage, branch, componentId, configId); attempt++) {
+    try {
+      await storage.deleteConfig(branch, componentId, configId);
       return;
+    } catch (err) {
+      if (isNotFound(err)) return;
+      // Development branches keep their trash: Storage refuses to purge there (400). The
+      // configuration is deleted all the same, so say so instead of failing the destroy.
+      if (branch !== "default" && err instanceof KeboolaApiError && err.status === 400) {
+        console.warn(`warning: configuration ${componentId}/${configId} was moved to the trash of branch ${branch}; it cannot be purged there: ${err.apiMessage}`);
+        return;
+      }
+      if (!isAmbiguous(err) || attempt >= 4) throw err;
     }
-    throw err;
   }
 }
 
-/** Explicit configId wins; else the one recorded in state. */
-export function recordedConfigId(parsed: { configId?: string }, olds: Props): string | undefined {
-  return parsed.configId ?? (typeof olds.configId === "string" && olds.configId ? olds.configId : undefined);
+async function trashed(storage: StorageApi, branch: string, componentId: string, configId: string): Promise<Configuration | undefined> {
+  return (await storage.listDeletedConfigs(branch, componentId)).find((c) => String(c.id) === configId);
+}
+
+async function inTrash(storage: StorageApi, branch: string, componentId: string, configId: string): Promise<boolean> {
+  return !!(await trashed(storage, branch, componentId, configId));
+}
+
+export interface ConfigCreate {
+  branch: string;
+  componentId: string;
+  /** Explicit configId; when omitted, one is derived from the owner (create-once across crashes). */
+  configId: string | undefined;
+  owner: string | undefined;
+  adoptExisting: boolean;
+  label: string;
+  /** The create body; its changeDescription already carries the owner marker. */
+  body: Omit<ConfigBody, "configurationId">;
+}
+
+const MAX_CREATES = 4;
+
+/**
+ * Creates a configuration exactly once. The id is chosen on our side (explicit, or derived from the
+ * owner), so after a lost answer, a 5xx or a crash the same create addresses the same configuration:
+ * an existing one is taken over when it carries this resource's marker (or adoptExisting is set),
+ * restored first when it is ours and in the trash, and refused otherwise.
+ */
+export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Promise<{ config: Configuration; existed: boolean }> {
+  const id = c.configId ?? (c.owner ? derivedConfigId(c.owner) : undefined);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const created = await storage.createConfig(c.branch, c.componentId, { ...c.body, configurationId: id });
+      return { config: normalizeConfig({ ...created, rows: [], rowsSortOrder: [] }), existed: false };
+    } catch (err) {
+      const exists = err instanceof KeboolaApiError && (err.code === "configurationAlreadyExists" || err.status === 409);
+      if (id === undefined || (!exists && !isAmbiguous(err))) throw err;
+      const live = await findLiveConfig(storage, c.branch, c.componentId, id);
+      if (live) return { config: claimConfig(c, live, "in branch " + c.branch), existed: true };
+      const old = await trashed(storage, c.branch, c.componentId, id);
+      if (old) {
+        claimConfig(c, normalizeConfig(old), `in the trash of branch ${c.branch}`);
+        await storage.restoreConfig(c.branch, c.componentId, id);
+        return { config: normalizeConfig(await storage.getConfig(c.branch, c.componentId, id)), existed: true };
+      }
+      if (exists || attempt >= MAX_CREATES) throw err;
+      // Certainly absent: creating again cannot make a second one.
+    }
+  }
+}
+
+function claimConfig(c: ConfigCreate, found: Configuration, where: string): Configuration {
+  const owner = splitMarker(found.changeDescription).owner;
+  if (c.adoptExisting || (c.owner !== undefined && owner === c.owner)) return found;
+  throw conflict(
+    `${c.label}: configuration "${found.id}" of ${c.componentId}`,
+    where,
+    owner,
+    c.owner,
+    "Set another configId, or set adoptExisting: true to take it over (it is then brought to the declared state).",
+  );
+}
+
+/**
+ * Creates a row once. Rows get ids from Keboola unless given; after an ambiguous failure the
+ * configuration is read again and a row of this name that nobody else claimed is ours.
+ */
+export async function createRowOnce(
+  storage: StorageApi,
+  where: { branch: string; componentId: string; configId: string },
+  body: RowBody & { name: string },
+  claimed: ReadonlySet<string>,
+): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return String((await storage.createRow(where.branch, where.componentId, where.configId, body)).id);
+    } catch (err) {
+      if (!isAmbiguous(err) && !(body.rowId && err instanceof KeboolaApiError && err.status < 500 && /exist/i.test(err.apiMessage))) throw err;
+      const cfg = await findLiveConfig(storage, where.branch, where.componentId, where.configId);
+      const row = cfg?.rows.find((r) => (body.rowId ? r.id === body.rowId : r.name === body.name && !claimed.has(r.id)));
+      if (row) return row.id;
+      if (attempt >= MAX_CREATES) throw err;
+    }
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import { canonicalColumn, columnsSchema, mappingMismatch, type Column } from "..
 import { templateFailures } from "../validation/templates";
 import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
+import { markerLength, ownerOf, splitMarker, withMarker } from "./ownership";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
 // name, description, signal filter and enabled state update in place; a new sinkId, source or
@@ -84,7 +85,7 @@ function outputs(p: Parsed, s: StreamSink): Props {
     sourceId: s.sourceId,
     sinkId: s.sinkId,
     name: s.name,
-    description: s.description,
+    description: splitMarker(s.description).text,
     tableId: s.table?.tableId,
     columns: (s.table?.mapping.columns ?? []).map(canonicalColumn),
     ...(s.allowedSignals && s.allowedSignals.length > 0 ? { allowedSignals: s.allowedSignals } : {}),
@@ -96,10 +97,10 @@ function outputs(p: Parsed, s: StreamSink): Props {
   };
 }
 
-function apiBody(p: Parsed): Record<string, unknown> {
+function apiBody(p: Parsed, owner: string | undefined): Record<string, unknown> {
   return {
     name: p.name,
-    description: p.description,
+    description: withMarker(p.description, owner),
     // An empty list clears the filter, so it is always sent: an unset input means "all signals".
     allowedSignals: p.allowedSignals ?? [],
     table: { type: "keboola", tableId: p.tableId, mapping: { columns: p.columns.map(canonicalColumn) } },
@@ -130,8 +131,8 @@ async function setEnabled(stream: StreamApi, p: Parsed, enabled: boolean, label:
 }
 
 /** Brings an existing sink to the declared state, writing only what differs. */
-async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, current: StreamSink, rotate: boolean, label: string): Promise<StreamSink> {
-  const want = apiBody(p);
+async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, current: StreamSink, rotate: boolean, label: string, owner: string | undefined): Promise<StreamSink> {
+  const want = apiBody(p, owner ?? splitMarker(current.description).owner);
   const have = {
     name: current.name,
     description: current.description,
@@ -176,6 +177,13 @@ export const handler: ResourceHandler = {
       allowedSignals: value.allowedSignals?.length ? value.allowedSignals : undefined,
     };
     failures.push(...(await templateFailures(p.columns)));
+    const extra = markerLength(p.description, ownerOf(news));
+    if (p.description.length + extra > 4096) {
+      failures.push({
+        property: "description",
+        reason: `is ${p.description.length} characters; with the owner marker keboola-pulumi appends (${extra} characters) it exceeds the service's 4096: shorten it to at most ${4096 - extra}`,
+      });
+    }
     if (failures.length === 0 && !containsUnknown([news.sourceId, news.allowedSignals, news.branchId])) {
       const failure = await signalsFailure(ctx, p);
       if (failure) failures.push({ property: "allowedSignals", reason: failure });
@@ -202,32 +210,31 @@ export const handler: ResourceHandler = {
     const p: Parsed = { ...parseChecked(sinkInputsSchema, inputs, "Sink"), sinkId: String(inputs.sinkId) };
     const stream = await ctx.client().stream();
     const label = what(inputs, p);
-    const existing = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
-    if (existing && !p.adoptExisting) {
-      throw new Error(`${label} already exists. Choose another sinkId, or set adoptExisting: true to take it over (it will be updated to the declared state).`);
-    }
-    if (existing) {
-      const sink = await converge(ctx, stream, p, existing, false, label);
-      return { id: idOf(sink), outs: outputs(p, sink) };
-    }
+    const owner = ownerOf(inputs);
     const failure = (await signalsFailure(ctx, p)) ?? (await tableFailure(ctx, p.branchId, p.tableId, p.columns));
     if (failure) throw new Error(`${label}: ${failure}`);
 
-    const body = { sinkId: p.sinkId, type: "table", ...apiBody(p) };
+    const body = { sinkId: p.sinkId, type: "table", ...apiBody(p, owner) };
     const leftBehind = (left: StreamSink, err: Error): never => {
       // The sink exists even though a step failed: keep tracking it rather than orphan it.
       throw new PartialFailure(err.message, idOf(left), withProvider(outputs(p, left), inputs));
     };
-    let sink = await createOnce({
+    const created = await createOnce({
       label,
+      where: `in source "${p.sourceId}" of branch ${p.branchId}`,
+      owner,
+      adoptExisting: p.adoptExisting,
       find: () => stream.findSink(p.branchId, p.sourceId, p.sinkId),
+      ownerOf: (s) => splitMarker(s.description).owner,
       create: () => stream.createSink(p.branchId, p.sourceId, body),
       runTask: (task) => stream.runTask(task, label),
       leftBehind,
+      fix: "Choose another sinkId (or name), or set adoptExisting: true to take this sink over (it is then brought to the declared state).",
     });
-    if (!p.enabled) {
+    let sink = created.object;
+    if (created.existed || !p.enabled) {
       try {
-        sink = await converge(ctx, stream, p, sink, false, label);
+        sink = await converge(ctx, stream, p, sink, false, label, owner);
       } catch (err) {
         leftBehind(sink, err as Error);
       }
@@ -258,7 +265,7 @@ export const handler: ResourceHandler = {
     const current = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
     if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     const rotate = olds.rotateToken !== news.rotateToken && news.rotateToken !== undefined;
-    return { outs: outputs(p, await converge(ctx, stream, p, current, rotate, label)) };
+    return { outs: outputs(p, await converge(ctx, stream, p, current, rotate, label, ownerOf(news))) };
   },
 
   async delete(ctx, _id, props) {

@@ -8,6 +8,7 @@ import { checkWith, parseChecked } from "../validation/check";
 import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { diffFields, resourceArgs, resourceName, withProvider, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
+import { markerLength, ownerOf, splitMarker, withMarker } from "./ownership";
 
 // A Stream source: an HTTP (or OTLP) endpoint that receives events. Name, description and type
 // update in place; a new sourceId or branch replaces it. The ingestion URL is a credential and
@@ -78,7 +79,7 @@ function outputs(inputs: { branchId: string; adoptExisting: boolean }, s: Stream
     branch: inputs.branchId,
     sourceId: s.sourceId,
     name: s.name,
-    description: s.description,
+    description: splitMarker(s.description).text,
     type: s.type,
     adoptExisting: inputs.adoptExisting,
     branchId: s.branchId,
@@ -91,10 +92,12 @@ function outputs(inputs: { branchId: string; adoptExisting: boolean }, s: Stream
 
 const what = (props: Props, id: string) => `Source "${id}" (resource "${resourceName(props)}")`;
 
-async function converge(stream: StreamApi, branch: string, p: Parsed & { sourceId: string }, current: StreamSource, label: string) {
+/** Brings an existing source to the declared state; its description gets this resource's owner marker. */
+async function converge(stream: StreamApi, branch: string, p: Parsed & { sourceId: string }, current: StreamSource, label: string, owner: string | undefined) {
   const changes: Record<string, unknown> = {};
+  const description = withMarker(p.description, owner ?? splitMarker(current.description).owner);
   if (current.name !== p.name) changes.name = p.name;
-  if (current.description !== p.description) changes.description = p.description;
+  if (current.description !== description) changes.description = description;
   if (current.type !== p.type) changes.type = p.type;
   if (Object.keys(changes).length === 0) return current;
   await stream.runTask(await stream.updateSource(branch, p.sourceId, { ...changes, changeDescription: "Updated by Pulumi." }), label);
@@ -105,6 +108,13 @@ export const handler: ResourceHandler = {
   async check(_ctx, olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(sourceInputsSchema, news);
     if (!value) return { inputs: news, failures };
+    const extra = markerLength(value.description, ownerOf(news));
+    if (value.description.length + extra > 4096) {
+      failures.push({
+        property: "description",
+        reason: `is ${value.description.length} characters; with the owner marker keboola-pulumi appends (${extra} characters) it exceeds the service's 4096: shorten it to at most ${4096 - extra}`,
+      });
+    }
     return { inputs: { ...news, ...value, sourceId: resolveId(value, olds) }, failures };
   },
 
@@ -117,26 +127,29 @@ export const handler: ResourceHandler = {
     const p = { ...parseChecked(sourceInputsSchema, inputs, "Source"), sourceId: String(inputs.sourceId) };
     const stream = await ctx.client().stream();
     const label = what(inputs, p.sourceId);
-    const existing = await stream.findSource(p.branchId, p.sourceId);
-    if (existing && !p.adoptExisting) {
-      throw new Error(
-        `${label} already exists in branch ${p.branchId}. Choose another sourceId, or set adoptExisting: true to take it over (it will be updated to the declared state).`,
-      );
-    }
-    let source: StreamSource;
-    if (existing) {
-      source = await converge(stream, p.branchId, p, existing, label);
-    } else {
-      const body = { sourceId: p.sourceId, type: p.type, name: p.name, description: p.description };
-      source = await createOnce({
-        label,
-        find: () => stream.findSource(p.branchId, p.sourceId),
-        create: () => stream.createSource(p.branchId, body),
-        runTask: (task) => stream.runTask(task, label),
-        leftBehind: (left, err) => {
-          throw new PartialFailure(err.message, idOf(left), withProvider(outputs(p, left), inputs));
-        },
-      });
+    const owner = ownerOf(inputs);
+    const body = { sourceId: p.sourceId, type: p.type, name: p.name, description: withMarker(p.description, owner) };
+    const created = await createOnce({
+      label,
+      where: `in branch ${p.branchId}`,
+      owner,
+      adoptExisting: p.adoptExisting,
+      find: () => stream.findSource(p.branchId, p.sourceId),
+      ownerOf: (s) => splitMarker(s.description).owner,
+      create: () => stream.createSource(p.branchId, body),
+      runTask: (task) => stream.runTask(task, label),
+      leftBehind: (left, err) => {
+        throw new PartialFailure(err.message, idOf(left), withProvider(outputs(p, left), inputs));
+      },
+      fix: "Choose another sourceId (or name), or set adoptExisting: true to take this source over (it is then brought to the declared state).",
+    });
+    let source = created.object;
+    if (created.existed) {
+      try {
+        source = await converge(stream, p.branchId, p, source, label, owner);
+      } catch (err) {
+        throw new PartialFailure((err as Error).message, idOf(source), withProvider(outputs(p, source), inputs));
+      }
     }
     return { id: idOf(source), outs: outputs(p, source) };
   },
@@ -149,7 +162,7 @@ export const handler: ResourceHandler = {
     if (!s) return { id: "" };
     const adoptExisting = props.adoptExisting === true;
     const outs = outputs({ branchId: branch, adoptExisting }, s);
-    const inputs = { branchId: branch, sourceId, name: s.name, description: s.description, type: s.type, adoptExisting };
+    const inputs = { branchId: branch, sourceId, name: s.name, description: splitMarker(s.description).text, type: s.type, adoptExisting };
     return { id: idOf(s), props: outs, inputs };
   },
 
@@ -159,7 +172,7 @@ export const handler: ResourceHandler = {
     const label = what(news, p.sourceId);
     const current = await stream.findSource(p.branchId, p.sourceId);
     if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` to recreate it`);
-    return { outs: outputs(p, await converge(stream, p.branchId, p, current, label)) };
+    return { outs: outputs(p, await converge(stream, p.branchId, p, current, label, ownerOf(news))) };
   },
 
   async delete(ctx, _id, props) {

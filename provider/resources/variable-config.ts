@@ -2,12 +2,24 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { ConfigRow, Configuration } from "../api/storage";
+import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
 import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
-import { configResourceId, parseConfigResourceId, assertCanManage, assertCanPurge, findLiveConfig, normalizeConfig, deleteConfiguration, configIdReplaces } from "./configurations";
+import {
+  configResourceId,
+  parseConfigResourceId,
+  assertCanManage,
+  assertCanPurge,
+  findLiveConfig,
+  normalizeConfig,
+  deleteConfiguration,
+  configIdReplaces,
+  createConfigOnce,
+  createRowOnce,
+} from "./configurations";
+import { ownerOf, splitMarker, withMarker } from "./ownership";
 
 // Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
 // with the default values in one row of it (`{"values": [{name, value}]}`, every value a
@@ -96,6 +108,10 @@ export const variableConfigInputsSchema = z
       .describe("Default values, {name: value}, stored as a values row of the configuration; jobs use them when given no values. Omit to have no values row."),
     changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
+    adoptExisting: z
+      .boolean()
+      .default(false)
+      .describe("Take over an existing configuration with this configId that keboola-pulumi did not create for this resource (it is then brought to the declared state)."),
   })
   .strict()
   .superRefine((v, ctx) => {
@@ -218,6 +234,38 @@ function intentOf(p: Parsed, explicitConfigId: boolean, props: Props): Intent {
   };
 }
 
+/**
+ * Brings an existing variables configuration to the declared state, writing only what differs;
+ * returns the id of the values row (created, found or removed).
+ */
+async function converge(storage: StorageApi, p: Parsed, configId: string, current: Configuration, valuesRowId: string | undefined, changeDescription: string): Promise<string | undefined> {
+  const body: { name?: string; description?: string; configuration?: Record<string, unknown> } = {};
+  if (current.name !== p.name) body.name = p.name;
+  if (current.description !== p.description) body.description = p.description;
+  // Other keys someone added to the configuration are kept.
+  if (!same(declarationsFrom(current), p.variables)) body.configuration = { ...current.configuration, variables: p.variables };
+  if (Object.keys(body).length) await storage.updateConfig(p.branchId, VARIABLES_COMPONENT, configId, { ...body, changeDescription });
+
+  const row = valuesRowId ? current.rows.find((r) => r.id === valuesRowId) : undefined;
+  if (p.defaultValues === undefined) {
+    if (row) {
+      await storage.deleteRow(p.branchId, VARIABLES_COMPONENT, configId, row.id).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
+    return undefined;
+  }
+  const desired = valuesRowConfiguration(p);
+  if (!row) {
+    const where = { branch: p.branchId, componentId: VARIABLES_COMPONENT, configId };
+    return createRowOnce(storage, where, { name: VALUES_ROW_NAME, configuration: desired, changeDescription }, new Set());
+  }
+  if (!same(row.configuration, desired)) {
+    await storage.updateRow(p.branchId, VARIABLES_COMPONENT, configId, row.id, { configuration: desired, changeDescription });
+  }
+  return row.id;
+}
+
 export const handler: ResourceHandler = {
   async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(variableConfigInputsSchema, news);
@@ -238,31 +286,35 @@ export const handler: ResourceHandler = {
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const storage = ctx.client().storage;
     const intent = intentOf(p, p.configId !== undefined, inputs);
-    const created = await storage.createConfig(p.branchId, VARIABLES_COMPONENT, {
-      configurationId: p.configId,
-      name: p.name,
-      description: p.description,
-      configuration: { variables: p.variables },
-      changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION,
+    const owner = ownerOf(inputs);
+    const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner);
+    const { config, existed } = await createConfigOnce(storage, {
+      branch: p.branchId,
+      componentId: VARIABLES_COMPONENT,
+      configId: p.configId,
+      owner,
+      adoptExisting: p.adoptExisting,
+      label,
+      body: { name: p.name, description: p.description, configuration: { variables: p.variables }, changeDescription },
     });
-    const configId = String(created.id);
+    const configId = config.id;
+    const id = configResourceId(p.branchId, VARIABLES_COMPONENT, configId);
     let valuesRowId: string | undefined;
     try {
-      if (p.defaultValues !== undefined) {
-        const row = await storage.createRow(p.branchId, VARIABLES_COMPONENT, configId, {
-          name: VALUES_ROW_NAME,
-          configuration: valuesRowConfiguration(p),
-          changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION,
-        });
-        valuesRowId = String(row.id);
+      if (existed) {
+        // Found again after a crash or a lost answer (or adopted): converge it like an update.
+        valuesRowId = await converge(storage, p, configId, config, config.rows.find((r) => r.name === VALUES_ROW_NAME)?.id, changeDescription);
+      } else if (p.defaultValues !== undefined) {
+        const where = { branch: p.branchId, componentId: VARIABLES_COMPONENT, configId };
+        valuesRowId = await createRowOnce(storage, where, { name: VALUES_ROW_NAME, configuration: valuesRowConfiguration(p), changeDescription }, new Set());
       }
     } catch (err) {
       const left = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId).catch(() => undefined);
-      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, configResourceId(p.branchId, VARIABLES_COMPONENT, configId), { ...outputs(intent, left, valuesRowId), __provider: inputs.__provider });
+      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, { ...outputs(intent, left, valuesRowId), __provider: inputs.__provider });
       throw err;
     }
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
-    return { id: configResourceId(p.branchId, VARIABLES_COMPONENT, configId), outs: outputs(intent, final, valuesRowId) };
+    return { id, outs: outputs(intent, final, valuesRowId) };
   },
 
   async read(ctx, id, props) {
@@ -307,31 +359,9 @@ export const handler: ResourceHandler = {
     const intent = intentOf(p, p.configId !== undefined, news);
     const current = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId);
     if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
-    const changeDescription = p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION;
-
-    const body: { name?: string; description?: string; configuration?: Record<string, unknown> } = {};
-    if (current.name !== p.name) body.name = p.name;
-    if (current.description !== p.description) body.description = p.description;
-    // Other keys someone added to the configuration are kept.
-    if (!same(declarationsFrom(current), p.variables)) body.configuration = { ...current.configuration, variables: p.variables };
-    if (Object.keys(body).length) await storage.updateConfig(p.branchId, VARIABLES_COMPONENT, configId, { ...body, changeDescription });
-
-    let valuesRowId = typeof olds.valuesRowId === "string" ? olds.valuesRowId : undefined;
-    const row = valuesRowId ? current.rows.find((r) => r.id === valuesRowId) : undefined;
-    if (p.defaultValues === undefined) {
-      if (row) await storage.deleteRow(p.branchId, VARIABLES_COMPONENT, configId, row.id).catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      });
-      valuesRowId = undefined;
-    } else {
-      const desired = valuesRowConfiguration(p);
-      if (!row) {
-        const created = await storage.createRow(p.branchId, VARIABLES_COMPONENT, configId, { name: VALUES_ROW_NAME, configuration: desired, changeDescription });
-        valuesRowId = String(created.id);
-      } else if (!same(row.configuration, desired)) {
-        await storage.updateRow(p.branchId, VARIABLES_COMPONENT, configId, row.id, { configuration: desired, changeDescription });
-      }
-    }
+    const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ownerOf(news) ?? splitMarker(current.changeDescription).owner);
+    const recordedRow = typeof olds.valuesRowId === "string" ? olds.valuesRowId : undefined;
+    const valuesRowId = await converge(storage, p, configId, current, recordedRow, changeDescription);
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
     return { outs: outputs(intent, final, valuesRowId) };
   },
@@ -342,6 +372,6 @@ export const handler: ResourceHandler = {
     const configId = String(props.configId ?? parsedId?.configId);
     const token = await assertCanManage(ctx, VARIABLES_COMPONENT, what(props), "delete configurations of");
     if (props.purgeOnDelete === true) assertCanPurge(token, what(props));
-    await deleteConfiguration(ctx.client().storage, branch, VARIABLES_COMPONENT, configId, props.purgeOnDelete === true);
+    await deleteConfiguration(ctx.client().storage, branch, VARIABLES_COMPONENT, configId, props.purgeOnDelete === true, withMarker("Deleted by Pulumi", ownerOf(props)));
   },
 };

@@ -301,7 +301,7 @@ describe("JobRun against the emulator", () => {
       variableValuesData: { limit: "5" },
     });
     await expect(jobRun.create(ctx, checked.inputs as Props)).rejects.toThrow(
-      /^JobRun "run-missing": job \d+ of keboola\.ex-generic-v2 configuration \d+ ended with status "error": No value provided for variable "endpoint"\.$/,
+      /^JobRun "run-missing": job \d+ of keboola\.ex-generic-v2 configuration kp-[0-9a-f]{20} ended with status "error": No value provided for variable "endpoint"\.$/,
     );
   });
 });

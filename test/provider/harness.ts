@@ -30,9 +30,12 @@ export async function startHarness(options: Partial<EmulatorOptions> = {}): Prom
   };
 }
 
+/** The owner URN the resource classes set (`__owner`), for a resource of this name in a test stack. */
+export const ownerUrn = (name: string, stack = "test") => `urn:pulumi:${stack}::harness::pulumi-nodejs:dynamic/keboola:Resource::${name}`;
+
 /** check -> create; fails the test on check failures. */
 export async function createVia(h: ResourceHandler, ctx: ResourceContext, name: string, news: Props) {
-  const checked = await h.check(ctx, {}, { __resourceName: name, ...news });
+  const checked = await h.check(ctx, {}, { __resourceName: name, __owner: ownerUrn(name), ...news });
   expect(checked.failures).toEqual([]);
   const inputs = checked.inputs as Props;
   const result = await h.create(ctx, inputs);
@@ -41,7 +44,7 @@ export async function createVia(h: ResourceHandler, ctx: ResourceContext, name: 
 
 /** check -> diff -> update with the old outputs; returns the new outputs, or the old ones when nothing changed. */
 export async function updateVia(h: ResourceHandler, ctx: ResourceContext, name: string, id: string, olds: Props, oldInputs: Props, news: Props) {
-  const checked = await h.check(ctx, oldInputs, { __resourceName: name, ...news });
+  const checked = await h.check(ctx, oldInputs, { __resourceName: name, __owner: ownerUrn(name), ...news });
   expect(checked.failures).toEqual([]);
   const inputs = checked.inputs as Props;
   const diff = await h.diff(ctx, id, olds, inputs);

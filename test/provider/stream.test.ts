@@ -4,7 +4,7 @@ import { handler as sink } from "../../provider/resources/sink";
 import { handler as sinkSettings } from "../../provider/resources/sink-settings";
 import { handler as sourceSettings } from "../../provider/resources/source-settings";
 import { PartialFailure, type Props } from "../../provider/resources/types";
-import { createVia, startHarness, updateVia, type Harness } from "./harness";
+import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 
 // Source, Sink and the settings resources against the emulator: every lifecycle path, adoption,
 // the table-schema guard, partial failure, and injected faults without duplicates or orphans.
@@ -70,13 +70,17 @@ describe("Source", () => {
   it("refuses to take over an existing source unless adoptExisting is set", async () => {
     await createVia(source, h.ctx, "first", { name: "Shared" });
     h.emu.clearRequests();
-    const checked = await source.check(h.ctx, {}, { __resourceName: "second", name: "Shared" });
-    await expect(source.create(h.ctx, checked.inputs as Props)).rejects.toThrow(/Source "shared" \(resource "second"\) already exists .* set adoptExisting: true/);
-    expect(h.writes()).toEqual([]);
+    const checked = await source.check(h.ctx, {}, { __resourceName: "second", __owner: ownerUrn("second"), name: "Shared" });
+    await expect(source.create(h.ctx, checked.inputs as Props)).rejects.toThrow(
+      /Source "shared" \(resource "second"\) already exists in branch default and belongs to .*resource keboola:Resource "first".* set adoptExisting: true/,
+    );
+    // The create was sent and refused with 409; nothing was changed.
+    expect(h.emu.writes().map((w) => `${w.method} ${w.status}`)).toEqual(["POST 409"]);
+    h.emu.clearRequests();
 
     const adopted = await createVia(source, h.ctx, "second", { name: "Shared", description: "adopted", adoptExisting: true });
     expect(adopted.outs).toMatchObject({ sourceId: "shared", description: "adopted" });
-    expect(h.writes()).toEqual(["PATCH /stream/v1/branches/default/sources/shared"]);
+    expect(h.writes()).toEqual(["POST /stream/v1/branches/default/sources", "PATCH /stream/v1/branches/default/sources/shared"]);
   });
 
   it("checks inputs with the property path and the fix", async () => {

@@ -7,12 +7,29 @@ const config = (values: Record<string, string>) => ({ get: (k: string) => values
 
 describe("resolveSettings", () => {
   it("prefers stack config and falls back to the Terraform provider's variables", () => {
-    const env = { KBC_HOST: "connection.env.keboola.com", KBC_TOKEN: "env-token" };
+    const env = { KBC_HOST: "connection.env.keboola.com" };
     expect(resolveSettings(config({ "keboola:host": "https://connection.cfg.keboola.com/", "keboola:token": "cfg-token" }), env)).toMatchObject({
       host: "https://connection.cfg.keboola.com",
       token: "cfg-token",
     });
-    expect(resolveSettings(config({}), env)).toMatchObject({ host: "https://connection.env.keboola.com", token: "env-token", taskTimeoutSeconds: 600 });
+    expect(resolveSettings(config({}), { ...env, KBC_TOKEN: "env-token" })).toMatchObject({
+      host: "https://connection.env.keboola.com",
+      token: "env-token",
+      taskTimeoutSeconds: 600,
+      http: { requestTimeoutMs: 30_000 },
+    });
+  });
+
+  it("lets KBC_TOKEN win over the stored keboola:token, so refresh and destroy work after a rotation", () => {
+    const stored = config({ "keboola:host": "h", "keboola:token": "old-token" });
+    expect(resolveSettings(stored, { KBC_TOKEN: "new-token" }).token).toBe("new-token");
+    expect(resolveSettings(stored, { KBC_TOKEN: "" }).token).toBe("old-token");
+  });
+
+  it("bounds every request by keboola:requestTimeout", () => {
+    const s = resolveSettings(config({ "keboola:host": "h", "keboola:token": "t", "keboola:requestTimeout": "5" }), {});
+    expect(s.http).toEqual({ requestTimeoutMs: 5000 });
+    expect(() => resolveSettings(config({ "keboola:host": "h", "keboola:token": "t" }), { KBC_REQUEST_TIMEOUT: "0" })).toThrow(/requestTimeout must be a positive number/);
   });
 
   it("says which setting is missing and how to set it, without echoing values", () => {

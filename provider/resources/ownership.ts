@@ -1,0 +1,70 @@
+import { createHash } from "node:crypto";
+import type { Props } from "./types";
+
+// Who created a remote object. Every object the provider creates carries a marker naming its
+// owner: the Pulumi URN of the resource (stack, project, type and name). After an ambiguous
+// create (lost answer, 5xx, reset), a 409 or a crash, an object found under our id is taken over
+// only when it carries this resource's marker; any other object is somebody else's.
+//
+// Where the marker lives is dictated by the real APIs: Stream's create payload has no
+// changeDescription (keboola/keboola-as-code api/stream/design.go: CreateSourceRequest and
+// CreateSinkRequest take only id, type, name, description and table), so sources and sinks carry
+// it at the end of their `description`; Storage configurations carry it in the version's
+// `changeDescription`, which every write of ours sets (create, update, rows, delete).
+
+const PREFIX = "managed by keboola-pulumi: ";
+const TRAILER = /(?:^|\n\n)managed by keboola-pulumi: (urn:pulumi:\S+)$/;
+
+/** The owner of the resource being operated on: its URN, set by the resource class (`__owner`). */
+export function ownerOf(props: Props): string | undefined {
+  return typeof props.__owner === "string" && props.__owner.startsWith("urn:pulumi:") ? props.__owner : undefined;
+}
+
+/** `text` with the owner's marker appended (unchanged when there is no owner). */
+export function withMarker(text: string, owner: string | undefined): string {
+  if (!owner) return text;
+  return text ? `${text}\n\n${PREFIX}${owner}` : `${PREFIX}${owner}`;
+}
+
+/** Splits a marked text into the user's text and the owner it names. */
+export function splitMarker(text: string | undefined | null): { text: string; owner?: string } {
+  const s = text ?? "";
+  const m = TRAILER.exec(s);
+  if (!m) return { text: s };
+  return { text: s.slice(0, m.index), owner: m[1] };
+}
+
+/** Characters the marker adds to a text (for length limits checked at preview). */
+export function markerLength(text: string, owner: string | undefined): number {
+  return withMarker(text, owner).length - text.length;
+}
+
+/**
+ * A configuration id chosen on our side, derived from the owner, so that a create repeated after
+ * a crash or a lost answer addresses the same configuration instead of making a second one.
+ */
+export function derivedConfigId(owner: string): string {
+  return `kp-${createHash("sha256").update(owner).digest("hex").slice(0, 20)}`;
+}
+
+/** Short form of a URN for messages: `stack/Type::name`. */
+export function describeOwner(owner: string | undefined): string {
+  if (!owner) return "nobody recorded (not created by keboola-pulumi, or its marker was edited away)";
+  const parts = owner.split("::");
+  if (parts.length < 4) return owner;
+  const stack = parts[0].replace(/^urn:pulumi:/, "");
+  const type = parts[parts.length - 2].split("$").pop()!.replace(/^pulumi-nodejs:dynamic\/keboola:/, "keboola:");
+  return `stack "${stack}" of project "${parts[1]}", resource ${type} "${parts[parts.length - 1]}"`;
+}
+
+export class OwnershipConflict extends Error {
+  override readonly name = "OwnershipConflict";
+}
+
+/** The error for an object found under our id that belongs to someone else. */
+export function conflict(label: string, where: string, found: string | undefined, mine: string | undefined, fix: string): OwnershipConflict {
+  return new OwnershipConflict(
+    `${label} already exists ${where} and belongs to ${describeOwner(found)}; this resource is ${describeOwner(mine)}. ` +
+      `Nothing was taken over. ${fix}`,
+  );
+}
