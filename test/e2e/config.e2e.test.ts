@@ -163,7 +163,7 @@ describe("e2e: configurations, variables and job runs with the Pulumi CLI", () =
     const upMissing = await ws.up();
     expect(upMissing.code, describeResult(upMissing)).not.toBe(0);
     expect(upMissing.stdout + upMissing.stderr).toMatch(
-      /JobRun "run-missing": job \d+ of keboola\.ex-generic-v2 configuration \d+ ended with status "error": No value provided for variable "endpoint"\./,
+      /JobRun "run-missing": job \d+ of keboola\.ex-generic-v2 configuration kp-[0-9a-f]{20} ended with status "error": No value provided for variable "endpoint"\./,
     );
     expect((await ws.stackResources()).filter((r) => r.type === T.job).map((r) => r.urn.split("::").pop())).toEqual(["run-ok"]);
     await ws.pulumi(["config", "rm", "--stack", ws.stack, "e2e:runMissing"]);
