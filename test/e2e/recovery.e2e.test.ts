@@ -1,0 +1,103 @@
+// Crash recovery with the real Pulumi CLI: `pulumi up` is killed with SIGKILL (its whole process
+// group: the CLI, the language host and the provider) at three moments, and the README's steps
+// alone ("Recovering from an interrupted deployment": `pulumi cancel`, then `pulumi up`) must
+// converge with no duplicate, no orphan and no manual edit, because every object carries its
+// owner's marker and every create is create-once.
+import { afterEach, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+
+const TOKEN = "e2e-recovery-token-0123456789";
+
+const PROGRAM = `"use strict";
+const keboola = require("keboola-pulumi");
+const events = new keboola.Source("events", { name: "Events" });
+new keboola.Sink("raw", { sourceId: events.sourceId, name: "Raw", tableId: "in.c-recovery.raw", columns: [{ type: "uuid", name: "id" }, { type: "body", name: "body" }] });
+const vars = new keboola.VariableConfig("vars", { name: "Vars", variables: [{ name: "limit" }], defaultValues: { limit: "10" } });
+new keboola.ComponentConfig("extractor", {
+  componentId: "keboola.ex-generic-v2",
+  name: "Extractor",
+  variables: vars.binding(),
+  configuration: { parameters: { api: { baseUrl: "https://example.com/" }, config: { jobs: [{ endpoint: "items", params: { limit: "{{limit}}" } }] } } },
+  rows: [{ name: "first" }, { name: "second" }, { name: "third" }],
+});
+`;
+
+let emu: Emulator | undefined;
+let ws: PulumiWorkspace | undefined;
+
+afterEach(async () => {
+  await ws?.cleanup();
+  await emu?.close();
+});
+
+function ok(res: RunResult): RunResult {
+  expect(res.code, describeResult(res)).toBe(0);
+  return res;
+}
+
+/** Starts `pulumi up` in its own process group and SIGKILLs the group once `when` holds. */
+async function upKilledWhen(w: PulumiWorkspace, e: Emulator, when: (writes: string[]) => boolean): Promise<string[]> {
+  const child = spawn(path.join(w.binDir, "pulumi"), ["up", "--yes", "--skip-preview"], { cwd: w.programDir, env: w.env, detached: true, stdio: "ignore" });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  let finished = false;
+  void exited.then(() => (finished = true));
+  const writes = () => e.writes().map((x) => `${x.method} ${x.path.replace(/\?.*$/, "")}`);
+  while (!finished && !when(writes())) await new Promise((r) => setTimeout(r, 5));
+  expect(finished, "pulumi up ended before the kill moment").toBe(false);
+  process.kill(-child.pid!, "SIGKILL");
+  await exited;
+  return writes();
+}
+
+const creates = (writes: string[]) => writes.filter((w) => w.startsWith("POST") && !w.includes("/restore"));
+
+/** What is live in the emulator: one of each object, rows by name, and what sits in the trash. */
+function inventory(e: Emulator) {
+  const configs = Object.values(e.state.storage.configs);
+  return {
+    sources: Object.values(e.state.stream.sources).filter((s) => !s.deleted).map((s) => s.sourceId),
+    sinks: Object.values(e.state.stream.sinks).filter((s) => !s.deleted).map((s) => s.sinkId),
+    configs: configs.filter((c) => !c.isDeleted).map((c) => `${c.componentId}:${c.rows.map((r) => r.name).join(",")}`).sort(),
+    trash: configs.filter((c) => c.isDeleted).length,
+  };
+}
+
+const MOMENTS: Array<[string, (writes: string[]) => boolean]> = [
+  ["after the first create was sent", (w) => creates(w).length >= 1],
+  ["in the middle of the configuration rows", (w) => w.filter((x) => x.endsWith("/rows")).length >= 2],
+  ["while the sink's create task runs", (w) => w.some((x) => x.startsWith("POST") && x.endsWith("/sinks"))],
+];
+
+describe("e2e: recovering from a killed pulumi up", () => {
+  it.each(MOMENTS)("converges with the README's steps after a kill %s", async (_moment, when) => {
+    emu = await startEmulator({ token: TOKEN, taskDurationMs: 400 });
+    ws = await makePulumiWorkspace({ project: "recovery" });
+    ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
+    ok(await ws.initStack());
+    ok(await ws.setConfig("keboola:host", emu.url));
+    ok(await ws.setConfig("keboola:token", TOKEN, { secret: true }));
+
+    const before = await upKilledWhen(ws, emu, when);
+    expect(creates(before).length).toBeGreaterThan(0);
+
+    // README, "Recovering from an interrupted deployment": the file backend keeps the killed
+    // run's lock; cancel it, then run up again.
+    ok(await ws.pulumi(["cancel", "--yes"]));
+    const up = ok(await ws.up());
+    expect(up.stdout + up.stderr).not.toMatch(/already exists|belongs to/);
+    ok(await ws.previewExpectNoChanges());
+
+    expect(inventory(emu)).toEqual({
+      sources: ["events"],
+      sinks: ["raw"],
+      configs: ["keboola.ex-generic-v2:first,second,third", "keboola.variables:Default values"],
+      trash: 0,
+    });
+
+    ok(await ws.destroy());
+    expect(inventory(emu)).toMatchObject({ sources: [], sinks: [], configs: [] });
+  }, 180_000);
+});
