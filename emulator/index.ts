@@ -1,3 +1,3 @@
 export { startEmulator, initialState, type Emulator } from "./server";
 export type { EmulatorOptions, EmulatorState, RequestLogEntry, ServiceUrls } from "./core/context";
-export type { FaultOptions } from "./core/faults";
+export { countFaults, type FaultCounts, type FaultKind, type FaultOptions } from "./core/faults";

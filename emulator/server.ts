@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse, Server } from "node:http";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
 import type { Deferred, EmulatorContext, EmulatorOptions, EmulatorState, JsonValue, RequestLogEntry, ServiceUrls } from "./core/context";
-import { decideFault, type FaultOptions } from "./core/faults";
+import { countFaults, decideFault, type FaultCounts, type FaultOptions } from "./core/faults";
 import { seededRandom } from "./core/random";
 import { limitedToken, masterToken } from "./core/tokens";
 import { initialStorageState } from "./storage/state";
@@ -28,6 +28,8 @@ export interface Emulator {
   clearRequests(): void;
   /** Requests that could have changed something (anything but GET/HEAD/OPTIONS). */
   writes(): RequestLogEntry[];
+  /** Faults injected into the logged requests, per kind and per method. */
+  faultCounts(): FaultCounts;
   setFaults(faults: FaultOptions): void;
   close(): Promise<void>;
 }
@@ -97,9 +99,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     },
     settle() {
       const now = Date.now();
+      let ran = false;
       for (;;) {
         const due = state.deferred.filter((d) => d.at <= now).sort((a, b) => a.at - b.at)[0];
-        if (!due) return;
+        if (!due) return ran;
+        ran = true;
         state.deferred.splice(state.deferred.indexOf(due), 1);
         const handler = handlers.get(due.op);
         if (!handler) throw new Error(`emulator: no handler for deferred operation ${due.op}`);
@@ -128,7 +132,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     return c.body(null, 204);
   });
   app.get("/_emulator/state", (c) => {
-    ctx.settle();
+    if (ctx.settle()) ctx.save();
     return c.json(state);
   });
   app.put("/_emulator/faults", async (c) => {
@@ -146,6 +150,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     log.push(entry);
     if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
     const fault = decideFault(faults, faultRandom, c.req.method, url.pathname);
+    if (fault.kind !== "none") entry.fault = fault.kind;
     if (fault.kind === "reset") {
       c.env.incoming.socket.destroy();
       return new Response(null, { status: 500 });
@@ -158,10 +163,19 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       entry.status = fault.status;
       return faultResponse(url.pathname, fault.status, "Internal Server Error");
     }
-    ctx.settle();
+    // A task or job that completes here is saved even when only reads follow, so what it
+    // generated (e.g. a sink token) survives a restart unchanged.
+    const settled = ctx.settle();
     await next();
     entry.status = c.res.status;
-    if (!["GET", "HEAD", "OPTIONS"].includes(c.req.method)) ctx.save();
+    if (settled || !["GET", "HEAD", "OPTIONS"].includes(c.req.method)) ctx.save();
+    if (fault.kind === "lost") {
+      // Processed and saved; the answer is dropped with the connection.
+      entry.droppedStatus = entry.status;
+      entry.status = 0;
+      c.env.incoming.socket.destroy();
+      return new Response(null, { status: 500 });
+    }
   });
 
   registerStorageRoutes(app as unknown as Hono, ctx);
@@ -187,6 +201,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       log.length = 0;
     },
     writes: () => log.filter((e) => !["GET", "HEAD", "OPTIONS"].includes(e.method)),
+    faultCounts: () => countFaults(log),
     setFaults(f) {
       faults = f;
       faultRandom = seededRandom(f.seed ?? 1);

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { FaultOptions } from "./faults";
+import type { FaultKind, FaultOptions } from "./faults";
 import type { Random } from "./random";
 import type { TokenRecord } from "./tokens";
 import type { StorageState } from "../storage/state";
@@ -34,9 +34,13 @@ export interface RequestLogEntry {
   method: string;
   /** Path including the query string, as received. */
   path: string;
-  /** HTTP status, or 0 when the connection was reset by fault injection. */
+  /** HTTP status, or 0 when fault injection closed the connection without an answer. */
   status: number;
   at: string;
+  /** The fault injected into this request, if any. */
+  fault?: FaultKind;
+  /** For a lost response: the status of the answer that was processed but never sent. */
+  droppedStatus?: number;
 }
 
 export interface EmulatorOptions {
@@ -73,8 +77,8 @@ export interface EmulatorContext {
   defer(op: string, args: JsonValue, delayMs?: number): Deferred;
   /** Register the handler for a deferred operation. */
   onDeferred(op: string, handler: (args: JsonValue, deferred: Deferred) => void): void;
-  /** Run every due deferred operation now. */
-  settle(): void;
+  /** Run every due deferred operation now; true when any ran (the state changed). */
+  settle(): boolean;
   /** The token record for the request's X-StorageApi-Token header, or undefined. */
   tokenOf(c: Context): TokenRecord | undefined;
   /** Persist state (no-op without a state file). */

@@ -12,6 +12,11 @@ export interface FaultOptions {
   rate5xx?: number;
   /** Share of requests whose connection is reset before any answer. */
   rateReset?: number;
+  /**
+   * Share of requests processed in full (a write is applied and saved) whose connection is then
+   * dropped before the answer is sent: the client cannot tell whether its write happened.
+   */
+  rateLostResponse?: number;
   /** Latency added to every request, in milliseconds. */
   latencyMs?: number;
   /** Task ids or task types (e.g. "api.create.sink") whose tasks/jobs end in error. */
@@ -22,11 +27,16 @@ export interface FaultOptions {
   methods?: string[];
 }
 
+/** The kinds of injected faults, as recorded in the request log. */
+export const FAULT_KINDS = ["429", "5xx", "reset", "lost"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
 export type FaultDecision =
   | { kind: "none" }
   | { kind: "429"; retryAfter: number }
   | { kind: "5xx"; status: 500 | 502 | 503 }
-  | { kind: "reset" };
+  | { kind: "reset" }
+  | { kind: "lost" };
 
 export function decideFault(opts: FaultOptions, rng: Random, method: string, path: string): FaultDecision {
   if (opts.methods && !opts.methods.includes(method)) return { kind: "none" };
@@ -41,10 +51,37 @@ export function decideFault(opts: FaultOptions, rng: Random, method: string, pat
   }
   edge += opts.rateReset ?? 0;
   if (r < edge) return { kind: "reset" };
+  // Last in the draw, so seeds used before this fault existed still inject the same faults.
+  edge += opts.rateLostResponse ?? 0;
+  if (r < edge) return { kind: "lost" };
   return { kind: "none" };
 }
 
 /** Whether a task of this id/type was chosen to fail. */
 export function taskShouldFail(opts: FaultOptions, taskId: string, taskType: string): boolean {
   return (opts.failTasks ?? []).some((f) => f === taskType || f === taskId || taskId.startsWith(f));
+}
+
+export type FaultTally = Record<FaultKind, number>;
+
+/** Injected faults per kind, in total and per HTTP method. */
+export interface FaultCounts extends FaultTally {
+  byMethod: Record<string, FaultTally>;
+}
+
+const emptyTally = (): FaultTally => ({ "429": 0, "5xx": 0, reset: 0, lost: 0 });
+
+/**
+ * Counts the faults recorded in a request log (`emu.requests()` or GET /_emulator/requests), so
+ * a test can assert that each kind it relies on was actually injected.
+ */
+export function countFaults(log: ReadonlyArray<{ method: string; fault?: FaultKind }>): FaultCounts {
+  const counts: FaultCounts = { ...emptyTally(), byMethod: {} };
+  for (const entry of log) {
+    if (!entry.fault) continue;
+    counts[entry.fault] += 1;
+    const perMethod = (counts.byMethod[entry.method] ??= emptyTally());
+    perMethod[entry.fault] += 1;
+  }
+  return counts;
 }

@@ -38,3 +38,37 @@ describe("emulator state file", () => {
     }
   });
 });
+
+describe("emulator state file after reads only", () => {
+  it("saves a task that completes while only reads are served: the sink token survives a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "emu-state-"));
+    try {
+      const stateFile = join(dir, "state.json");
+      const first = await startEmulator({ token: "master", taskDurationMs: 5, stateFile });
+      const headers = { "X-StorageApi-Token": "master", "Content-Type": "application/json" };
+      await createSource(first, "Tokens");
+      const sink = { name: "Raw", type: "table", table: { type: "keboola", tableId: "in.c-tokens.raw", mapping: { columns: [{ type: "body", name: "body" }] } } };
+      const res = await fetch(`${first.urls.stream}/v1/branches/default/sources/tokens/sinks`, { method: "POST", headers, body: JSON.stringify(sink) });
+      expect(res.status).toBe(202);
+      // The last write only started the task; it completes during one of these reads.
+      let task = (await res.json()) as { url: string; isFinished: boolean; status: string };
+      while (!task.isFinished) task = (await (await fetch(task.url, { headers })).json()) as typeof task;
+      expect(task.status).toBe("success");
+      const token = first.state.stream.sinkTokens["101/tokens/raw"]?.token;
+      expect(token).toMatch(/^4242-\d+-\w{40}$/);
+      await first.close();
+
+      const second = await startEmulator({ token: "master", taskDurationMs: 5, stateFile });
+      try {
+        // Any request settles what was left pending in the file; nothing may be.
+        await fetch(`${second.urls.stream}/v1/branches/default/sources`, { headers });
+        expect(second.state.deferred).toEqual([]);
+        expect(second.state.stream.sinkTokens["101/tokens/raw"]?.token).toBe(token);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

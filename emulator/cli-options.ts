@@ -1,0 +1,96 @@
+import { parseArgs } from "node:util";
+import type { EmulatorOptions } from "./core/context";
+
+// The emulator's command line, parsed apart from starting it so the mapping of every flag to
+// the emulator options can be tested in-process.
+
+export type CommandLine =
+  | { kind: "help" }
+  | { kind: "error"; message: string }
+  | { kind: "options"; options: EmulatorOptions };
+
+const SHARES = ["fault-429", "fault-5xx", "fault-reset", "fault-lost-response"] as const;
+
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): CommandLine {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string", default: "0" },
+        host: { type: "string", default: "127.0.0.1" },
+        token: { type: "string" },
+        "limited-token": { type: "string" },
+        "task-duration": { type: "string", default: "300" },
+        "state-file": { type: "string" },
+        "project-id": { type: "string" },
+        seed: { type: "string" },
+        "fault-seed": { type: "string" },
+        "fault-429": { type: "string" },
+        "fault-5xx": { type: "string" },
+        "fault-reset": { type: "string" },
+        "fault-lost-response": { type: "string" },
+        "retry-after": { type: "string" },
+        latency: { type: "string" },
+        "fail-task": { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (e) {
+    return { kind: "error", message: (e as Error).message };
+  }
+  if (values.help) return { kind: "help" };
+  const token = values.token ?? env.KBC_TOKEN;
+  if (!token) return { kind: "error", message: "--token <master-token> is required (or set KBC_TOKEN)" };
+  for (const flag of SHARES) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const share = Number(raw);
+    if (raw.trim() === "" || !(share >= 0 && share <= 1)) {
+      return { kind: "error", message: `--${flag} must be a share between 0 and 1 (e.g. 0.05), got "${raw}"` };
+    }
+  }
+  const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
+  return {
+    kind: "options",
+    options: {
+      port: Number(values.port),
+      host: values.host,
+      token,
+      limitedToken: values["limited-token"],
+      taskDurationMs: Number(values["task-duration"]),
+      stateFile: values["state-file"],
+      projectId: num(values["project-id"]),
+      seed: num(values.seed),
+      faults: {
+        seed: num(values["fault-seed"]),
+        rate429: num(values["fault-429"]),
+        rate5xx: num(values["fault-5xx"]),
+        rateReset: num(values["fault-reset"]),
+        rateLostResponse: num(values["fault-lost-response"]),
+        retryAfterSeconds: num(values["retry-after"]),
+        latencyMs: num(values.latency),
+        failTasks: values["fail-task"],
+      },
+    },
+  };
+}
+
+export const USAGE = `Usage: npm run emulator -- --token <master-token> [options]
+  --port <n>             port to listen on (0 = any free port; default 0)
+  --host <addr>          address to bind (default 127.0.0.1)
+  --limited-token <t>    also accept a non-admin token (no stream writes, no configuration management)
+  --task-duration <ms>   how long async tasks and jobs take (default 300)
+  --state-file <path>    keep state in this JSON file across restarts
+  --project-id <n>       numeric project id (default 4242)
+  --fault-seed <n>       seed for fault injection (default 1)
+  --fault-429 <share>    share of requests answered 429 with Retry-After (0..1)
+  --retry-after <s>      Retry-After seconds on injected 429s (default 1)
+  --fault-5xx <share>    share of requests answered 500/502/503
+  --fault-reset <share>  share of requests whose connection is reset
+  --fault-lost-response <share>
+                         share of requests processed in full (writes applied) whose answer is
+                         then dropped with the connection
+  --latency <ms>         latency added to every request
+  --fail-task <id|type>  make matching tasks/jobs fail (repeatable), e.g. api.create.sink
+`;
