@@ -64,6 +64,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const log: RequestLogEntry[] = [];
   let faults: FaultOptions = opts.faults ?? {};
   let faultRandom = seededRandom(faults.seed ?? 1);
+  // Faults injected since the options were last set, for FaultOptions.limit.
+  let injected = 0;
   let baseUrl = "";
 
   const urls = (): ServiceUrls => ({
@@ -138,6 +140,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   app.put("/_emulator/faults", async (c) => {
     faults = (await c.req.json()) as FaultOptions;
     faultRandom = seededRandom(faults.seed ?? 1);
+    injected = 0;
     return c.json(faults);
   });
 
@@ -149,7 +152,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     const entry: RequestLogEntry = { method: c.req.method, path, status: 0, at: new Date().toISOString() };
     log.push(entry);
     if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
-    const fault = decideFault(faults, faultRandom, c.req.method, url.pathname);
+    const exhausted = faults.limit !== undefined && injected >= faults.limit;
+    const fault = exhausted ? ({ kind: "none" } as const) : decideFault(faults, faultRandom, c.req.method, url.pathname);
+    if (fault.kind !== "none") injected++;
     if (fault.kind !== "none") entry.fault = fault.kind;
     if (fault.kind === "reset") {
       c.env.incoming.socket.destroy();
@@ -205,6 +210,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     setFaults(f) {
       faults = f;
       faultRandom = seededRandom(f.seed ?? 1);
+      injected = 0;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -23,6 +23,8 @@ export interface FaultOptions {
   failTasks?: string[];
   /** Only requests whose path starts with one of these prefixes get faults (default: all API paths). */
   pathPrefixes?: string[];
+  /** Stop injecting after this many faults (counted from when these options were set): "fail the next write once". */
+  limit?: number;
   /** Only these methods get faults (default: all). */
   methods?: string[];
 }

@@ -37,6 +37,13 @@ export class QueueApi {
       .then((r) => r.body);
   }
 
+  /** Newest jobs of a configuration first (`GET /search/jobs`). */
+  listJobs(component: string, config: string, limit = 50) {
+    return this.http
+      .request<QueueJob[]>({ service: "queue", baseUrl: this.baseUrl, method: "GET", path: "/search/jobs", query: { component, config, limit, sortOrder: "desc" } })
+      .then((r) => r.body);
+  }
+
   getJob(id: string) {
     return this.http
       .request<QueueJob>({ service: "queue", baseUrl: this.baseUrl, method: "GET", path: `/jobs/${encodeURIComponent(id)}` })

@@ -2,8 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { JobRequest, QueueJob } from "../api/queue";
-import { KeboolaNetworkError, KeboolaTimeoutError } from "../api/errors";
+import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
+import { KeboolaTimeoutError, isAmbiguous } from "../api/errors";
 import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import type { Props, ResourceHandler } from "./types";
@@ -100,6 +100,26 @@ function outputs(inputs: Props, p: Parsed, job: QueueJob): Props {
   return out;
 }
 
+/**
+ * Starts one job. The Queue chooses job ids, so the configuration's newest jobs are listed first;
+ * after an ambiguous failure (lost answer, 5xx, reset) a job that appeared since is ours and is
+ * waited for, and when none did the request certainly did not reach the Queue and is sent again.
+ * (A run of the same configuration started by someone else in that same moment would be taken
+ * for ours: it is waited for instead of starting a second one.)
+ */
+async function startJobOnce(queue: QueueApi, p: Parsed): Promise<QueueJob> {
+  const before = new Set((await queue.listJobs(p.componentId, p.configId)).map((j) => String(j.id)));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await queue.createJob(jobRequest(p));
+    } catch (err) {
+      if (!isAmbiguous(err) || attempt >= 4) throw err;
+      const mine = (await queue.listJobs(p.componentId, p.configId)).find((j) => !before.has(String(j.id)));
+      if (mine) return mine;
+    }
+  }
+}
+
 export const handler: ResourceHandler = {
   async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(jobRunInputsSchema, news);
@@ -123,11 +143,8 @@ export const handler: ResourceHandler = {
     const target = `${p.componentId} configuration ${p.configId}`;
     let job: QueueJob;
     try {
-      job = await queue.createJob(jobRequest(p));
+      job = await startJobOnce(queue, p);
     } catch (err) {
-      if (err instanceof KeboolaNetworkError && err.ambiguous) {
-        throw new Error(`${label}: the job request for ${target} may or may not have reached the Queue (${err.message}); check the project's jobs before running \`pulumi up\` again`);
-      }
       throw new Error(`${label}: could not start a job of ${target}: ${(err as Error).message}`);
     }
     let end: QueueJob;
