@@ -119,8 +119,8 @@ export class StorageApi {
   updateRow(branch: string, componentId: string, configId: string, rowId: string, body: RowBody) {
     return this.call<ConfigRow>("PUT", `${configsPath(branch, componentId)}/${enc(configId)}/rows/${enc(rowId)}`, { form: toForm(body), retry: "idempotent" });
   }
-  deleteRow(branch: string, componentId: string, configId: string, rowId: string) {
-    return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}/rows/${enc(rowId)}`, { retry: "idempotent" });
+  deleteRow(branch: string, componentId: string, configId: string, rowId: string, changeDescription?: string) {
+    return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}/rows/${enc(rowId)}`, { retry: "idempotent", query: { changeDescription } });
   }
 }
 

@@ -389,7 +389,7 @@ async function reconcileRows(
   const plan = planRows(p.rows, recorded, current.rows);
   let wrote = plan.deletes.length > 0;
   for (const id of plan.deletes) {
-    await storage.deleteRow(p.branchId, p.componentId, configId, id).catch((err: unknown) => {
+    await storage.deleteRow(p.branchId, p.componentId, configId, id, changeDescription).catch((err: unknown) => {
       if (!isNotFound(err)) throw err;
     });
   }
@@ -423,6 +423,9 @@ async function finish(storage: StorageApi, p: Parsed, configId: string, rowIds: 
   const configuration = desiredConfiguration(p);
   if (!same(current.configuration, configuration)) body.configuration = configuration;
   if (!same(orderedRows(current).map((r) => r.id), rowIds)) body.rowsSortOrder = rowIds;
+  // A configuration taken over (adoptExisting) gets this resource's owner marker even when nothing else differs.
+  const marker = splitMarker(p.changeDescription).owner;
+  if (Object.keys(body).length === 0 && marker && splitMarker(current.changeDescription).owner !== marker) body.description = p.description;
   if (Object.keys(body).length === 0) return current;
   await storage.updateConfig(p.branchId, p.componentId, configId, { ...body, changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION });
   return normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));

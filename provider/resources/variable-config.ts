@@ -244,12 +244,15 @@ async function converge(storage: StorageApi, p: Parsed, configId: string, curren
   if (current.description !== p.description) body.description = p.description;
   // Other keys someone added to the configuration are kept.
   if (!same(declarationsFrom(current), p.variables)) body.configuration = { ...current.configuration, variables: p.variables };
+  // A configuration taken over (adoptExisting) gets this resource's owner marker even when nothing else differs.
+  const marker = splitMarker(changeDescription).owner;
+  if (Object.keys(body).length === 0 && marker && splitMarker(current.changeDescription).owner !== marker) body.description = p.description;
   if (Object.keys(body).length) await storage.updateConfig(p.branchId, VARIABLES_COMPONENT, configId, { ...body, changeDescription });
 
   const row = valuesRowId ? current.rows.find((r) => r.id === valuesRowId) : undefined;
   if (p.defaultValues === undefined) {
     if (row) {
-      await storage.deleteRow(p.branchId, VARIABLES_COMPONENT, configId, row.id).catch((err: unknown) => {
+      await storage.deleteRow(p.branchId, VARIABLES_COMPONENT, configId, row.id, changeDescription).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
     }
