@@ -107,9 +107,6 @@ export class StorageApi {
   deleteConfig(branch: string, componentId: string, configId: string, changeDescription?: string) {
     return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}`, { retry: "rejected-only", query: { changeDescription } });
   }
-  restoreConfig(branch: string, componentId: string, configId: string) {
-    return this.call<unknown>("POST", `${configsPath(branch, componentId)}/${enc(configId)}/restore`, { retry: "idempotent" });
-  }
   listDeletedConfigs(branch: string, componentId: string) {
     return this.call<Configuration[]>("GET", configsPath(branch, componentId), { query: { isDeleted: "true" } });
   }

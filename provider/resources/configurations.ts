@@ -165,7 +165,7 @@ const MAX_CREATES = 4;
  * Creates a configuration exactly once. The id is chosen on our side (explicit, or derived from the
  * owner), so after a lost answer, a 5xx or a crash the same create addresses the same configuration:
  * an existing one is taken over when it carries this resource's marker (or adoptExisting is set),
- * restored first when it is ours and in the trash, and refused otherwise.
+ * and refused otherwise.
  */
 export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Promise<{ config: Configuration; existed: boolean }> {
   const id = c.configId ?? (c.owner ? derivedConfigId(c.owner) : undefined);
@@ -178,12 +178,8 @@ export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Pr
       if (id === undefined || (!exists && !isAmbiguous(err))) throw err;
       const live = await findLiveConfig(storage, c.branch, c.componentId, id);
       if (live) return { config: claimConfig(c, live, "in branch " + c.branch), existed: true };
-      const old = await trashed(storage, c.branch, c.componentId, id);
-      if (old) {
-        claimConfig(c, normalizeConfig(old), `in the trash of branch ${c.branch}`);
-        await storage.restoreConfig(c.branch, c.componentId, id);
-        return { config: normalizeConfig(await storage.getConfig(c.branch, c.componentId, id)), existed: true };
-      }
+      // A trashed configuration does not block its id: Storage renews it on create
+      // (keboola/storage-api-php-client tests/Common/ComponentsTest.php, testComponentConfigRenew).
       if (exists || attempt >= MAX_CREATES) throw err;
       // Certainly absent: creating again cannot make a second one.
     }

@@ -33,7 +33,7 @@ export interface Created<T> {
   existed: boolean;
 }
 
-const MAX_CREATES = 4;
+const MAX_CREATES = 6;
 
 export async function createOnce<T>(op: CreateOnce<T>): Promise<Created<T>> {
   for (let attempt = 1; ; attempt++) {
@@ -47,7 +47,12 @@ export async function createOnce<T>(op: CreateOnce<T>): Promise<Created<T>> {
       const found = isConflict(err) ? await waitVisible(op.find, op.label) : await op.find();
       if (found) return { object: claim(op, found), existed: true };
       if (attempt >= MAX_CREATES) throw err;
-      continue; // certainly absent: creating again cannot duplicate it
+      // Not readable: absent, or still being created by a task (ours or a racing one). The service
+      // answers a create of a source whose create task still runs with a 500 (keboola/keboola-as-code
+      // internal/pkg/service/stream/api/service/source.go maps only the sink's case to 409), so
+      // back off before asking again: once that task ends, the answer is a 409 and the object readable.
+      await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
+      continue; // creating again cannot duplicate it: the id is ours
     }
     try {
       await op.runTask(task);

@@ -170,6 +170,23 @@ export function ensurePulumiBinDir(): Promise<string> {
   return binDirPromise;
 }
 
+// A JavaScript stack frame as Node prints it ("    at fn (/path/file.js:12:34)").
+const STACK_FRAME = /^\s+at .+(\(.+:\d+:\d+\)|:\d+:\d+)$/m;
+
+/**
+ * Every Pulumi command of the e2e tests and the quickstart passes through here: what it printed
+ * (errors included) must be presentable to a user, with no stack trace and no secret.
+ */
+export function assertPresentable(res: RunResult, secrets: readonly string[]): RunResult {
+  const out = `${res.stdout}\n${res.stderr}`;
+  const frame = STACK_FRAME.exec(out);
+  if (frame) throw new Error(`pulumi printed a stack trace (line "${frame[0].trim()}"):\n${out.slice(Math.max(0, frame.index - 1500), frame.index + 500)}`);
+  for (const secret of secrets) {
+    if (secret && out.includes(secret)) throw new Error("pulumi printed a secret value in its output");
+  }
+  return res;
+}
+
 /** Spawn a process, collect its output, kill it (SIGTERM, then SIGKILL) after timeoutMs. */
 export function runProcess(
   command: string,
@@ -262,8 +279,10 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
       env: runEnv,
       timeoutMs: runOptions.timeoutMs,
       input: runOptions.input,
-    });
+    }).then((res) => assertPresentable(res, args.includes("--show-secrets") ? [] : [...secrets]));
   };
+  // Values set with `setConfig(..., { secret: true })`: no command output may show them.
+  const secrets = new Set<string>();
 
   const parseJson = <T>(what: string, res: RunResult): T => {
     if (res.code !== 0) throw new Error(`pulumi ${what} failed: ${describeResult(res)}`);
@@ -318,8 +337,10 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
 
     pulumi,
     initStack: (o) => pulumi(["stack", "init", stack], o),
-    setConfig: (key, value, o = {}) =>
-      pulumi(["config", "set", "--stack", stack, ...(o.secret ? ["--secret"] : ["--plaintext"]), key, value], o),
+    setConfig: (key, value, o = {}) => {
+      if (o.secret) secrets.add(value);
+      return pulumi(["config", "set", "--stack", stack, ...(o.secret ? ["--secret"] : ["--plaintext"]), key, value], o);
+    },
     up: (extra = [], o) => pulumi(["up", "--stack", stack, "--yes", "--skip-preview", ...extra], o),
     preview: (extra = [], o) => pulumi(["preview", "--stack", stack, ...extra], o),
     previewExpectNoChanges: (extra = [], o) => pulumi(["preview", "--stack", stack, "--expect-no-changes", ...extra], o),

@@ -72,7 +72,11 @@ describe("e2e: a fleet under 429s, 5xx, resets and lost answers", () => {
       source: JSON.stringify(Object.values(emu.state.stream.sources).find((s) => s.sourceId === "foreign")),
       config: JSON.stringify(emu.state.storage.configs["101/keboola.ex-generic-v2/foreign-config"]),
     });
-    await fetch(`${emu.url}/_emulator/state`); // finish the foreign source's task
+    // Wait for the foreign source's create task to finish (reads settle due tasks).
+    while (!Object.values(emu.state.stream.sources).some((s) => s.sourceId === "foreign")) {
+      await fetch(`${emu.url}/_emulator/state`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const foreignBefore = foreign();
 
     ws = await makePulumiWorkspace({ project: "fleet" });
