@@ -39,6 +39,16 @@ export function markerLength(text: string, owner: string | undefined): number {
   return withMarker(text, owner).length - text.length;
 }
 
+/** A check failure when a description and the marker appended to it exceed the service's limit. */
+export function markedLengthFailure(property: string, text: string, owner: string | undefined, max: number): { property: string; reason: string } | undefined {
+  const extra = markerLength(text, owner);
+  if (text.length + extra <= max) return undefined;
+  return {
+    property,
+    reason: `is ${text.length} characters; with the owner marker keboola-pulumi appends (${extra} characters) it exceeds the service's ${max}: shorten it to at most ${max - extra}`,
+  };
+}
+
 /**
  * A configuration id chosen on our side, derived from the owner, so that a create repeated after
  * a crash or a lost answer addresses the same configuration instead of making a second one.

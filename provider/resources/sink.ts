@@ -10,7 +10,7 @@ import { canonicalColumn, columnsSchema, mappingMismatch, type Column } from "..
 import { templateFailures } from "../validation/templates";
 import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
-import { markerLength, ownerOf, splitMarker, withMarker } from "./ownership";
+import { markedLengthFailure, ownerOf, splitMarker, withMarker } from "./ownership";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
 // name, description, signal filter and enabled state update in place; a new sinkId, source or
@@ -177,13 +177,8 @@ export const handler: ResourceHandler = {
       allowedSignals: value.allowedSignals?.length ? value.allowedSignals : undefined,
     };
     failures.push(...(await templateFailures(p.columns)));
-    const extra = markerLength(p.description, ownerOf(news));
-    if (p.description.length + extra > 4096) {
-      failures.push({
-        property: "description",
-        reason: `is ${p.description.length} characters; with the owner marker keboola-pulumi appends (${extra} characters) it exceeds the service's 4096: shorten it to at most ${4096 - extra}`,
-      });
-    }
+    const tooLong = markedLengthFailure("description", p.description, ownerOf(news), 4096);
+    if (tooLong) failures.push(tooLong);
     if (failures.length === 0 && !containsUnknown([news.sourceId, news.allowedSignals, news.branchId])) {
       const failure = await signalsFailure(ctx, p);
       if (failure) failures.push({ property: "allowedSignals", reason: failure });

@@ -8,7 +8,7 @@ import { checkWith, parseChecked } from "../validation/check";
 import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { diffFields, resourceArgs, resourceName, withProvider, type ArgsOf } from "./common";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
-import { markerLength, ownerOf, splitMarker, withMarker } from "./ownership";
+import { markedLengthFailure, ownerOf, splitMarker, withMarker } from "./ownership";
 
 // A Stream source: an HTTP (or OTLP) endpoint that receives events. Name, description and type
 // update in place; a new sourceId or branch replaces it. The ingestion URL is a credential and
@@ -108,13 +108,8 @@ export const handler: ResourceHandler = {
   async check(_ctx, olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(sourceInputsSchema, news);
     if (!value) return { inputs: news, failures };
-    const extra = markerLength(value.description, ownerOf(news));
-    if (value.description.length + extra > 4096) {
-      failures.push({
-        property: "description",
-        reason: `is ${value.description.length} characters; with the owner marker keboola-pulumi appends (${extra} characters) it exceeds the service's 4096: shorten it to at most ${4096 - extra}`,
-      });
-    }
+    const tooLong = markedLengthFailure("description", value.description, ownerOf(news), 4096);
+    if (tooLong) failures.push(tooLong);
     return { inputs: { ...news, ...value, sourceId: resolveId(value, olds) }, failures };
   },
 
