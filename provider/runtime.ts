@@ -9,15 +9,24 @@ import { userFacingError } from "./errors";
 let config: ConfigSource | undefined;
 let client: KeboolaClient | undefined;
 
+let clientKey: string | undefined;
+
+/**
+ * Called once per provider object, so once per resource kind in a process: the client (its
+ * service discovery and connection pool) is kept as long as the settings are the same.
+ */
 export function configure(source: ConfigSource): void {
   config = source;
-  client = undefined;
+  let key: string | undefined;
+  try {
+    key = JSON.stringify(resolveSettings(source));
+  } catch {
+    key = undefined; // incomplete settings fail on first use, with their own message
+  }
+  if (key === undefined || key !== clientKey) client = undefined;
+  clientKey = key;
 }
 
-/** For tests and embedding: use this client instead of one built from config. */
-export function useClient(c: KeboolaClient | undefined): void {
-  client = c;
-}
 
 const context: ResourceContext = {
   client() {

@@ -50,16 +50,6 @@ export class QueueApi {
       .then((r) => r.body);
   }
 
-  /** Waits until the job finishes; throws KeboolaTaskError with the job's result message unless it succeeded. */
-  waitForJob(job: QueueJob, what: string): Promise<QueueJob> {
-    return waitUntilFinished(
-      job,
-      (j) => ({ id: j.id, finished: j.isFinished, ok: j.status === "success", message: j.result?.message ?? `job ended with status ${j.status}` }),
-      (j) => this.getJob(j.id),
-      { what, deadlineSeconds: this.deadlineSeconds },
-    );
-  }
-
   /** Waits until the job finishes, whatever its final status (the caller inspects it). */
   waitForJobEnd(job: QueueJob, what: string, deadlineSeconds = this.deadlineSeconds): Promise<QueueJob> {
     return waitUntilFinished(

@@ -140,22 +140,6 @@ export class StreamApi {
   patchSettings(branch: string, sourceId: string, sinkId: string | undefined, settings: SettingPatch[], changeDescription?: string) {
     return this.call<StreamTask>("PATCH", `${settingsOwner(branch, sourceId, sinkId)}/settings`, { changeDescription, settings }, "idempotent");
   }
-
-  /** Dry run of a payload through every sink of a source. */
-  test(branch: string, sourceId: string, payload: string, signal?: string) {
-    return this.http
-      .request<unknown>({
-        service: "stream",
-        baseUrl: this.baseUrl,
-        method: "POST",
-        path: `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}/test`,
-        query: { signal },
-        body: payload,
-        headers: { "Content-Type": "application/json" },
-        retry: "idempotent",
-      })
-      .then((r) => r.body);
-  }
 }
 
 const enc = encodeURIComponent;

@@ -1,14 +1,18 @@
 import { KeboolaTaskError, KeboolaTimeoutError } from "./errors";
 
-// Waiting for Stream tasks and Queue jobs: the first poll comes soon after the 202 (most tasks
-// finish in well under a second), then the interval doubles up to 2 s. The deadline is our own:
-// Pulumi's customTimeouts never reach a dynamic provider.
+// Waiting for Stream tasks and Queue jobs: the first poll comes soon after the 202 and the interval
+// stays short (at most `fastPollMs`, 150 ms) for the first `fastForMs` (10 s), where most tasks end:
+// a task noticed late holds one of Pulumi's parallel slots for nothing. Only a longer task backs
+// off, doubling up to 2 s. The deadline is our own: Pulumi's customTimeouts never reach a dynamic
+// provider.
 
 export interface WaitOptions {
   /** What is being waited for, for messages, e.g. `Sink "events/raw"`. */
   what: string;
   deadlineSeconds: number;
   firstPollMs?: number;
+  fastPollMs?: number;
+  fastForMs?: number;
   maxPollMs?: number;
 }
 
@@ -25,7 +29,9 @@ export async function waitUntilFinished<T>(
   poll: (value: T) => Promise<T>,
   opts: WaitOptions,
 ): Promise<T> {
-  const deadline = Date.now() + opts.deadlineSeconds * 1000;
+  const started = Date.now();
+  const deadline = started + opts.deadlineSeconds * 1000;
+  const fastUntil = started + (opts.fastForMs ?? 10_000);
   let interval = opts.firstPollMs ?? 50;
   let current = initial;
   for (;;) {
@@ -36,7 +42,8 @@ export async function waitUntilFinished<T>(
     }
     if (Date.now() + interval > deadline) throw new KeboolaTimeoutError(opts.what, p.id, opts.deadlineSeconds);
     await new Promise((r) => setTimeout(r, interval));
-    interval = Math.min(interval * 2, opts.maxPollMs ?? 2000);
+    const cap = Date.now() < fastUntil ? (opts.fastPollMs ?? 150) : (opts.maxPollMs ?? 2000);
+    interval = Math.min(interval * 2, Math.max(cap, opts.firstPollMs ?? 50));
     current = await poll(current);
   }
 }

@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { providerFor } from "../shim";
-import type { Props, ResourceKind } from "./types";
+import type { Props } from "./types";
 
 // Pieces every resource file uses: the Pulumi class plumbing and the diff helper.
 
@@ -21,7 +20,8 @@ export type ArgsOf<T> = { [K in keyof T]: DeepInput<T[K]> };
  * names so they exist as properties; `secretOutputs` are stored encrypted in state.
  */
 export function resourceArgs(
-  kind: ResourceKind,
+  /** The kind's provider object (provider/kinds/): one per kind, so Pulumi serializes it once. */
+  provider: dynamic.ResourceProvider,
   type: string,
   name: string,
   args: object,
@@ -41,7 +41,7 @@ export function resourceArgs(
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs],
   };
-  return [providerFor(kind), name, props, options, "keboola", type];
+  return [provider, name, props, options, "keboola", type];
 }
 
 /** Canonical JSON for comparing nested values regardless of key order. */

@@ -8,6 +8,7 @@ import { checkWith, containsUnknown, parseChecked, userInputs } from "../validat
 import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import { ownerOf, splitMarker, withMarker } from "./ownership";
 import {
@@ -160,7 +161,7 @@ export class ComponentConfig extends pulumi.dynamic.Resource {
   declare readonly warnings: pulumi.Output<string[]>;
 
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("componentConfig", "ComponentConfig", name, args, OUTPUTS, [], opts));
+    super(...resourceArgs(kindProvider, "ComponentConfig", name, args, OUTPUTS, [], opts));
   }
 }
 

@@ -6,6 +6,7 @@ import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
 import { KeboolaTimeoutError, isAmbiguous } from "../api/errors";
 import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import kindProvider from "../kinds/job-run";
 import type { Props, ResourceHandler } from "./types";
 import { stringValue, variableValuesSchema } from "./variable-config";
 import { assertCanManage, unknownAsOld } from "./configurations";
@@ -64,7 +65,7 @@ export class JobRun extends pulumi.dynamic.Resource {
   declare readonly url: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: JobRunArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("jobRun", "JobRun", name, args, OUTPUTS, [], opts));
+    super(...resourceArgs(kindProvider, "JobRun", name, args, OUTPUTS, [], opts));
   }
 }
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import { resourceArgs, type ArgsOf } from "./common";
+import kindProvider from "../kinds/sink-settings";
 import { settingsHandler } from "./settings-handler";
 
 // Stream settings of one sink, overriding its source's. Only the keys set here are managed;
@@ -28,7 +29,7 @@ export class SinkSettings extends pulumi.dynamic.Resource {
   declare readonly syncWait: pulumi.Output<boolean | undefined>;
 
   constructor(name: string, args: SinkSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("sinkSettings", "SinkSettings", name, args, [], [], opts));
+    super(...resourceArgs(kindProvider, "SinkSettings", name, args, [], [], opts));
   }
 }
 

@@ -9,6 +9,7 @@ import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, norma
 import { canonicalColumn, columnsSchema, mappingMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
 import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
+import kindProvider from "../kinds/sink";
 import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
 import { markedLengthFailure, ownerOf, splitMarker, withMarker } from "./ownership";
 
@@ -65,7 +66,7 @@ export class Sink extends pulumi.dynamic.Resource {
   declare readonly enabled: pulumi.Output<boolean>;
 
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("sink", "Sink", name, args, ["sinkId", "branchId", "projectId", "branch", "enabled", "description"], [], opts));
+    super(...resourceArgs(kindProvider, "Sink", name, args, ["sinkId", "branchId", "projectId", "branch", "enabled", "description"], [], opts));
   }
 }
 

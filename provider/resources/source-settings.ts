@@ -3,6 +3,7 @@ import { z } from "zod";
 import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import { resourceArgs, type ArgsOf } from "./common";
+import kindProvider from "../kinds/source-settings";
 import { settingsHandler } from "./settings-handler";
 
 // Stream settings of a source (they apply to all its sinks unless a sink overrides them).
@@ -26,7 +27,7 @@ export class SourceSettings extends pulumi.dynamic.Resource {
   declare readonly syncWait: pulumi.Output<boolean | undefined>;
 
   constructor(name: string, args: SourceSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("sourceSettings", "SourceSettings", name, args, [], [], opts));
+    super(...resourceArgs(kindProvider, "SourceSettings", name, args, [], [], opts));
   }
 }
 

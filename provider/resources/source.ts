@@ -7,6 +7,7 @@ import { createOnce } from "./stream-create";
 import { checkWith, parseChecked } from "../validation/check";
 import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { diffFields, resourceArgs, resourceName, withProvider, type ArgsOf } from "./common";
+import kindProvider from "../kinds/source";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import { markedLengthFailure, ownerOf, splitMarker, withMarker } from "./ownership";
 
@@ -63,7 +64,7 @@ export class Source extends pulumi.dynamic.Resource {
   declare readonly secret: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("source", "Source", name, args, OUTPUTS, SECRET_OUTPUTS, opts));
+    super(...resourceArgs(kindProvider, "Source", name, args, OUTPUTS, SECRET_OUTPUTS, opts));
   }
 }
 

@@ -6,6 +6,7 @@ import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
 import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import kindProvider from "../kinds/variable-config";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import {
   configResourceId,
@@ -151,7 +152,7 @@ export class VariableConfig extends pulumi.dynamic.Resource {
   declare readonly version: pulumi.Output<number>;
 
   constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs("variableConfig", "VariableConfig", name, args, OUTPUTS, [], opts));
+    super(...resourceArgs(kindProvider, "VariableConfig", name, args, OUTPUTS, [], opts));
   }
 
   /**
