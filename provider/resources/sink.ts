@@ -224,6 +224,10 @@ export const handler: ResourceHandler = {
       ownerOf: (s) => splitMarker(s.description).owner,
       create: () => stream.createSink(p.branchId, p.sourceId, body),
       runTask: (task) => stream.runTask(task, label),
+      fromTask: ({ outputs: o }) =>
+        o?.projectId !== undefined && o.branchId !== undefined
+          ? ({ ...(body as Omit<StreamSink, "projectId" | "branchId" | "sourceId" | "version">), sourceId: p.sourceId, projectId: o.projectId, branchId: o.branchId } as StreamSink)
+          : undefined,
       leftBehind,
       fix: "Choose another sinkId (or name), or set adoptExisting: true to take this sink over (it is then brought to the declared state).",
     });

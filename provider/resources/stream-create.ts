@@ -20,7 +20,12 @@ export interface CreateOnce<T> {
   find(): Promise<T | undefined>;
   ownerOf(object: T): string | undefined;
   create(): Promise<StreamTask>;
-  runTask(task: StreamTask): Promise<unknown>;
+  runTask(task: StreamTask): Promise<StreamTask>;
+  /**
+   * The object as created, from what we sent and the finished task's outputs, when they say all
+   * there is to say (saves reading it back); undefined to read it.
+   */
+  fromTask?(finished: StreamTask): T | undefined;
   /** Called when a step failed but the object exists: throw so Pulumi keeps tracking it. */
   leftBehind(object: T, err: Error): never;
   /** What to change to avoid a conflict, for the conflict message. */
@@ -54,14 +59,15 @@ export async function createOnce<T>(op: CreateOnce<T>): Promise<Created<T>> {
       await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
       continue; // creating again cannot duplicate it: the id is ours
     }
+    let finished: StreamTask;
     try {
-      await op.runTask(task);
+      finished = await op.runTask(task);
     } catch (err) {
       const left = await op.find().catch(() => undefined);
       if (left) op.leftBehind(left, err as Error);
       throw err;
     }
-    return { object: await waitVisible(op.find, op.label), existed: false };
+    return { object: op.fromTask?.(finished) ?? (await waitVisible(op.find, op.label)), existed: false };
   }
 }
 

@@ -37,12 +37,13 @@ function scenario(steps: Steps) {
     runTask: async () => {
       calls.runTask++;
       if (steps.taskFails) throw new KeboolaTaskError("t", "Unknown error", 'Source "x"');
+      return { ...task, isFinished: true, status: "success" as const };
     },
     leftBehind: (_o: unknown, err: Error): never => {
       throw Object.assign(new Error(`left behind: ${err.message}`), { leftBehind: true });
     },
   };
-  return { calls, run: () => createOnce(op) };
+  return { calls, op, run: () => createOnce(op) };
 }
 
 describe("createOnce", () => {
@@ -50,6 +51,13 @@ describe("createOnce", () => {
     const s = scenario({ creates: [() => task], visibleAfterFinds: 0 });
     await expect(s.run()).resolves.toEqual({ object: { id: "x", owner: MINE }, existed: false });
     expect(s.calls).toEqual({ create: 1, find: 1, runTask: 1 });
+  });
+
+  it("takes the created object from the finished task when it can, without reading it back", async () => {
+    const s = scenario({ creates: [() => task], visibleAfterFinds: 0 });
+    const fromTask = { id: "from-task", owner: MINE };
+    await expect(createOnce({ ...s.op, fromTask: () => fromTask })).resolves.toEqual({ object: fromTask, existed: false });
+    expect(s.calls).toEqual({ create: 1, find: 0, runTask: 1 });
   });
 
   it("after an ambiguous failure, takes over the object carrying its own marker without creating again", async () => {

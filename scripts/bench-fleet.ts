@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startEmulator, type Emulator } from "../emulator/server";
+import { REPO_ROOT, describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./lib/pulumi-workspace";
+
+// The fleet benchmark (`npm run bench`): a fleet of sources x sinks, each sink with SinkSettings,
+// deployed with the real Pulumi CLI on the emulator whose tasks take D ms, installed from the
+// packed package exactly as a user installs it. Prints the time of up, a no-op preview, refresh
+// and destroy, and their ratio to a bound measured in the same run: an empty program's `up` plus
+// the three tasks on the critical path (source, sink, settings). Also the requests per created
+// resource, the writes of the no-op preview and the size of the serialized provider in state.
+//
+//   node dist/scripts/bench-fleet.js [--sources 10] [--sinks 10] [--task-ms 1000] [--parallel 32]
+
+interface Options {
+  sources: number;
+  sinks: number;
+  taskMs: number;
+  parallel?: number;
+}
+
+function parseArgs(argv: string[]): Options[] {
+  const get = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  if (get("task-ms") !== undefined) {
+    return [{ sources: Number(get("sources") ?? 10), sinks: Number(get("sinks") ?? 10), taskMs: Number(get("task-ms")), parallel: get("parallel") ? Number(get("parallel")) : undefined }];
+  }
+  // The issue's two measurements: D=1000 with --parallel 32 and D=300 with the default parallelism.
+  return [
+    { sources: 10, sinks: 10, taskMs: 1000, parallel: 32 },
+    { sources: 10, sinks: 10, taskMs: 300 },
+  ];
+}
+
+const TOKEN = "bench-fleet-token-0123456789";
+
+function program(o: Options): string {
+  return `"use strict";
+const keboola = require("keboola-pulumi");
+for (let i = 0; i < ${o.sources}; i++) {
+  const src = new keboola.Source("src-" + i, { name: "Bench " + i });
+  for (let j = 0; j < ${o.sinks}; j++) {
+    const snk = new keboola.Sink("sink-" + i + "-" + j, {
+      sourceId: src.sourceId, name: "Out " + j, tableId: "in.c-bench.t" + i + "_" + j,
+      columns: [{ type: "uuid", name: "id" }, { type: "datetime", name: "at" }, { type: "body", name: "body" }],
+    });
+    new keboola.SinkSettings("settings-" + i + "-" + j, { sourceId: src.sourceId, sinkId: snk.sinkId, stagingUploadTrigger: { count: 1000 } });
+  }
+}
+`;
+}
+
+function must(what: string, res: RunResult): RunResult {
+  if (res.code !== 0) throw new Error(`${what} failed:\n${describeResult(res)}`);
+  return res;
+}
+
+async function timed(fn: () => Promise<RunResult>, what: string): Promise<number> {
+  const started = Date.now();
+  must(what, await fn());
+  return (Date.now() - started) / 1000;
+}
+
+/** Installs the packed package (and the pinned Pulumi SDK) with npm, as the README tells a user. */
+function install(tarball: string, dir: string): string {
+  const pulumiVersion = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")) as { version: string }).version;
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", private: true }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${pulumiVersion}`], { cwd: dir, stdio: "inherit" });
+  return path.join(dir, "node_modules");
+}
+
+/** A workspace whose node_modules is the installed one. */
+async function installedWorkspace(nodeModules: string, project: string): Promise<PulumiWorkspace> {
+  const ws = await makePulumiWorkspace({ project });
+  ws.writeProgram({ "index.js": "" });
+  fs.rmSync(path.join(ws.programDir, "node_modules"), { recursive: true, force: true });
+  fs.symlinkSync(nodeModules, path.join(ws.programDir, "node_modules"), "dir");
+  return ws;
+}
+
+async function run(o: Options, nodeModules: string): Promise<void> {
+  const emu: Emulator = await startEmulator({ token: TOKEN, taskDurationMs: o.taskMs });
+  const extra = o.parallel ? ["--parallel", String(o.parallel)] : [];
+  const resources = o.sources * (1 + 2 * o.sinks);
+  const label = `${resources} resources, D=${o.taskMs} ms, ${o.parallel ? `--parallel ${o.parallel}` : "default parallelism"}`;
+  const wss: PulumiWorkspace[] = [];
+  try {
+    const setUp = async (name: string, code: string) => {
+      const ws = await installedWorkspace(nodeModules, name);
+      wss.push(ws);
+      fs.writeFileSync(path.join(ws.programDir, "index.js"), code);
+      must("stack init", await ws.initStack());
+      must("config", await ws.setConfig("keboola:host", emu.url));
+      must("config", await ws.setConfig("keboola:token", TOKEN, { secret: true }));
+      return ws;
+    };
+    // The bound: what Pulumi itself costs for an empty program, plus the critical path's tasks.
+    const empty = await setUp("bench-empty", `"use strict";\n`);
+    const emptyUp = await timed(() => empty.up(extra, { timeoutMs: 600_000 }), "empty up");
+    const bound = emptyUp + (3 * o.taskMs) / 1000;
+
+    const ws = await setUp("bench-fleet", program(o));
+    emu.clearRequests();
+    const up = await timed(() => ws.up(extra, { timeoutMs: 1_800_000 }), "up");
+    const upRequests = emu.requests().length;
+    emu.clearRequests();
+    const preview = await timed(() => ws.previewExpectNoChanges(extra, { timeoutMs: 600_000 }), "no-op preview");
+    const previewWrites = emu.writes().length;
+    emu.clearRequests();
+    const refresh = await timed(() => ws.refresh(extra, { timeoutMs: 600_000 }), "refresh");
+    const refreshRequests = emu.requests().length;
+    const state = await ws.exportStack();
+    const providers = (state.deployment.resources ?? []).map((r) => String((r.inputs as { __provider?: string } | undefined)?.__provider ?? "")).filter(Boolean);
+    const stateBytes = JSON.stringify(state).length;
+    const destroy = await timed(() => ws.destroy(extra, { timeoutMs: 1_800_000 }), "destroy");
+
+    const ratio = (s: number) => `${s.toFixed(1)} s (${(s / bound).toFixed(2)}x bound)`;
+    console.log(`\nfleet: ${label}`);
+    console.log(`  bound     ${bound.toFixed(1)} s (empty up ${emptyUp.toFixed(1)} s + 3 x ${o.taskMs} ms)`);
+    console.log(`  up        ${ratio(up)}, ${(upRequests / resources).toFixed(2)} requests per created resource`);
+    console.log(`  preview   ${ratio(preview)}, ${previewWrites} writes`);
+    console.log(`  refresh   ${ratio(refresh)}, ${(refreshRequests / resources).toFixed(2)} requests per resource`);
+    console.log(`  destroy   ${ratio(destroy)}`);
+    console.log(`  state     ${(stateBytes / 1024).toFixed(0)} KB, __provider ${Math.max(...providers.map((p) => p.length))} B per resource`);
+  } finally {
+    for (const ws of wss.reverse()) await ws.cleanup();
+    await emu.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-"));
+  try {
+    const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: REPO_ROOT, encoding: "utf8" }).trim().split("\n").pop()!;
+    const nodeModules = install(path.join(dir, name), dir);
+    for (const o of parseArgs(process.argv.slice(2))) await run(o, nodeModules);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
