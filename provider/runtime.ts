@@ -2,6 +2,7 @@ import { KeboolaClient } from "./api/client";
 import { resolveSettings, type ConfigSource } from "./config";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceHandler, type ResourceKind } from "./resources/types";
 import { userFacingError } from "./errors";
+import { resourceName } from "./resources/common";
 
 // Loaded by the serialized provider shim at call time, inside the dynamic provider process.
 // Holds the stack config and the client for that process; nothing here is serialized to state.
@@ -59,14 +60,16 @@ export async function call(kind: ResourceKind, method: Method, args: unknown[]):
   const h = handler(kind);
   const fn = h[method] as (ctx: ResourceContext, ...a: unknown[]) => Promise<unknown>;
   const props = propsOf(method, args);
+  // State written by 0.1.0 has no name in a source's or sink's outputs: errors name it by its id then.
+  const named = resourceName(props) === "(unnamed)" && method !== "create" && method !== "check" && typeof args[0] === "string" ? { ...props, __resourceName: args[0] } : props;
   try {
     return withoutUndefined(withIdentity(method, await fn.call(h, context, ...args), props));
   } catch (err) {
     if (err instanceof PartialFailure) {
-      const failed = userFacingError(kind, method, props, err);
+      const failed = userFacingError(kind, method, named, err);
       throw new PartialFailure(failed.message, err.id, withoutUndefined({ ...err.properties, ...identity(props) }) as Props, err.reasons);
     }
-    throw userFacingError(kind, method, props, err);
+    throw userFacingError(kind, method, named, err);
   }
 }
 

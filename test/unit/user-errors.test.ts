@@ -88,6 +88,9 @@ describe("errors as Pulumi prints them", () => {
       expect(printed(err)).not.toMatch(/\n\s+at /);
       expect(printed(err)).not.toContain(TOKEN);
     }
+    // State written by 0.1.0 recorded no name for a source: the error names it by its id.
+    const err = (await call("source", "delete", ["101/events", { branch: "default", sourceId: "events" }]).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/^Source "101\/events": deleting failed: /);
     configure({ get: () => undefined });
   });
 });
