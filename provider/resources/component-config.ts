@@ -26,6 +26,8 @@ import {
   normalizeConfig,
   parseConfigResourceId,
   unknownAsOld,
+  adoptExistingSchema,
+  ADOPT_NEEDS_ID,
 } from "./configurations";
 
 // A component configuration with its rows, optionally bound to a VariableConfig.
@@ -99,9 +101,11 @@ export const componentConfigInputsSchema = z
     changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
     variables: variablesBindingSchema.optional().describe("Bind a VariableConfig: pass variableConfig.binding()."),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
+    adoptExisting: adoptExistingSchema,
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
     const ids = new Map<string, number>();
     v.rows.forEach((r, i) => {
       if (r.rowId === undefined) return;
@@ -473,6 +477,13 @@ export const handler: ResourceHandler = {
     const storage = ctx.client().storage;
     const warnings = await verifyBinding(storage, p, label);
     const intent = intentOf(p, inputs, warnings);
+    const existing = p.adoptExisting && p.configId ? await findLiveConfig(storage, p.branchId, p.componentId, p.configId) : undefined;
+    if (existing) {
+      // Taken over: rows are matched by rowId, then by name, and only differences are written.
+      const { rowIds, wrote } = await reconcileRows(storage, p, existing.id, existing, { rows: [], rowIds: [] });
+      const final = await finish(storage, p, existing.id, rowIds, wrote ? undefined : existing);
+      return { id: configResourceId(p.branchId, p.componentId, existing.id), outs: outputs(intent, final) };
+    }
     const created = await storage.createConfig(p.branchId, p.componentId, {
       configurationId: p.configId,
       name: p.name,

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigRow, Configuration, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isNotFound } from "../api/errors";
@@ -146,3 +147,11 @@ export function configIdReplaces(olds: Props, news: Props): boolean {
   return typeof news.configId === "string" && news.configId !== "" && news.configId !== olds.configId;
 }
 
+
+/** The explicit takeover flag of the configuration resources (as Source and Sink have it). */
+export const adoptExistingSchema = z
+  .boolean()
+  .default(false)
+  .describe("Take over an existing configuration with this configId instead of failing (it is brought to the declared state, writing only what differs). Needs configId.");
+
+export const ADOPT_NEEDS_ID = "needs configId: set the id of the existing configuration to take over, or remove adoptExisting";
