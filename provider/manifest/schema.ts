@@ -100,8 +100,8 @@ export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string
   { section: "jobs", field: "configuration", target: "configurations" },
 ];
 
-/** The manifest's JSON Schema (for the YAML language server), from the same zod schemas. */
+/** The manifest's JSON Schema (draft-07, which the YAML language server reads), from the same zod schemas. */
 export function manifestJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(manifestSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(manifestSchema, { io: "input", unrepresentable: "any", target: "draft-7" }) as Record<string, unknown>;
   return { ...schema, title: "keboola.yaml" };
 }
