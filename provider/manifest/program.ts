@@ -27,7 +27,8 @@ function linkOwnCheckout(projectDir: string): void {
   fs.symlinkSync("..", link, "dir");
 }
 
-const projectDir = process.cwd();
+// The directory of Pulumi.yaml (the program itself runs with its own directory as cwd).
+const projectDir = pulumi.runtime.getRootDirectory();
 linkOwnCheckout(projectDir);
 const file = path.resolve(projectDir, new pulumi.Config("keboola").get("manifest") ?? "keboola.yaml");
 
