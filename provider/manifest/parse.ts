@@ -75,23 +75,26 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
 
   const data = (doc.toJS() ?? {}) as unknown;
   const parsed = manifestSchema.safeParse(data);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) report(doc, issue, [], at);
-    throw new ManifestError(sorted(problems));
-  }
-  const manifest = parsed.data;
+  if (!parsed.success) for (const issue of parsed.error.issues) report(doc, issue, [], at);
 
+  // References, on the data as written, so they are reported together with the schema's problems.
+  const raw = (data && typeof data === "object" ? data : {}) as Record<string, unknown>;
+  const sectionOf = (name: ManifestSection) => {
+    const v = raw[name];
+    return (v && typeof v === "object" && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
+  };
   for (const ref of REFERENCES) {
-    const entries = (manifest[ref.section] ?? {}) as Record<string, Record<string, unknown>>;
-    const targets = Object.keys(manifest[ref.target] ?? {});
-    for (const [key, entry] of Object.entries(entries)) {
-      const name = entry[ref.field];
+    const targets = Object.keys(sectionOf(ref.target));
+    for (const [key, entry] of Object.entries(sectionOf(ref.section))) {
+      const name = entry && typeof entry === "object" ? (entry as Record<string, unknown>)[ref.field] : undefined;
       if (typeof name !== "string" || targets.includes(name)) continue;
       const path = [ref.section, key, ref.field];
       const choice = targets.length ? `one of: ${targets.join(", ")}` : `none is declared: add it under ${ref.target}`;
       at(offsetOf(doc, path), path, `"${name}" is not a key under ${ref.target} (${choice}): name an entry of ${ref.target}`);
     }
   }
+  if (!parsed.success || problems.length) throw new ManifestError(sorted(problems));
+  const manifest = parsed.data;
 
   // Each entry against its resource's complete schema (refinements included); references
   // stand in with a placeholder, so only the entry's own fields can fail here.
