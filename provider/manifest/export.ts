@@ -24,6 +24,8 @@ export interface ExportOptions {
   components?: string[];
   /** The `$schema` the YAML language server comment points at. */
   schema?: string;
+  /** Items per page of the Stream lists (1-100, default 100). */
+  pageSize?: number;
 }
 
 export interface ExportResult {
@@ -100,7 +102,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
 
   // Stream: sources, their sinks, settings that differ from the defaults.
   const sources = await allPages<StreamSource>(async (afterId) => {
-    const page = await stream.listSources(branch, afterId);
+    const page = await stream.listSources(branch, afterId, options.pageSize);
     return { items: page.sources, lastId: page.page.lastId };
   });
   const sinkKeys = new Set<string>();
@@ -116,7 +118,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
       ...(settings ? { settings } : {}),
     };
     const sinks = await allPages<StreamSink>(async (afterId) => {
-      const page = await stream.listSinks(branch, s.sourceId, afterId);
+      const page = await stream.listSinks(branch, s.sourceId, afterId, options.pageSize);
       return { items: page.sinks, lastId: page.page.lastId };
     });
     for (const k of sinks.sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1))) {
