@@ -4,6 +4,7 @@ import * as path from "node:path";
 import Ajv from "ajv";
 import { parse } from "yaml";
 import { manifestJsonSchema } from "../../provider/manifest/schema";
+import { parseManifest } from "../../provider/manifest/parse";
 import { MANIFEST_SCHEMA_FILE } from "../../scripts/gen-schema";
 
 // keboola.schema.json: what an editor with the YAML language server checks the manifest
@@ -35,6 +36,14 @@ describe("keboola.schema.json", () => {
       const ok = validate(parse(fs.readFileSync(file, "utf8")));
       expect(ok ? [] : validate.errors, file).toEqual([]);
     }
+  });
+
+  it("accepts the manifest shown in the README, which also parses", () => {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```yaml\n(# yaml-language-server[\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks).toHaveLength(1);
+    expect(validate(parse(blocks[0])) ? [] : validate.errors).toEqual([]);
+    expect(Object.keys(parseManifest(blocks[0]))).toEqual(["sources", "sinks", "variables", "configurations", "jobs"]);
   });
 
   const bad: Array<[string, (m: typeof quickstart) => void, RegExp]> = [

@@ -169,3 +169,13 @@ describe("manifest parsing", () => {
     expect(fs.readFileSync(file, "utf8")).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/keboola\.schema\.json/);
   });
 });
+
+describe("takeover of configurations", () => {
+  it("adoptExisting needs the configId of the configuration to take over", () => {
+    const text = GOOD.replace("    name: Users\n", "    name: Users\n    adoptExisting: true\n");
+    const [p] = problemsOf(text);
+    expect(p).toMatchObject({ ...positionOf(text, "true\n"), path: "configurations.users.adoptExisting" });
+    expect(p.message).toMatch(/needs configId/);
+    expect(() => parseManifest(text.replace("adoptExisting: true", "adoptExisting: true\n    configId: \"123\""))).not.toThrow();
+  });
+});
