@@ -147,7 +147,6 @@ export function configIdReplaces(olds: Props, news: Props): boolean {
   return typeof news.configId === "string" && news.configId !== "" && news.configId !== olds.configId;
 }
 
-
 /** The explicit takeover flag of the configuration resources (as Source and Sink have it). */
 export const adoptExistingSchema = z
   .boolean()
