@@ -475,15 +475,14 @@ export const handler: ResourceHandler = {
     const token = await assertCanManage(ctx, p.componentId, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const storage = ctx.client().storage;
-    const warnings = await verifyBinding(storage, p, label);
-    const intent = intentOf(p, inputs, warnings);
     const existing = p.adoptExisting && p.configId ? await findLiveConfig(storage, p.branchId, p.componentId, p.configId) : undefined;
     if (existing) {
-      // Taken over: rows are matched by rowId, then by name, and only differences are written.
-      const { rowIds, wrote } = await reconcileRows(storage, p, existing.id, existing, { rows: [], rowIds: [] });
-      const final = await finish(storage, p, existing.id, rowIds, wrote ? undefined : existing);
-      return { id: configResourceId(p.branchId, p.componentId, existing.id), outs: outputs(intent, final) };
+      // Taken over: updated as if it had been ours (rows matched by rowId, then by name), writing only what differs.
+      const id = configResourceId(p.branchId, p.componentId, existing.id);
+      return { id, outs: (await handler.update(ctx, id, { configId: existing.id }, inputs)).outs };
     }
+    const warnings = await verifyBinding(storage, p, label);
+    const intent = intentOf(p, inputs, warnings);
     const created = await storage.createConfig(p.branchId, p.componentId, {
       configurationId: p.configId,
       name: p.name,

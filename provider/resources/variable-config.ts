@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
+import type { ConfigRow, Configuration } from "../api/storage";
 import { isNotFound } from "../api/errors";
 import { checkWith, parseChecked } from "../validation/check";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
@@ -220,35 +220,6 @@ function intentOf(p: Parsed, explicitConfigId: boolean, props: Props): Intent {
   };
 }
 
-/** Brings an existing variables configuration to the declared state, writing only what differs; returns the values row id. */
-async function converge(storage: StorageApi, p: Parsed, current: Configuration, recordedRowId: string | undefined): Promise<string | undefined> {
-  const changeDescription = p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION;
-  const body: { name?: string; description?: string; configuration?: Record<string, unknown> } = {};
-  if (current.name !== p.name) body.name = p.name;
-  if (current.description !== p.description) body.description = p.description;
-  // Other keys someone added to the configuration are kept.
-  if (!same(declarationsFrom(current), p.variables)) body.configuration = { ...current.configuration, variables: p.variables };
-  if (Object.keys(body).length) await storage.updateConfig(p.branchId, VARIABLES_COMPONENT, current.id, { ...body, changeDescription });
-
-  let valuesRowId = recordedRowId;
-  const row = valuesRowId ? current.rows.find((r) => r.id === valuesRowId) : undefined;
-  if (p.defaultValues === undefined) {
-    if (row) await storage.deleteRow(p.branchId, VARIABLES_COMPONENT, current.id, row.id).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
-    valuesRowId = undefined;
-  } else {
-    const desired = valuesRowConfiguration(p);
-    if (!row) {
-      const created = await storage.createRow(p.branchId, VARIABLES_COMPONENT, current.id, { name: VALUES_ROW_NAME, configuration: desired, changeDescription });
-      valuesRowId = String(created.id);
-    } else if (!same(row.configuration, desired)) {
-      await storage.updateRow(p.branchId, VARIABLES_COMPONENT, current.id, row.id, { configuration: desired, changeDescription });
-    }
-  }
-  return valuesRowId;
-}
-
 export const handler: ResourceHandler = {
   async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(variableConfigInputsSchema, news);
@@ -271,11 +242,10 @@ export const handler: ResourceHandler = {
     const intent = intentOf(p, p.configId !== undefined, inputs);
     const existing = p.adoptExisting && p.configId ? await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, p.configId) : undefined;
     if (existing) {
-      // Taken over: the row holding the values is the one named as ours, else the only row.
+      // Taken over: updated as if it had been ours, its values row being the one named as ours, else the only row.
       const row = existing.rows.find((r) => r.name === VALUES_ROW_NAME) ?? (existing.rows.length === 1 ? existing.rows[0] : undefined);
-      const valuesRowId = await converge(storage, p, existing, row?.id);
-      const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, existing.id));
-      return { id: configResourceId(p.branchId, VARIABLES_COMPONENT, existing.id), outs: outputs(intent, final, valuesRowId) };
+      const id = configResourceId(p.branchId, VARIABLES_COMPONENT, existing.id);
+      return { id, outs: (await handler.update(ctx, id, { configId: existing.id, valuesRowId: row?.id }, inputs)).outs };
     }
     const created = await storage.createConfig(p.branchId, VARIABLES_COMPONENT, {
       configurationId: p.configId,
@@ -346,7 +316,31 @@ export const handler: ResourceHandler = {
     const intent = intentOf(p, p.configId !== undefined, news);
     const current = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId);
     if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
-    const valuesRowId = await converge(storage, p, current, typeof olds.valuesRowId === "string" ? olds.valuesRowId : undefined);
+    const changeDescription = p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION;
+
+    const body: { name?: string; description?: string; configuration?: Record<string, unknown> } = {};
+    if (current.name !== p.name) body.name = p.name;
+    if (current.description !== p.description) body.description = p.description;
+    // Other keys someone added to the configuration are kept.
+    if (!same(declarationsFrom(current), p.variables)) body.configuration = { ...current.configuration, variables: p.variables };
+    if (Object.keys(body).length) await storage.updateConfig(p.branchId, VARIABLES_COMPONENT, configId, { ...body, changeDescription });
+
+    let valuesRowId = typeof olds.valuesRowId === "string" ? olds.valuesRowId : undefined;
+    const row = valuesRowId ? current.rows.find((r) => r.id === valuesRowId) : undefined;
+    if (p.defaultValues === undefined) {
+      if (row) await storage.deleteRow(p.branchId, VARIABLES_COMPONENT, configId, row.id).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+      valuesRowId = undefined;
+    } else {
+      const desired = valuesRowConfiguration(p);
+      if (!row) {
+        const created = await storage.createRow(p.branchId, VARIABLES_COMPONENT, configId, { name: VALUES_ROW_NAME, configuration: desired, changeDescription });
+        valuesRowId = String(created.id);
+      } else if (!same(row.configuration, desired)) {
+        await storage.updateRow(p.branchId, VARIABLES_COMPONENT, configId, row.id, { configuration: desired, changeDescription });
+      }
+    }
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
     return { outs: outputs(intent, final, valuesRowId) };
   },
