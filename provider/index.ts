@@ -6,3 +6,7 @@ export { SinkSettings, type SinkSettingsArgs, type SinkSettingsInputs } from "./
 export { VariableConfig, type VariableConfigArgs, type VariableConfigInputs, type VariablesBinding } from "./resources/variable-config";
 export { ComponentConfig, type ComponentConfigArgs, type ComponentConfigInputs } from "./resources/component-config";
 export { JobRun, type JobRunArgs, type JobRunInputs } from "./resources/job-run";
+export { deployManifest, declareManifest, type DeployedManifest, type DeployOptions } from "./manifest/deploy";
+export { loadManifest, parseManifest, type ManifestProblem } from "./manifest/parse";
+export { exportProject, type ExportOptions, type ExportResult } from "./manifest/export";
+export type { Manifest, ManifestInput } from "./manifest/schema";

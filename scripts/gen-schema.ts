@@ -3,9 +3,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { CATALOG } from "../provider/catalog";
+import { manifestJsonSchema } from "../provider/manifest/schema";
 
 // schema.json: the resources' inputs and outputs as JSON Schema, generated from the zod schemas
-// (their single source of truth). `node dist/scripts/gen-schema.js --check` fails when stale.
+// (their single source of truth), and keboola.schema.json, the JSON Schema of the manifest
+// (keboola.yaml) for the YAML language server. `node dist/scripts/gen-schema.js --check` fails when stale.
+
+/** The manifest's JSON Schema, next to schema.json. */
+export const MANIFEST_SCHEMA_FILE = "keboola.schema.json";
 
 export function buildSchema(version: string): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
@@ -42,16 +47,22 @@ export function buildSchema(version: string): Record<string, unknown> {
 function main(): void {
   const root = path.resolve(__dirname, "..", "..");
   const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
-  const text = `${JSON.stringify(buildSchema(version), null, 2)}\n`;
-  const file = path.join(root, "schema.json");
-  if (process.argv.includes("--check")) {
-    if (!fs.existsSync(file) || fs.readFileSync(file, "utf8") !== text) {
-      process.stderr.write("schema.json is out of date: run `npm run schema`\n");
-      process.exit(1);
+  const files: Array<[string, unknown]> = [
+    ["schema.json", buildSchema(version)],
+    [MANIFEST_SCHEMA_FILE, manifestJsonSchema()],
+  ];
+  for (const [name, schema] of files) {
+    const text = `${JSON.stringify(schema, null, 2)}\n`;
+    const file = path.join(root, name);
+    if (process.argv.includes("--check")) {
+      if (!fs.existsSync(file) || fs.readFileSync(file, "utf8") !== text) {
+        process.stderr.write(`${name} is out of date: run \`npm run schema\`\n`);
+        process.exit(1);
+      }
+    } else {
+      fs.writeFileSync(file, text);
     }
-    return;
   }
-  fs.writeFileSync(file, text);
 }
 
 if (require.main === module) main();

@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { startEmulator, type Emulator } from "../emulator/server";
-import { REPO_ROOT, describeResult, makePulumiWorkspace, type RunResult } from "./lib/pulumi-workspace";
+import { REPO_ROOT, describeResult, runProcess, type RunResult } from "./lib/pulumi-workspace";
+import { makeRootProject, type RootProject } from "./lib/root-project";
 
-// The main job: deploy examples/quickstart with the real Pulumi CLI (local file backend) against
-// the bundled Keboola emulator, send a few events to the new source, and print the rows that
-// landed in the tables. With KBC_HOST and KBC_TOKEN set it deploys to that stack instead.
+// The main job: deploy examples/quickstart/keboola.yaml through the repository's root Pulumi
+// project (the real Pulumi CLI, local file backend) to the bundled Keboola emulator, send a few
+// events to the new source and print the rows that landed in the tables; then export the
+// project back into a manifest with `keboola-pulumi export`, deploy that export as a second
+// stack (it takes everything over) and show that it has no changes. With KBC_HOST and
+// KBC_TOKEN set it deploys to that stack instead (and skips the export, which would take over
+// the whole project).
 
+const MANIFEST = "examples/quickstart/keboola.yaml";
 const SAMPLE_EVENTS = [
   { user: { id: "u-1" }, action: "signup" },
   { user: { id: "u-2" }, action: "login" },
@@ -42,51 +49,68 @@ async function main(): Promise<void> {
     step(`Started the Keboola emulator at ${host}`);
   }
 
-  const ws = await makePulumiWorkspace({ project: "keboola-quickstart", stack: "dev", prefix: "keboola-quickstart-" });
+  const stacks: RootProject[] = [];
+  const exportDir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-quickstart-export-"));
   try {
-    const example = path.join(REPO_ROOT, "examples", "quickstart");
-    ws.writeProgram(
-      { "index.ts": fs.readFileSync(path.join(example, "index.ts"), "utf8"), "tsconfig.json": fs.readFileSync(path.join(example, "tsconfig.json"), "utf8") },
-      { linkProjectPackage: true },
-    );
-    mustSucceed("pulumi stack init", await ws.initStack());
-    mustSucceed("pulumi config set", await ws.setConfig("keboola:host", host));
-    mustSucceed("pulumi config set", await ws.setConfig("keboola:token", token, { secret: true }));
+    const first = await makeRootProject({ prefix: "quickstart", host, token, manifest: MANIFEST });
+    stacks.push(first);
+    step(`pulumi up: the root project deploys ${MANIFEST} (stack ${first.stack})`);
+    process.stdout.write(mustSucceed("pulumi up", await first.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 })).stdout);
 
-    step("pulumi up (examples/quickstart)");
-    const up = mustSucceed("pulumi up", await ws.up([], { timeoutMs: 300_000 }));
-    process.stdout.write(up.stdout);
-
-    const outputs = await ws.stackOutputs({ showSecrets: true });
-    const url = String(outputs.ingestionUrl);
-    const tables = outputs.tables as string[];
-
-    step(`Posting ${SAMPLE_EVENTS.length} events to source "${String(outputs.sourceId)}"`);
+    const outputs = JSON.parse(mustSucceed("pulumi stack output", await first.pulumi(["stack", "output", "--json", "--show-secrets"])).stdout) as {
+      sources: Record<string, { sourceId: string; url: string }>;
+      tables: Record<string, string>;
+    };
+    const source = outputs.sources.events;
+    step(`Posting ${SAMPLE_EVENTS.length} events to source "${source.sourceId}"`);
     for (const event of SAMPLE_EVENTS) {
-      const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(event) });
+      const res = await fetch(source.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(event) });
       process.stdout.write(`  POST ${JSON.stringify(event)} -> ${res.status}\n`);
       if (!res.ok) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
     }
 
-    if (emulator) {
-      for (const tableId of tables) {
+    if (!emulator) {
+      step("The rows reach the tables when the import trigger fires (see targetImportTrigger in the manifest).");
+    } else {
+      for (const tableId of Object.values(outputs.tables)) {
         step(`Rows in ${tableId}`);
         const res = await fetch(`${host}/v2/storage/tables/${tableId}/data-preview?format=rfc`, { headers: { "X-StorageApi-Token": token } });
         process.stdout.write(`${(await res.text()).trimEnd()}\n`);
       }
-    } else {
-      step("The rows reach the tables when the import trigger fires (see targetImportTrigger in the example).");
+
+      const exported = path.join(exportDir, "keboola.yaml");
+      step(`keboola-pulumi export --host ${host} > ${exported}`);
+      const cli = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
+      const res = mustSucceed("keboola-pulumi export", await runProcess(process.execPath, [cli, "export", "--host", host], { cwd: exportDir, env: { ...process.env, KBC_TOKEN: token } }));
+      fs.writeFileSync(exported, res.stdout);
+      process.stdout.write(res.stdout + res.stderr);
+
+      const second = await makeRootProject({ prefix: "quickstart-export", host, token, manifest: exported });
+      stacks.push(second);
+      step(`pulumi up: the exported manifest takes everything over (stack ${second.stack})`);
+      emulator.clearRequests();
+      process.stdout.write(mustSucceed("pulumi up", await second.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 })).stdout);
+      process.stdout.write(`Writes to Keboola while taking over: ${emulator.writes().length}\n`);
+
+      step("pulumi preview --expect-no-changes (the exported manifest)");
+      process.stdout.write(mustSucceed("pulumi preview --expect-no-changes", await second.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 })).stdout);
     }
 
     if (!keep) {
-      step("pulumi destroy");
-      mustSucceed("pulumi destroy", await ws.destroy([], { timeoutMs: 300_000 }));
-      process.stdout.write("Destroyed the quickstart stack.\n");
+      // The last stack owns the objects: destroy it; the others are forgotten without touching them.
+      const owner = stacks[stacks.length - 1];
+      step(`pulumi destroy (stack ${owner.stack})`);
+      mustSucceed("pulumi destroy", await owner.pulumi(["destroy", "--yes", "--skip-preview"], { timeoutMs: 300_000 }));
+      for (const s of stacks.slice(0, -1)) mustSucceed("pulumi stack rm", await s.pulumi(["stack", "rm", "--force", "--yes"]));
+      process.stdout.write("Destroyed the quickstart project.\n");
     } else {
-      process.stdout.write(`\nKept the stack: program ${ws.programDir}, state ${ws.stateDir}\n`);
+      process.stdout.write(`\nKept the stacks ${stacks.map((s) => s.stack).join(", ")}: state in ${stacks.map((s) => s.ws.stateDir).join(", ")}\n`);
     }
   } finally {
-    if (!keep) await ws.cleanup();
+    if (!keep) {
+      for (const s of stacks) await s.cleanup();
+      fs.rmSync(exportDir, { recursive: true, force: true });
+    }
     await emulator?.close();
   }
 }

@@ -107,6 +107,13 @@ export class StorageApi {
   deleteConfig(branch: string, componentId: string, configId: string, changeDescription?: string) {
     return this.call<unknown>("DELETE", `${configsPath(branch, componentId)}/${enc(configId)}`, { retry: "rejected-only", query: { changeDescription } });
   }
+  /** Components that have configurations in the branch, each with its configurations (without rows). */
+  listComponents(branch: string) {
+    return this.call<Array<{ id: string; configurations: Array<{ id: string; name: string }> }>>("GET", `/v2/storage/branch/${enc(branch)}/components`);
+  }
+  listConfigs(branch: string, componentId: string) {
+    return this.call<Configuration[]>("GET", configsPath(branch, componentId));
+  }
   listDeletedConfigs(branch: string, componentId: string) {
     return this.call<Configuration[]>("GET", configsPath(branch, componentId), { query: { isDeleted: "true" } });
   }

@@ -117,6 +117,10 @@ export class StreamApi {
   getSink(branch: string, sourceId: string, sinkId: string) {
     return this.call<StreamSink>("GET", sinkPath(branch, sourceId, sinkId));
   }
+  listSinks(branch: string, sourceId: string, afterId?: string, limit = 100) {
+    return this.call<{ sinks: StreamSink[]; page: { lastId?: string; totalCount: number } }>(
+      "GET", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}/sinks`, undefined, undefined, { afterId, limit });
+  }
   findSink(branch: string, sourceId: string, sinkId: string) {
     return orUndefined(this.getSink(branch, sourceId, sinkId));
   }

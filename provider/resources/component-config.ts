@@ -30,6 +30,8 @@ import {
   normalizeConfig,
   parseConfigResourceId,
   unknownAsOld,
+  adoptExistingSchema,
+  ADOPT_NEEDS_ID,
 } from "./configurations";
 
 // A component configuration with its rows, optionally bound to a VariableConfig.
@@ -103,13 +105,11 @@ export const componentConfigInputsSchema = z
     changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
     variables: variablesBindingSchema.optional().describe("Bind a VariableConfig: pass variableConfig.binding()."),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
-    adoptExisting: z
-      .boolean()
-      .default(false)
-      .describe("Take over an existing configuration with this configId that keboola-pulumi did not create for this resource (it is then brought to the declared state)."),
+    adoptExisting: adoptExistingSchema,
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
     const ids = new Map<string, number>();
     v.rows.forEach((r, i) => {
       if (r.rowId === undefined) return;

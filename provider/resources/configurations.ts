@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
@@ -169,6 +170,11 @@ const MAX_CREATES = 4;
  */
 export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Promise<{ config: Configuration; existed: boolean }> {
   const id = c.configId ?? (c.owner ? derivedConfigId(c.owner) : undefined);
+  if (c.adoptExisting && id !== undefined) {
+    // An explicit takeover reads first: taking over an existing configuration writes nothing it need not.
+    const live = await findLiveConfig(storage, c.branch, c.componentId, id);
+    if (live) return { config: live, existed: true };
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       const created = await storage.createConfig(c.branch, c.componentId, { ...c.body, configurationId: id });
@@ -236,3 +242,10 @@ export function configIdReplaces(olds: Props, news: Props): boolean {
   return typeof news.configId === "string" && news.configId !== "" && news.configId !== olds.configId;
 }
 
+/** The explicit takeover flag of the configuration resources (as Source and Sink have it). */
+export const adoptExistingSchema = z
+  .boolean()
+  .default(false)
+  .describe("Take over an existing configuration with this configId instead of failing (it is brought to the declared state, writing only what differs). Needs configId.");
+
+export const ADOPT_NEEDS_ID = "needs configId: set the id of the existing configuration to take over, or remove adoptExisting";

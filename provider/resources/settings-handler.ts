@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
 import { checkWith, parseChecked, userInputs } from "../validation/check";
-import { changedSettings, resetPatch, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
+import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
 import { resourceName } from "./common";
 import type { Props, ResourceHandler } from "./types";
 
@@ -31,7 +31,12 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
     const p = parse(props);
     const t = target(p as unknown as Props);
     const stream = await ctx.client().stream();
-    const patch = settingsPatch(p, olds ? (parse(olds) as SettingsValues) : undefined);
+    let patch = settingsPatch(p, olds ? (parse(olds) as SettingsValues) : undefined);
+    if (!olds && patch.length > 0) {
+      // A first apply (e.g. taking over an exported project) writes only the values that differ.
+      const remote = (await stream.getSettings(t.branchId, t.sourceId, t.sinkId)).settings;
+      patch = patch.filter((w) => !remote.some((r) => r.key === w.key && sameSetting(SETTINGS.find((d) => d.key === w.key)!, r.value, w.value)));
+    }
     if (patch.length > 0) {
       const task = await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Updated by Pulumi.");
       await stream.runTask(task, what(props, t));

@@ -19,6 +19,8 @@ import {
   configIdReplaces,
   createConfigOnce,
   createRowOnce,
+  adoptExistingSchema,
+  ADOPT_NEEDS_ID,
 } from "./configurations";
 import { ownerOf, splitMarker, withMarker } from "./ownership";
 
@@ -109,13 +111,11 @@ export const variableConfigInputsSchema = z
       .describe("Default values, {name: value}, stored as a values row of the configuration; jobs use them when given no values. Omit to have no values row."),
     changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
-    adoptExisting: z
-      .boolean()
-      .default(false)
-      .describe("Take over an existing configuration with this configId that keboola-pulumi did not create for this resource (it is then brought to the declared state)."),
+    adoptExisting: adoptExistingSchema,
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
     for (const issue of valueIssues(v.defaultValues ?? {}, v.variables)) ctx.addIssue({ code: "custom", path: ["defaultValues", issue.name], message: issue.message });
   });
 
@@ -307,7 +307,9 @@ export const handler: ResourceHandler = {
     try {
       if (existed) {
         // Found again after a crash or a lost answer (or adopted): converge it like an update.
-        valuesRowId = await converge(storage, p, configId, config, config.rows.find((r) => r.name === VALUES_ROW_NAME)?.id, changeDescription);
+        // Its values row is the one named as ours, else its only row.
+        const row = config.rows.find((r) => r.name === VALUES_ROW_NAME) ?? (config.rows.length === 1 ? config.rows[0] : undefined);
+        valuesRowId = await converge(storage, p, configId, config, row?.id, changeDescription);
       } else if (p.defaultValues !== undefined) {
         const where = { branch: p.branchId, componentId: VARIABLES_COMPONENT, configId };
         valuesRowId = await createRowOnce(storage, where, { name: VALUES_ROW_NAME, configuration: valuesRowConfiguration(p), changeDescription }, new Set());

@@ -1,0 +1,107 @@
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { Source } from "../resources/source";
+import { Sink } from "../resources/sink";
+import { SourceSettings } from "../resources/source-settings";
+import { SinkSettings } from "../resources/sink-settings";
+import { VariableConfig } from "../resources/variable-config";
+import { ComponentConfig } from "../resources/component-config";
+import { JobRun } from "../resources/job-run";
+import { loadManifest } from "./parse";
+import type { Manifest } from "./schema";
+
+// keboola.yaml -> the same resource classes a TypeScript program uses, named by their manifest
+// keys (settings as `<key>-settings`). The manifest is read and checked completely first, so a
+// bad manifest registers no resource at all.
+
+export interface DeployedManifest {
+  sources: Record<string, Source>;
+  sourceSettings: Record<string, SourceSettings>;
+  sinks: Record<string, Sink>;
+  sinkSettings: Record<string, SinkSettings>;
+  variables: Record<string, VariableConfig>;
+  configurations: Record<string, ComponentConfig>;
+  jobs: Record<string, JobRun>;
+}
+
+export interface DeployOptions {
+  /** Options for every resource (e.g. a parent component or a provider-independent `protect`). */
+  resourceOptions?: pulumi.CustomResourceOptions;
+}
+
+/** Reads the manifest at `file` and declares its resources in the running Pulumi program. */
+export function deployManifest(file: string, options: DeployOptions = {}): DeployedManifest {
+  return declareManifest(loadManifest(path.resolve(file)), options);
+}
+
+/** Declares the resources of an already parsed manifest. */
+export function declareManifest(m: Manifest, options: DeployOptions = {}): DeployedManifest {
+  const opts = options.resourceOptions;
+  const out: DeployedManifest = { sources: {}, sourceSettings: {}, sinks: {}, sinkSettings: {}, variables: {}, configurations: {}, jobs: {} };
+
+  for (const [key, { settings, ...inputs }] of Object.entries(m.sources ?? {})) {
+    const source = new Source(key, inputs, opts);
+    out.sources[key] = source;
+    if (settings) out.sourceSettings[key] = new SourceSettings(`${key}-settings`, { branchId: inputs.branchId, sourceId: source.sourceId, ...settings }, opts);
+  }
+  for (const [key, { source: sourceKey, settings, ...inputs }] of Object.entries(m.sinks ?? {})) {
+    const source = out.sources[sourceKey];
+    const branchId = m.sources![sourceKey].branchId;
+    const sink = new Sink(key, { ...inputs, branchId, sourceId: source.sourceId }, opts);
+    out.sinks[key] = sink;
+    if (settings) out.sinkSettings[key] = new SinkSettings(`${key}-settings`, { branchId, sourceId: source.sourceId, sinkId: sink.sinkId, ...settings }, opts);
+  }
+  for (const [key, inputs] of Object.entries(m.variables ?? {})) {
+    out.variables[key] = new VariableConfig(key, inputs, opts);
+  }
+  for (const [key, { variables, secrets, configuration, rows, ...inputs }] of Object.entries(m.configurations ?? {})) {
+    const withSecrets = secretValues(secrets ?? {});
+    out.configurations[key] = new ComponentConfig(
+      key,
+      {
+        ...inputs,
+        configuration: withSecrets ? withSecrets("configuration", configuration) : configuration,
+        rows: withSecrets ? pulumi.output(rows.map((r, i) => pulumi.output(withSecrets(`rows.${i}.configuration`, r.configuration)).apply((c) => ({ ...r, configuration: c })))) : rows,
+        ...(variables ? { variables: out.variables[variables].binding() } : {}),
+      },
+      opts,
+    );
+  }
+  for (const [key, { configuration, ...inputs }] of Object.entries(m.jobs ?? {})) {
+    const entry = m.configurations![configuration];
+    const configId = out.configurations[configuration].configId;
+    out.jobs[key] = new JobRun(key, { ...inputs, branchId: entry.branchId, componentId: entry.componentId, configId }, opts);
+  }
+  return out;
+}
+
+/**
+ * `secrets: {path: configKey}` -> a function putting the stack config secrets into one object
+ * (`configuration` or `rows.<i>.configuration`); undefined when there are none.
+ */
+function secretValues(secrets: Record<string, string>): ((prefix: string, value: Record<string, unknown>) => pulumi.Input<Record<string, unknown>>) | undefined {
+  const entries = Object.entries(secrets);
+  if (entries.length === 0) return undefined;
+  return (prefix, value) => {
+    const mine = entries.filter(([p]) => p.startsWith(`${prefix}.`));
+    if (mine.length === 0) return value;
+    const values = mine.map(([p, key]) => {
+      const [ns, name] = key.includes(":") ? [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)] : [undefined, key];
+      return pulumi.all([p.slice(prefix.length + 1), new pulumi.Config(ns).requireSecret(name)]);
+    });
+    return pulumi.all(values).apply((pairs) => {
+      const copy = structuredClone(value);
+      for (const [p, v] of pairs) setPath(copy, p.split("."), v);
+      return copy;
+    });
+  };
+}
+
+function setPath(obj: Record<string, unknown>, keys: string[], value: unknown): void {
+  let o = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (!o[k] || typeof o[k] !== "object") o[k] = {};
+    o = o[k] as Record<string, unknown>;
+  }
+  o[keys[keys.length - 1]] = value;
+}

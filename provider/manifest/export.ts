@@ -1,0 +1,245 @@
+import { Document } from "yaml";
+import type { KeboolaClient } from "../api/client";
+import type { Configuration, ConfigRow } from "../api/storage";
+import type { StreamSink, StreamSource } from "../api/stream";
+import { canonicalColumn } from "../validation/columns";
+import { normalizeId } from "../validation/ids";
+import { SETTINGS, sameSetting } from "../validation/settings";
+import { normalizeConfig } from "../resources/configurations";
+import { orderedRows } from "../resources/component-config";
+import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/variable-config";
+import type { ManifestInput } from "./schema";
+
+// `keboola-pulumi export`: a live project -> keboola.yaml. Every entry carries its ids and
+// `adoptExisting: true`, so deploying the manifest takes the objects over (writing only what
+// differs, which is nothing right after the export) and the next preview shows no changes.
+// Values of `#` keys (Keboola's secret fields) are never written: they become `secrets`
+// entries naming stack config keys, listed in the notes. The output is deterministic (sorted
+// by id, no timestamps), so exporting an unchanged project again gives the same text.
+
+export interface ExportOptions {
+  /** Branch: "default" or a numeric dev-branch id. */
+  branch?: string;
+  /** Components whose configurations are exported (default: every component with configurations). */
+  components?: string[];
+  /** The `$schema` the YAML language server comment points at. */
+  schema?: string;
+  /** Items per page of the Stream lists (1-100, default 100). */
+  pageSize?: number;
+}
+
+export interface ExportResult {
+  manifest: ManifestInput;
+  /** The manifest as YAML, with a header saying what the export did. */
+  yaml: string;
+  /** What the user must do or know (secrets to set, what was left out). */
+  notes: string[];
+}
+
+type Entries<K extends keyof ManifestInput> = NonNullable<ManifestInput[K]>;
+type ConfigurationEntry = Entries<"configurations">[string];
+
+/** Every item of a Stream list, page by page (`afterId` = the last id of the previous page). */
+async function allPages<T>(fetchPage: (afterId?: string) => Promise<{ items: T[]; lastId?: string }>): Promise<T[]> {
+  const out: T[] = [];
+  let afterId: string | undefined;
+  for (;;) {
+    const { items, lastId } = await fetchPage(afterId);
+    out.push(...items);
+    if (items.length === 0 || !lastId || lastId === afterId) return out;
+    afterId = lastId;
+  }
+}
+
+/** Settings that differ from the service defaults, in the shape of the settings inputs. */
+async function changedSettings(client: KeboolaClient, branch: string, sourceId: string, sinkId?: string): Promise<Record<string, unknown> | undefined> {
+  const remote = (await (await client.stream()).getSettings(branch, sourceId, sinkId)).settings;
+  const out: Record<string, Record<string, unknown> | unknown> = {};
+  for (const def of SETTINGS) {
+    const r = remote.find((s) => s.key === def.key);
+    if (!r || sameSetting(def, r.value, def.defaultValue)) continue;
+    const [head, tail] = def.input.split(".");
+    if (tail === undefined) out[head] = r.value;
+    else out[head] = { ...((out[head] as Record<string, unknown>) ?? {}), [tail]: r.value };
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** A key for `name` not in `taken` (the name normalized, then with the id appended). */
+function uniqueKey(name: string, id: string, taken: Set<string>): string {
+  const base = normalizeId(name) || normalizeId(id) || id;
+  const key = taken.has(base) ? `${base}-${normalizeId(id) || id}` : base;
+  taken.add(key);
+  return key;
+}
+
+/** Removes `#` keys (secret values) from a configuration object; returns their paths. */
+function withoutSecrets(value: Record<string, unknown>, prefix: string): { clean: Record<string, unknown>; paths: string[] } {
+  const paths: string[] = [];
+  const walk = (v: unknown, path: string): unknown => {
+    if (Array.isArray(v)) return v.map((item, i) => walk(item, `${path}.${i}`));
+    if (!v || typeof v !== "object") return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+      if (k.startsWith("#")) paths.push(`${path}.${k}`);
+      else out[k] = walk(item, `${path}.${k}`);
+    }
+    return out;
+  };
+  return { clean: walk(value, prefix) as Record<string, unknown>, paths };
+}
+
+function valuesRowOf(c: Configuration): ConfigRow | undefined {
+  return c.rows.find((r) => r.name === VALUES_ROW_NAME) ?? (c.rows.length === 1 ? c.rows[0] : undefined);
+}
+
+export async function exportProject(client: KeboolaClient, options: ExportOptions = {}): Promise<ExportResult> {
+  const branch = options.branch ?? "default";
+  const branchField: { branchId?: string } = branch === "default" ? {} : { branchId: branch };
+  const notes: string[] = [];
+  const manifest: ManifestInput = {};
+  const stream = await client.stream();
+
+  // Stream: sources, their sinks, settings that differ from the defaults.
+  const sources = await allPages<StreamSource>(async (afterId) => {
+    const page = await stream.listSources(branch, afterId, options.pageSize);
+    return { items: page.sources, lastId: page.page.lastId };
+  });
+  const sinkKeys = new Set<string>();
+  for (const s of sources.sort((a, b) => (a.sourceId < b.sourceId ? -1 : 1))) {
+    const settings = await changedSettings(client, branch, s.sourceId);
+    (manifest.sources ??= {})[s.sourceId] = {
+      ...branchField,
+      sourceId: s.sourceId,
+      name: s.name,
+      ...(s.description ? { description: s.description } : {}),
+      ...(s.type !== "http" ? { type: s.type } : {}),
+      adoptExisting: true,
+      ...(settings ? { settings } : {}),
+    };
+    const sinks = await allPages<StreamSink>(async (afterId) => {
+      const page = await stream.listSinks(branch, s.sourceId, afterId, options.pageSize);
+      return { items: page.sinks, lastId: page.page.lastId };
+    });
+    for (const k of sinks.sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1))) {
+      if (!k.table) {
+        notes.push(`sink ${s.sourceId}/${k.sinkId} has no table mapping and was left out`);
+        continue;
+      }
+      const key = sinkKeys.has(k.sinkId) ? `${s.sourceId}-${k.sinkId}` : k.sinkId;
+      sinkKeys.add(key);
+      const sinkSettings = await changedSettings(client, branch, s.sourceId, k.sinkId);
+      (manifest.sinks ??= {})[key] = {
+        source: s.sourceId,
+        sinkId: k.sinkId,
+        name: k.name,
+        ...(k.description ? { description: k.description } : {}),
+        tableId: k.table.tableId,
+        columns: k.table.mapping.columns.map(canonicalColumn),
+        ...(k.allowedSignals?.length ? { allowedSignals: k.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),
+        ...(k.disabled ? { enabled: false } : {}),
+        adoptExisting: true,
+        ...(sinkSettings ? { settings: sinkSettings } : {}),
+      };
+    }
+  }
+
+  // Configurations of the chosen components, and the variables they are bound to.
+  const listed = (await client.storage.listComponents(branch)).map((c) => c.id);
+  const components = (options.components ?? listed).filter((id) => id !== VARIABLES_COMPONENT).sort();
+  const variableKeys = new Map<string, string>(); // variables configId -> manifest key
+  const taken = { variables: new Set<string>(), configurations: new Set<string>() };
+  let secretCount = 0;
+  for (const componentId of components) {
+    const ids = listed.includes(componentId) ? (await client.storage.listConfigs(branch, componentId)).map((c) => String(c.id)) : [];
+    if (ids.length === 0) notes.push(`component ${componentId} has no configurations in branch ${branch}`);
+    for (const configId of ids.sort()) {
+      const c = normalizeConfig(await client.storage.getConfig(branch, componentId, configId));
+      const key = uniqueKey(c.name, c.id, taken.configurations);
+      let configuration = c.configuration;
+      let variables: string | undefined;
+      const vid = configuration.variables_id;
+      if (vid !== undefined && vid !== null && vid !== "") {
+        const vars = await client.storage.findConfig(branch, VARIABLES_COMPONENT, String(vid));
+        const valuesRow = vars && !vars.isDeleted ? valuesRowOf(normalizeConfig(vars)) : undefined;
+        const vvid = configuration.variables_values_id;
+        // Bound as the manifest binds (the values row, when there is one): else kept as written.
+        if (vars && !vars.isDeleted && String(vvid ?? "") === (valuesRow?.id ?? "")) {
+          variables = variableKeys.get(String(vid)) ?? exportVariables(manifest, normalizeConfig(vars), branchField, taken.variables);
+          variableKeys.set(String(vid), variables);
+          const { variables_id: _v, variables_values_id: _w, ...rest } = configuration;
+          configuration = rest;
+        }
+      }
+      const secrets: Record<string, string> = {};
+      const root = withoutSecrets(configuration, "configuration");
+      const rows = orderedRows(c).map((r, i) => {
+        const row = withoutSecrets(r.configuration, `rows.${i}.configuration`);
+        root.paths.push(...row.paths);
+        return {
+          rowId: r.id,
+          name: r.name,
+          ...(r.description ? { description: r.description } : {}),
+          configuration: row.clean,
+          ...(r.isDisabled ? { isDisabled: true } : {}),
+        };
+      });
+      for (const p of root.paths) {
+        const configKey = `${key}-${p.split(".").pop()!.replace(/^#/, "")}`.replace(/[^A-Za-z0-9_-]/g, "-");
+        let unique = configKey;
+        for (let n = 2; Object.values(secrets).includes(unique); n++) unique = `${configKey}-${n}`;
+        secrets[p] = unique;
+        notes.push(`secret ${componentId}/${c.id} ${p} is not written: set it with \`pulumi config set --secret ${unique} <value>\` (its current, encrypted value works)`);
+        secretCount++;
+      }
+      const entry: ConfigurationEntry = {
+        ...branchField,
+        componentId,
+        configId: c.id,
+        name: c.name,
+        ...(c.description ? { description: c.description } : {}),
+        ...(variables ? { variables } : {}),
+        configuration: root.clean,
+        ...(rows.length ? { rows } : {}),
+        ...(c.isDisabled ? { isDisabled: true } : {}),
+        ...(Object.keys(secrets).length ? { secrets } : {}),
+        adoptExisting: true,
+      };
+      (manifest.configurations ??= {})[key] = entry;
+    }
+  }
+  notes.push("job runs are not exported: a job is an event, not a state to take over");
+
+  const header = [
+    ` yaml-language-server: $schema=${options.schema ?? "node_modules/keboola-pulumi/keboola.schema.json"}`,
+    "",
+    ` Exported by keboola-pulumi export (branch ${branch}). Every entry has adoptExisting: true:`,
+    " deploying it takes the existing objects over, writing only what differs.",
+    secretCount
+      ? ` Secrets: ${secretCount} value(s) of # keys are NOT written here; each is read from the stack config key named under \`secrets\` (pulumi config set --secret <key> <value>).`
+      : " Secrets: none found (values of # keys are never written here).",
+  ];
+  const doc = new Document(manifest);
+  doc.commentBefore = header.join("\n");
+  return { manifest, yaml: doc.toString({ lineWidth: 0 }), notes };
+}
+
+function exportVariables(manifest: ManifestInput, vars: Configuration, branchField: { branchId?: string }, taken: Set<string>): string {
+  const key = uniqueKey(vars.name, vars.id, taken);
+  const declared = Array.isArray((vars.configuration as { variables?: unknown }).variables)
+    ? (vars.configuration as { variables: Array<{ name: string; type?: string }> }).variables.map((v) => ({ name: String(v.name), type: v.type === "int" ? ("int" as const) : ("string" as const) }))
+    : [];
+  const row = valuesRowOf(vars);
+  const list = row && Array.isArray((row.configuration as { values?: unknown }).values) ? (row.configuration as { values: Array<{ name: string; value: unknown }> }).values : undefined;
+  const defaultValues = list ? Object.fromEntries(list.filter((v) => declared.some((d) => d.name === v.name)).map((v) => [v.name, String(v.value ?? "")])) : undefined;
+  (manifest.variables ??= {})[key] = {
+    ...branchField,
+    configId: vars.id,
+    name: vars.name,
+    ...(vars.description ? { description: vars.description } : {}),
+    variables: declared,
+    ...(defaultValues ? { defaultValues } : {}),
+    adoptExisting: true,
+  };
+  return key;
+}

@@ -1,0 +1,257 @@
+import * as fs from "node:fs";
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import type { z } from "zod";
+import { pathOf } from "../validation/failures";
+import { sinkInputsSchema } from "../resources/sink";
+import { sourceSettingsInputsSchema } from "../resources/source-settings";
+import { variableConfigInputsSchema } from "../resources/variable-config";
+import { componentConfigInputsSchema } from "../resources/component-config";
+import { jobRunInputsSchema } from "../resources/job-run";
+import { sourceInputsSchema } from "../resources/source";
+import { manifestSchema, REFERENCES, type Manifest, type ManifestSection } from "./schema";
+
+// Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the
+// manifest schema, the references between entries, and each entry against its resource's full
+// schema. Every problem names the file, line and column, the property path and the fix; all
+// problems are collected before anything is deployed.
+
+export interface ManifestProblem {
+  file: string;
+  line: number;
+  column: number;
+  /** Property path in the manifest, e.g. `sinks.actions.columns[2].name`. */
+  path: string;
+  message: string;
+}
+
+export class ManifestError extends Error {
+  override readonly name = "ManifestError";
+  constructor(readonly problems: ManifestProblem[]) {
+    super(
+      `${problems.length === 1 ? "1 problem" : `${problems.length} problems`} in the manifest, nothing was deployed:\n` +
+        problems.map((p) => `  ${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}`).join("\n"),
+    );
+  }
+}
+
+type Path = ReadonlyArray<string | number>;
+
+/** Reads and checks a manifest file; throws ManifestError listing every problem. */
+export function loadManifest(file: string): Manifest {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (err as Error).message;
+    throw new ManifestError([
+      { file, line: 1, column: 1, path: "", message: `cannot read the manifest: ${why}. Create it, or point stack config keboola:manifest at it (pulumi config set keboola:manifest <path>)` },
+    ]);
+  }
+  return parseManifest(text, file);
+}
+
+/** Parses manifest text; `file` is only used in messages. */
+export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const problems: ManifestProblem[] = [];
+  const at = (offset: number, path: Path, message: string) => {
+    const { line, col } = lineCounter.linePos(offset);
+    problems.push({ file, line, column: col, path: pathOf(path), message });
+  };
+
+  for (const err of doc.errors) {
+    const path = pathAtOffset(doc, err.pos[0]);
+    if (err.code === "DUPLICATE_KEY") {
+      const name = String(path[path.length - 1] ?? text.slice(err.pos[0], err.pos[1]));
+      const first = firstKeyOffset(doc, path.slice(0, -1), name);
+      const where = first === undefined ? "" : ` (first at line ${lineCounter.linePos(first).line})`;
+      at(err.pos[0], path.slice(0, -1), `duplicate key "${name}"${where}: each key may appear once; rename one or merge them`);
+    } else {
+      at(err.pos[0], path, `YAML syntax: ${err.message.split("\n")[0]}`);
+    }
+  }
+  if (problems.length) throw new ManifestError(sorted(problems));
+
+  const data = (doc.toJS() ?? {}) as unknown;
+  const parsed = manifestSchema.safeParse(data);
+  if (!parsed.success) for (const issue of parsed.error.issues) report(doc, issue, [], at);
+
+  // References, on the data as written, so they are reported together with the schema's problems.
+  const raw = (data && typeof data === "object" ? data : {}) as Record<string, unknown>;
+  const sectionOf = (name: ManifestSection) => {
+    const v = raw[name];
+    return (v && typeof v === "object" && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
+  };
+  for (const ref of REFERENCES) {
+    const targets = Object.keys(sectionOf(ref.target));
+    for (const [key, entry] of Object.entries(sectionOf(ref.section))) {
+      const name = entry && typeof entry === "object" ? (entry as Record<string, unknown>)[ref.field] : undefined;
+      if (typeof name !== "string" || targets.includes(name)) continue;
+      const path = [ref.section, key, ref.field];
+      const choice = targets.length ? `one of: ${targets.join(", ")}` : `none is declared: add it under ${ref.target}`;
+      at(offsetOf(doc, path), path, `"${name}" is not a key under ${ref.target} (${choice}): name an entry of ${ref.target}`);
+    }
+  }
+  if (!parsed.success || problems.length) throw new ManifestError(sorted(problems));
+  const manifest = parsed.data;
+
+  // Each entry against its resource's complete schema (refinements included); references
+  // stand in with a placeholder, so only the entry's own fields can fail here.
+  for (const [section, schema, toInputs] of ENTRY_CHECKS) {
+    for (const [key, entry] of Object.entries((manifest[section] ?? {}) as Record<string, Record<string, unknown>>)) {
+      const result = schema.safeParse(toInputs(entry));
+      if (!result.success) for (const issue of result.error.issues) report(doc, issue, [section, key], at);
+    }
+  }
+  if (problems.length) throw new ManifestError(sorted(problems));
+  return manifest;
+}
+
+const PLACEHOLDER = "manifest-reference";
+const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string, unknown>) => unknown]> = [
+  ["sources", sourceInputsSchema, ({ settings: _s, ...e }) => e],
+  ["sources", sourceSettingsInputsSchema, (e) => ({ sourceId: PLACEHOLDER, ...(e.settings as object) })],
+  ["sinks", sinkInputsSchema, ({ source: _s, settings: _t, ...e }) => ({ ...e, sourceId: PLACEHOLDER })],
+  ["variables", variableConfigInputsSchema, (e) => e],
+  ["configurations", componentConfigInputsSchema, ({ variables, secrets: _s, ...e }) => (variables ? { ...e, variables: { configId: PLACEHOLDER } } : e)],
+  ["jobs", jobRunInputsSchema, ({ configuration: _c, ...e }) => ({ ...e, componentId: PLACEHOLDER, configId: PLACEHOLDER })],
+];
+
+/** Issue of a resource schema, reported at the manifest path `prefix + issue.path`. */
+function report(doc: Document, issue: z.core.$ZodIssue, prefix: Path, at: (offset: number, path: Path, message: string) => void): void {
+  const path = [...prefix, ...(issue.path as Array<string | number>)];
+  if (prefix.length === 2 && prefix[0] === "sources" && issue.path.length && ["stagingUploadTrigger", "targetImportTrigger", "syncWait"].includes(String(issue.path[0]))) {
+    path.splice(2, 0, "settings");
+  }
+  if (issue.code === "unrecognized_keys") {
+    for (const key of issue.keys) {
+      const keyPath = [...path, key];
+      at(keyOffset(doc, keyPath) ?? offsetOf(doc, path), keyPath, `unknown key "${key}": remove it${suggest(path)}`);
+    }
+    return;
+  }
+  const located = locate(doc, path);
+  let message = issue.message;
+  if (issue.code === "invalid_type") {
+    if (!located.complete) message = `required: add ${String(path[path.length - 1])} (${issue.expected})`;
+    else message = `${message}: write a${/^[aeiou]/.test(issue.expected) ? "n" : ""} ${issue.expected}`;
+  }
+  at(located.offset, path, message);
+}
+
+/** ", or use one of: a, b" with the keys the schema allows at `path`. */
+function suggest(path: Path): string {
+  let schema: unknown = manifestSchema;
+  for (const seg of path) schema = child(schema, seg);
+  const shape = objectShape(schema);
+  return shape ? `, or use one of: ${Object.keys(shape).join(", ")}` : "";
+}
+
+interface Def {
+  type: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  element?: unknown;
+  valueType?: unknown;
+  in?: unknown;
+}
+const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def?: Def } } | undefined)?._zod?.def;
+
+/** Past wrappers (optional, default, nullable, pipe) to the schema that holds the value. */
+function unwrap(schema: unknown): unknown {
+  for (let d = defOf(schema); d && ["optional", "default", "nullable", "pipe", "prefault"].includes(d.type); d = defOf(schema)) {
+    schema = d.type === "pipe" ? d.in : d.innerType;
+  }
+  return schema;
+}
+
+function child(schema: unknown, seg: string | number): unknown {
+  const d = defOf(unwrap(schema));
+  if (d?.type === "object") return d.shape?.[String(seg)];
+  if (d?.type === "array") return d.element;
+  if (d?.type === "record") return d.valueType;
+  return undefined;
+}
+
+function objectShape(schema: unknown): Record<string, unknown> | undefined {
+  const d = defOf(unwrap(schema));
+  return d?.type === "object" ? d.shape : undefined;
+}
+
+/** Offset of the node at `path`, or of its deepest existing ancestor. */
+function locate(doc: Document, path: Path): { offset: number; complete: boolean } {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node) ?? 0;
+  for (const seg of path) {
+    let next: unknown;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      next = pair?.value ?? undefined;
+      if (pair && next === undefined) return { offset: rangeStart(pair.key) ?? offset, complete: true };
+    } else if (isSeq(node) && typeof seg === "number") {
+      next = node.items[seg];
+    }
+    if (next === undefined || next === null) return { offset, complete: false };
+    node = next;
+    offset = rangeStart(node) ?? offset;
+  }
+  return { offset, complete: true };
+}
+
+const offsetOf = (doc: Document, path: Path) => locate(doc, path).offset;
+
+function keyOffset(doc: Document, path: Path): number | undefined {
+  const parent = doc.getIn(path.slice(0, -1), true);
+  if (!isMap(parent)) return undefined;
+  const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === String(path[path.length - 1]));
+  return pair ? rangeStart(pair.key) : undefined;
+}
+
+function firstKeyOffset(doc: Document, mapPath: Path, name: string): number | undefined {
+  const map = mapPath.length ? doc.getIn(mapPath, true) : doc.contents;
+  if (!isMap(map)) return undefined;
+  const pair = map.items.find((p) => isScalar(p.key) && String(p.key.value) === name);
+  return pair ? rangeStart(pair.key) : undefined;
+}
+
+/** The property path of the node containing `offset` (for YAML errors). */
+function pathAtOffset(doc: Document, offset: number): Array<string | number> {
+  const path: Array<string | number> = [];
+  let node: unknown = doc.contents;
+  for (;;) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => {
+        const start = rangeStart(p.key);
+        const end = rangeEnd(p.value) ?? rangeEnd(p.key);
+        return start !== undefined && end !== undefined && start <= offset && offset <= end;
+      });
+      if (!pair || !isScalar(pair.key)) return path;
+      path.push(String(pair.key.value));
+      if (rangeStart(pair.key)! <= offset && offset <= rangeEnd(pair.key)!) return path;
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const i = node.items.findIndex((n) => (rangeStart(n) ?? Infinity) <= offset && offset <= (rangeEnd(n) ?? -1));
+      if (i < 0) return path;
+      path.push(i);
+      node = node.items[i];
+    } else {
+      return path;
+    }
+  }
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return range?.[0];
+}
+
+function rangeEnd(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return range?.[1];
+}
+
+function sorted(problems: ManifestProblem[]): ManifestProblem[] {
+  const unique = problems.filter((p, i) => problems.findIndex((q) => q.line === p.line && q.column === p.column && q.message === p.message) === i);
+  return unique.sort((a, b) => a.line - b.line || a.column - b.column);
+}

@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { sourceInputsSchema } from "../resources/source";
+import { sinkInputsSchema } from "../resources/sink";
+import { variableConfigInputsSchema } from "../resources/variable-config";
+import { componentConfigInputsSchema } from "../resources/component-config";
+import { jobRunInputsSchema } from "../resources/job-run";
+import { settingsShape } from "../validation/settings";
+
+// The shape of keboola.yaml, derived from the resources' own zod schemas: every field of an
+// entry is the resource's input of the same name, except the references, which name another
+// entry by its manifest key (a sink its source, a configuration its variables, a job its
+// configuration). The resources' refinements (duplicate row ids, undeclared values, ...) are
+// applied to each entry after the references are resolved, see parse.ts.
+
+/** A manifest key: also the Pulumi resource name of the entry. */
+const keySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must start with a letter or digit and hold only letters, digits, '.', '_' and '-'");
+
+const reference = (section: string, what: string) =>
+  z.string({ error: `must be the key of an entry under ${section}` }).min(1, "must not be empty").describe(`${what}: the key of an entry under \`${section}\`.`);
+
+/** Stream settings nested in a source or sink entry (SourceSettings / SinkSettings inputs). */
+const settingsSchema = z
+  .object(settingsShape)
+  .strict()
+  .describe("Trigger settings (SourceSettings / SinkSettings): only the keys set are managed.");
+
+/**
+ * Secret values taken from stack config instead of the manifest: `{<path in this entry>: <config key>}`,
+ * e.g. `{"configuration.parameters.#token": "usersApiToken"}` with
+ * `pulumi config set --secret usersApiToken ...`. The value is stored only as a secret.
+ */
+const secretsSchema = z
+  .record(
+    z.string().regex(/^(configuration|rows\.\d+\.configuration)(\.[^.]+)+$/, 'must be a path such as "configuration.parameters.#token" or "rows.0.configuration.parameters.#password"'),
+    z.string().min(1, "must be a stack config key").describe("Stack config key (set with `pulumi config set --secret`)."),
+  )
+  .describe("Secret values (keys starting with #) read from stack config: {path in this entry: stack config key}.");
+
+const { sourceId: _sinkSource, branchId: _sinkBranch, ...sinkFields } = sinkInputsSchema.shape;
+const { variables: _binding, ...configFields } = componentConfigInputsSchema.shape;
+const { componentId: _jobComponent, configId: _jobConfig, branchId: _jobBranch, ...jobFields } = jobRunInputsSchema.shape;
+
+export const manifestSourceSchema = z
+  .object({ ...sourceInputsSchema.shape, settings: settingsSchema.optional() })
+  .strict()
+  .describe("A Stream source (Source inputs), with its trigger settings.");
+
+export const manifestSinkSchema = z
+  .object({
+    source: reference("sources", "The sink's source"),
+    ...sinkFields,
+    settings: settingsSchema.optional(),
+  })
+  .strict()
+  .describe("A Stream sink (Sink inputs; branch and sourceId come from its source), with its trigger settings.");
+
+export const manifestVariablesSchema = z
+  .object(variableConfigInputsSchema.shape)
+  .strict()
+  .describe("Configuration variables with default values (VariableConfig inputs).");
+
+export const manifestConfigurationSchema = z
+  .object({
+    ...configFields,
+    variables: reference("variables", "The bound variables").optional(),
+    secrets: secretsSchema.optional(),
+  })
+  .strict()
+  .describe("A component configuration with rows (ComponentConfig inputs), optionally bound to variables.");
+
+export const manifestJobSchema = z
+  .object({ configuration: reference("configurations", "The configuration to run"), ...jobFields })
+  .strict()
+  .describe("One run of a configuration through the Job Queue (JobRun inputs).");
+
+const section = <T extends z.ZodType>(entry: T, what: string) =>
+  z.record(keySchema, entry, { error: `must be a map of key to ${what}` }).optional();
+
+export const manifestSchema = z
+  .object({
+    sources: section(manifestSourceSchema, "source").describe("Stream sources, by key."),
+    sinks: section(manifestSinkSchema, "sink").describe("Stream sinks, by key; each names its source."),
+    variables: section(manifestVariablesSchema, "variables").describe("Variables configurations (keboola.variables), by key."),
+    configurations: section(manifestConfigurationSchema, "configuration").describe("Component configurations, by key."),
+    jobs: section(manifestJobSchema, "job").describe("Job runs, by key."),
+  })
+  .strict()
+  .describe("keboola.yaml: a Keboola project declared as data, deployed by keboola-pulumi.");
+
+export type Manifest = z.output<typeof manifestSchema>;
+export type ManifestInput = z.input<typeof manifestSchema>;
+export type ManifestSection = keyof Manifest;
+
+/** Which section each reference points at, by the section and field holding it. */
+export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string; target: ManifestSection }> = [
+  { section: "sinks", field: "source", target: "sources" },
+  { section: "configurations", field: "variables", target: "variables" },
+  { section: "jobs", field: "configuration", target: "configurations" },
+];
+
+/** The manifest's JSON Schema (draft-07, which the YAML language server reads), from the same zod schemas. */
+export function manifestJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(manifestSchema, { io: "input", unrepresentable: "any", target: "draft-7" }) as Record<string, unknown>;
+  return { ...schema, title: "keboola.yaml" };
+}

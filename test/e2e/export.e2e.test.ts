@@ -1,0 +1,170 @@
+// Round trip: a project populated through the APIs (not through Pulumi) is exported with the
+// package's `keboola-pulumi export` command, the export is deployed through the root Pulumi
+// project (taking everything over without writing), previews with no changes, and exporting
+// again gives the same manifest. Secret values never appear in the manifest.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parse } from "yaml";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { describeResult, REPO_ROOT, runProcess } from "./helpers/pulumi";
+import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
+import { KeboolaClient } from "../../provider/api/client";
+import { exportProject } from "../../provider/manifest/export";
+import { parseManifest } from "../../provider/manifest/parse";
+
+const TOKEN = "master-token-export";
+const API_SECRET = "api-secret-value-1";
+const ROW_SECRET = "row-secret-value-2";
+
+function ensureBuilt(): void {
+  const built = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
+  const dir = path.join(REPO_ROOT, "provider", "manifest");
+  const stale = !fs.existsSync(built) || fs.readdirSync(dir).some((f) => fs.statSync(path.join(dir, f)).mtimeMs > fs.statSync(built).mtimeMs);
+  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
+}
+
+/** Sources, sinks, settings, variables and configurations, written through the APIs. */
+async function populate(client: KeboolaClient): Promise<void> {
+  const stream = await client.stream();
+  const run = async (task: Parameters<typeof stream.runTask>[0]) => stream.runTask(task, "populate");
+  await run(await stream.createSource("default", { sourceId: "shop-events", type: "http", name: "Shop events", description: "From the shop" }));
+  await run(await stream.createSource("default", { sourceId: "app-events", type: "http", name: "App events" }));
+  await run(
+    await stream.createSink("default", "shop-events", {
+      sinkId: "orders",
+      type: "table",
+      name: "Orders",
+      table: {
+        type: "keboola",
+        tableId: "in.c-shop.orders",
+        mapping: {
+          columns: [
+            { type: "uuid", name: "id" },
+            { type: "path", name: "order_id", path: "order.id", rawString: true },
+            { type: "template", name: "total", template: { language: "jsonnet", content: "Body('order.total', 0)" } },
+          ],
+        },
+      },
+    }),
+  );
+  for (const sinkId of ["raw", "debug"]) {
+    await run(
+      await stream.createSink("default", "app-events", {
+        sinkId,
+        type: "table",
+        name: sinkId === "raw" ? "Raw" : "Debug",
+        table: { type: "keboola", tableId: `in.c-app.${sinkId}`, mapping: { columns: [{ type: "body", name: "body" }] } },
+      }),
+    );
+  }
+  await run(await stream.disableSink("default", "app-events", "debug"));
+  await run(await stream.patchSettings("default", "app-events", undefined, [{ key: "storage.level.staging.upload.trigger.count", value: 500 }]));
+  await run(await stream.patchSettings("default", "shop-events", "orders", [{ key: "storage.level.target.import.trigger.interval", value: "5m0s" }]));
+
+  const storage = client.storage;
+  const vars = await storage.createConfig("default", "keboola.variables", {
+    name: "Orders variables",
+    configuration: { variables: [{ name: "limit", type: "int" }, { name: "status", type: "string" }] },
+  });
+  const values = await storage.createRow("default", "keboola.variables", String(vars.id), {
+    name: "Values",
+    configuration: { values: [{ name: "limit", value: "20" }, { name: "status", value: "open" }] },
+  });
+  const config = await storage.createConfig("default", "keboola.ex-generic-v2", {
+    name: "Orders API",
+    description: "Orders from the shop API",
+    configuration: {
+      variables_id: String(vars.id),
+      variables_values_id: String(values.id),
+      parameters: {
+        api: { baseUrl: "https://shop.example.com/", http: { headers: { "#token": API_SECRET } } },
+        config: { outputBucket: "in.c-orders", jobs: [{ endpoint: "orders", params: { limit: "{{limit}}", status: "{{status}}" } }] },
+      },
+    },
+  });
+  await storage.createRow("default", "keboola.ex-generic-v2", String(config.id), { name: "Open", configuration: { parameters: { config: { "#password": ROW_SECRET } } } });
+  await storage.createRow("default", "keboola.ex-generic-v2", String(config.id), { name: "Closed", isDisabled: true, configuration: { parameters: { config: { status: "closed" } } } });
+  // Another component, left out by --components.
+  await storage.createConfig("default", "keboola.wr-google-sheets", { name: "Sheets", configuration: { parameters: {} } });
+}
+
+describe("e2e: export a live project and take it over with the exported manifest", () => {
+  let emu: Emulator;
+  let root: RootProject;
+  let dir: string;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
+    await populate(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "export-e2e-"));
+    root = await makeRootProject({ prefix: "export-e2e", host: emu.url, token: TOKEN, manifest: path.join(dir, "keboola.yaml") });
+  }, 30 * 60 * 1000);
+
+  afterAll(async () => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await root?.cleanup();
+    await emu?.close();
+  });
+
+  const exportCli = () =>
+    runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), "export", "--host", emu.url, "--components", "keboola.ex-generic-v2"], {
+      cwd: dir,
+      env: { ...process.env, KBC_TOKEN: TOKEN },
+    });
+
+  it("exports, deploys the export without writing, previews no changes and exports the same again", async () => {
+    const exported = await exportCli();
+    expect(exported.code, describeResult(exported)).toBe(0);
+    const text = exported.stdout;
+    fs.writeFileSync(path.join(dir, "keboola.yaml"), text);
+
+    // No secret in plain text; the export says where they went.
+    for (const secret of [API_SECRET, ROW_SECRET, TOKEN]) expect(text).not.toContain(secret);
+    expect(text).toMatch(/# Secrets: 2 value\(s\) of # keys are NOT written here/);
+    expect(exported.stderr).toMatch(/note: secret keboola\.ex-generic-v2\/\d+ configuration\.parameters\.api\.http\.headers\.#token is not written: set it with `pulumi config set --secret orders-api-token <value>`/);
+
+    // Everything the APIs created, with the takeover flag on every entry; the other component is not there.
+    const m = parseManifest(text);
+    expect(Object.keys(m.sources!)).toEqual(["app-events", "shop-events"]);
+    expect(Object.keys(m.sinks!)).toEqual(["debug", "raw", "orders"]);
+    expect(m.sinks!.debug.enabled).toBe(false);
+    expect(m.sources!["app-events"].settings).toEqual({ stagingUploadTrigger: { count: 500 } });
+    expect(m.sinks!.orders.settings).toEqual({ targetImportTrigger: { interval: "5m0s" } });
+    expect(Object.keys(m.configurations!)).toEqual(["orders-api"]);
+    expect(m.configurations!["orders-api"]).toMatchObject({ variables: "orders-variables", adoptExisting: true });
+    expect(m.configurations!["orders-api"].rows.map((r) => [r.name, r.isDisabled])).toEqual([["Open", false], ["Closed", true]]);
+    expect(m.variables!["orders-variables"]).toMatchObject({ defaultValues: { limit: "20", status: "open" }, adoptExisting: true });
+    for (const section of Object.values(m)) for (const entry of Object.values(section as Record<string, { adoptExisting?: boolean }>)) expect(entry.adoptExisting).toBe(true);
+
+    // Paging: one item per page gives the same manifest.
+    const paged = await exportProject(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }), { components: ["keboola.ex-generic-v2"], pageSize: 1 });
+    expect(paged.yaml).toBe(text);
+
+    const secrets = (parse(text) as { configurations: Record<string, { secrets: Record<string, string> }> }).configurations["orders-api"].secrets;
+    expect(Object.keys(secrets).sort()).toEqual(["configuration.parameters.api.http.headers.#token", "rows.0.configuration.parameters.config.#password"]);
+    for (const r of [
+      await root.setConfig(secrets["configuration.parameters.api.http.headers.#token"], API_SECRET, { secret: true }),
+      await root.setConfig(secrets["rows.0.configuration.parameters.config.#password"], ROW_SECRET, { secret: true }),
+    ]) {
+      expect(r.code, describeResult(r)).toBe(0);
+    }
+
+    // Deploying the export takes every object over and writes nothing.
+    emu.clearRequests();
+    const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
+    expect(up.code, describeResult(up)).toBe(0);
+    expect(up.stdout).toMatch(/\+ 10 created/); // 9 resources and the stack
+    expect(emu.writes().map((w) => `${w.method} ${w.path}`)).toEqual([]);
+
+    const same = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
+    expect(same.code, describeResult(same)).toBe(0);
+
+    const again = await exportCli();
+    expect(again.code, describeResult(again)).toBe(0);
+    expect(again.stdout).toBe(text);
+  }, 600_000);
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+// What `npm pack` ships must hold everything a user's repository needs for the manifest: the
+// export command (package.json `bin`), the program a user's Pulumi.yaml points at, and the
+// manifest's JSON Schema the YAML language server reads (checked by installing the tarball
+// into a project by hand; here: the file list and the entry points).
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+
+describe("the packed package", () => {
+  const files = (() => {
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    return (JSON.parse(out) as Array<{ files: Array<{ path: string }> }>)[0].files.map((f) => f.path);
+  })();
+
+  it("ships the export command, the manifest program and keboola.schema.json", () => {
+    expect(pkg.bin).toEqual({ "keboola-pulumi": "dist/provider/manifest/cli.js" });
+    for (const f of ["dist/provider/manifest/cli.js", "dist/provider/manifest/program.js", "dist/provider/manifest/deploy.js", "keboola.schema.json", "schema.json"]) {
+      expect(files).toContain(f);
+    }
+  });
+
+  it("the export command is a node script", () => {
+    expect(fs.readFileSync(path.join(ROOT, pkg.bin["keboola-pulumi"]), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+  });
+});
