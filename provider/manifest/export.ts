@@ -8,6 +8,7 @@ import { SETTINGS, sameSetting } from "../validation/settings";
 import { normalizeConfig } from "../resources/configurations";
 import { orderedRows } from "../resources/component-config";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/variable-config";
+import { splitMarker } from "../resources/ownership";
 import type { ManifestInput } from "./schema";
 
 // `keboola-pulumi export`: a live project -> keboola.yaml. Every entry carries its ids and
@@ -112,7 +113,8 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
       ...branchField,
       sourceId: s.sourceId,
       name: s.name,
-      ...(s.description ? { description: s.description } : {}),
+      // The owner marker keboola-pulumi appends is bookkeeping, not part of the declaration.
+      ...(splitMarker(s.description).text ? { description: splitMarker(s.description).text } : {}),
       ...(s.type !== "http" ? { type: s.type } : {}),
       adoptExisting: true,
       ...(settings ? { settings } : {}),
@@ -133,7 +135,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         source: s.sourceId,
         sinkId: k.sinkId,
         name: k.name,
-        ...(k.description ? { description: k.description } : {}),
+        ...(splitMarker(k.description).text ? { description: splitMarker(k.description).text } : {}),
         tableId: k.table.tableId,
         columns: k.table.mapping.columns.map(canonicalColumn),
         ...(k.allowedSignals?.length ? { allowedSignals: k.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),

@@ -41,6 +41,11 @@ export interface Created<T> {
 const MAX_CREATES = 6;
 
 export async function createOnce<T>(op: CreateOnce<T>): Promise<Created<T>> {
+  if (op.adoptExisting) {
+    // An explicit takeover reads first: taking over writes nothing it need not.
+    const found = await op.find();
+    if (found) return { object: found, existed: true };
+  }
   for (let attempt = 1; ; attempt++) {
     let task: StreamTask;
     try {

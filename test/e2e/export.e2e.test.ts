@@ -14,6 +14,7 @@ import { makeRootProject, type RootProject } from "../../scripts/lib/root-projec
 import { KeboolaClient } from "../../provider/api/client";
 import { exportProject } from "../../provider/manifest/export";
 import { parseManifest } from "../../provider/manifest/parse";
+import { splitMarker } from "../../provider/resources/ownership";
 
 const TOKEN = "master-token-export";
 const API_SECRET = "api-secret-value-1";
@@ -116,7 +117,7 @@ describe("e2e: export a live project and take it over with the exported manifest
       env: { ...process.env, KBC_TOKEN: TOKEN },
     });
 
-  it("exports, deploys the export without writing, previews no changes and exports the same again", async () => {
+  it("exports, deploys the export writing only owner markers, previews no changes and exports the same again", async () => {
     const exported = await exportCli();
     expect(exported.code, describeResult(exported)).toBe(0);
     const text = exported.stdout;
@@ -153,12 +154,27 @@ describe("e2e: export a live project and take it over with the exported manifest
       expect(r.code, describeResult(r)).toBe(0);
     }
 
-    // Deploying the export takes every object over and writes nothing.
+    // Deploying the export takes every object over. Its only writes are the takeover bookkeeping:
+    // one owner marker per object taken over (a source's or sink's description, a configuration's
+    // changeDescription), leaving what the objects are otherwise exactly as they were.
+    const contents = () => ({
+      sources: Object.values(emu.state.stream.sources).filter((x) => !x.deleted).map((x) => ({ id: x.sourceId, name: x.name, type: x.type, description: splitMarker(x.description).text })),
+      sinks: Object.values(emu.state.stream.sinks).filter((x) => !x.deleted).map((x) => ({ id: x.sinkId, name: x.name, table: x.table, description: splitMarker(x.description).text })),
+      configs: Object.values(emu.state.storage.configs).map((c) => ({ id: c.id, name: c.name, description: c.description, configuration: c.configuration, rows: c.rows.map((r) => [r.id, r.name, r.configuration]) })),
+    });
+    const before = contents();
     emu.clearRequests();
     const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
     expect(up.code, describeResult(up)).toBe(0);
     expect(up.stdout).toMatch(/\+ 10 created/); // 9 resources and the stack
-    expect(emu.writes().map((w) => `${w.method} ${w.path}`)).toEqual([]);
+    const writes = emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
+    const markerWrite = /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|PUT \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+)$/;
+    expect(writes.filter((w) => !markerWrite.test(w))).toEqual([]);
+    expect(writes).toHaveLength(new Set(writes).size);
+    // Every source and sink, and the configurations the export chose (the other component's is left alone).
+    const exportedConfigs = before.configs.filter((c) => emu.state.storage.configs[`101/keboola.variables/${c.id}`] || emu.state.storage.configs[`101/keboola.ex-generic-v2/${c.id}`]);
+    expect(writes).toHaveLength(before.sources.length + before.sinks.length + exportedConfigs.length);
+    expect(contents()).toEqual(before);
 
     const same = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
     expect(same.code, describeResult(same)).toBe(0);

@@ -80,7 +80,8 @@ describe("Source", () => {
 
     const adopted = await createVia(source, h.ctx, "second", { name: "Shared", description: "adopted", adoptExisting: true });
     expect(adopted.outs).toMatchObject({ sourceId: "shared", description: "adopted" });
-    expect(h.writes()).toEqual(["POST /stream/v1/branches/default/sources", "PATCH /stream/v1/branches/default/sources/shared"]);
+    // An explicit takeover reads first: its only write brings the source to the declared state (and marks it).
+    expect(h.writes()).toEqual(["PATCH /stream/v1/branches/default/sources/shared"]);
   });
 
   it("checks inputs with the property path and the fix", async () => {
