@@ -90,7 +90,11 @@ async function main(): Promise<void> {
       step(`pulumi up: the exported manifest takes everything over (stack ${second.stack})`);
       emulator.clearRequests();
       process.stdout.write(mustSucceed("pulumi up", await second.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 })).stdout);
-      process.stdout.write(`Writes to Keboola while taking over: ${emulator.writes().length}\n`);
+      const writes = emulator.writes();
+      process.stdout.write(
+        `Writes to Keboola while taking over: ${writes.length}, the takeover bookkeeping: each object taken over gets this stack's owner marker, nothing else changes\n` +
+          writes.map((w) => `  ${w.method} ${w.path.replace(/\?.*$/, "")}\n`).join(""),
+      );
 
       step("pulumi preview --expect-no-changes (the exported manifest)");
       process.stdout.write(mustSucceed("pulumi preview --expect-no-changes", await second.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 })).stdout);
