@@ -5,6 +5,7 @@
 // owner's marker and every create is create-once.
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
@@ -49,7 +50,31 @@ async function upKilledWhen(w: PulumiWorkspace, e: Emulator, when: (writes: stri
   expect(finished, "pulumi up ended before the kill moment").toBe(false);
   process.kill(-child.pid!, "SIGKILL");
   await exited;
+  killStragglers(w.root);
   return writes();
+}
+
+/**
+ * The CLI starts its plugins (the language host, the provider) in process groups of their own;
+ * a machine that dies takes them along, so the test kills every process working in this
+ * workspace too. Left alive they would keep polling tasks after the test.
+ */
+function killStragglers(root: string): void {
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let cwd: string;
+    try {
+      cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      continue; // gone, or not ours to look at
+    }
+    if (cwd.startsWith(root)) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
+  }
 }
 
 const creates = (writes: string[]) => writes.filter((w) => w.startsWith("POST") && !w.includes("/restore"));
