@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../emulator/server";
-import { REPO_ROOT, describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./lib/pulumi-workspace";
+import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./lib/pulumi-workspace";
+import { packAndInstall } from "./lib/packed";
 
 // The fleet benchmark (`npm run bench`): a fleet of sources x sinks, each sink with SinkSettings,
 // deployed with the real Pulumi CLI on the emulator whose tasks take D ms, installed from the
@@ -64,14 +64,6 @@ async function timed(fn: () => Promise<RunResult>, what: string): Promise<number
   const started = Date.now();
   must(what, await fn());
   return (Date.now() - started) / 1000;
-}
-
-/** Installs the packed package (and the pinned Pulumi SDK) with npm, as the README tells a user. */
-function install(tarball: string, dir: string): string {
-  const pulumiVersion = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")) as { version: string }).version;
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", private: true }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${pulumiVersion}`], { cwd: dir, stdio: "inherit" });
-  return path.join(dir, "node_modules");
 }
 
 /** A workspace whose node_modules is the installed one. */
@@ -136,8 +128,7 @@ async function run(o: Options, nodeModules: string): Promise<void> {
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-"));
   try {
-    const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: REPO_ROOT, encoding: "utf8" }).trim().split("\n").pop()!;
-    const nodeModules = install(path.join(dir, name), dir);
+    const nodeModules = packAndInstall(dir);
     for (const o of parseArgs(process.argv.slice(2))) await run(o, nodeModules);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,9 @@ import type { Props } from "./types";
 // Pieces every resource file uses: the Pulumi class plumbing and the diff helper.
 
 /** Deep `pulumi.Input` of a plain input type, so nested values may be outputs of other resources. */
-export type DeepInput<T> = T extends string | number | boolean | undefined | null
+// Scalars are not distributed: `string | undefined` becomes Input<string | undefined>, which an
+// Output<string | undefined> (such as VariableConfig.valuesRowId) satisfies.
+export type DeepInput<T> = [T] extends [string | number | boolean | undefined | null]
   ? pulumi.Input<T>
   : T extends Array<infer U>
     ? pulumi.Input<Array<DeepInput<U>>>

@@ -16,7 +16,6 @@ import {
   VARIABLES_COMPONENT,
   variableDeclarationSchema,
   type VariableDeclaration,
-  type VariablesBinding,
 } from "./variable-config";
 import {
   assertCanManage,
@@ -140,10 +139,10 @@ type ParsedRow = Parsed["rows"][number];
 
 const OUTPUTS = ["branchId", "configId", "description", "configuration", "rows", "rowIds", "isDisabled", "version", "warnings"] as const;
 
-export interface ComponentConfigArgs extends Omit<ArgsOf<ComponentConfigInputs>, "variables"> {
-  /** Bind a VariableConfig: `variables: vars.binding()`. */
-  variables?: pulumi.Input<VariablesBinding>;
-}
+// Nothing but the schema's inputs: `variables` takes what `VariableConfig.binding()` returns as it is.
+// (With the TypeScript 3.8 that Pulumi compiles a program with when it brings none, the inputs type
+// is opaque; an interface adding members of its own would then refuse every other property.)
+export interface ComponentConfigArgs extends ArgsOf<ComponentConfigInputs> {}
 
 export class ComponentConfig extends pulumi.dynamic.Resource {
   declare readonly branchId: pulumi.Output<string>;

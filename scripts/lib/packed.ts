@@ -1,0 +1,21 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { REPO_ROOT } from "./pulumi-workspace";
+
+// The package as a user gets it: `npm pack` of this repository (built), installed with npm into a
+// directory of its own together with the Pulumi SDK, exactly as the README's "npm install
+// keboola-pulumi @pulumi/pulumi" does (the SDK pinned to the version this repository builds the
+// CLI for). Linked workspaces hide install and compile problems; this does not.
+
+/** Packs the repository into `dir` and installs the tarball there; returns the node_modules path. */
+export function packAndInstall(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: REPO_ROOT, encoding: "utf8" }).trim().split("\n").pop()!;
+  const pulumiVersion = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")) as { version: string }).version;
+  if (!fs.existsSync(path.join(dir, "package.json"))) {
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "keboola-pulumi-user", version: "0.0.0", private: true }));
+  }
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", path.join(dir, name), `@pulumi/pulumi@${pulumiVersion}`], { cwd: dir, stdio: "pipe" });
+  return path.join(dir, "node_modules");
+}
