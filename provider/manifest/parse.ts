@@ -96,6 +96,17 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
   if (!parsed.success || problems.length) throw new ManifestError(sorted(problems));
   const manifest = parsed.data;
 
+  // A secret of a row must name a row that exists.
+  for (const [key, entry] of Object.entries(manifest.configurations ?? {})) {
+    for (const secretPath of Object.keys(entry.secrets ?? {})) {
+      const row = /^rows\.(\d+)\./.exec(secretPath);
+      if (row && Number(row[1]) >= entry.rows.length) {
+        const path = ["configurations", key, "secrets", secretPath];
+        at(keyOffset(doc, path) ?? offsetOf(doc, path), path, `rows.${row[1]} does not exist (the configuration has ${entry.rows.length} row(s), counted from 0): fix the row number`);
+      }
+    }
+  }
+
   // Each entry against its resource's complete schema (refinements included); references
   // stand in with a placeholder, so only the entry's own fields can fail here.
   for (const [section, schema, toInputs] of ENTRY_CHECKS) {
