@@ -39,7 +39,11 @@ export interface ExportResult {
 type Entries<K extends keyof ManifestInput> = NonNullable<ManifestInput[K]>;
 type ConfigurationEntry = Entries<"configurations">[string];
 
-/** Every item of a Stream list, page by page (`afterId` = the last id of the previous page). */
+/**
+ * Every item of a Stream list, page by page: `afterId` = the previous page's `page.lastId`, at
+ * most 100 items a page (keboola/keboola-as-code api/stream/design.go: PaginatedRequest,
+ * PaginatedResponse).
+ */
 async function allPages<T>(fetchPage: (afterId?: string) => Promise<{ items: T[]; lastId?: string }>): Promise<T[]> {
   const out: T[] = [];
   let afterId: string | undefined;

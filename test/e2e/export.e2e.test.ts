@@ -140,7 +140,8 @@ describe("e2e: export a live project and take it over with the exported manifest
     expect(m.variables!["orders-variables"]).toMatchObject({ defaultValues: { limit: "20", status: "open" }, adoptExisting: true });
     for (const section of Object.values(m)) for (const entry of Object.values(section as Record<string, { adoptExisting?: boolean }>)) expect(entry.adoptExisting).toBe(true);
 
-    // Paging: one item per page gives the same manifest.
+    // Paging: one item per page gives the same manifest (afterId = the previous page's lastId, as
+    // keboola/keboola-as-code api/stream/design.go defines the Stream lists).
     const paged = await exportProject(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }), { components: ["keboola.ex-generic-v2"], pageSize: 1 });
     expect(paged.yaml).toBe(text);
 
