@@ -20,7 +20,11 @@ import type { ManifestInput } from "./schema";
 export interface ExportOptions {
   /** Branch: "default" or a numeric dev-branch id. */
   branch?: string;
-  /** Components whose configurations are exported (default: every component with configurations). */
+  /**
+   * Components whose configurations are exported (default: every component with configurations).
+   * Variables configurations come with the configurations bound to them; naming
+   * keboola.variables here exports all of them.
+   */
   components?: string[];
   /** The `$schema` the YAML language server comment points at. */
   schema?: string;
@@ -210,6 +214,13 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         adoptExisting: true,
       };
       (manifest.configurations ??= {})[key] = entry;
+    }
+  }
+  // Asked for by name: every variables configuration, bound or not.
+  if (options.components?.includes(VARIABLES_COMPONENT) && listed.includes(VARIABLES_COMPONENT)) {
+    const ids = (await client.storage.listConfigs(branch, VARIABLES_COMPONENT)).map((c) => String(c.id)).sort();
+    for (const id of ids.filter((i) => !variableKeys.has(i))) {
+      variableKeys.set(id, exportVariables(manifest, normalizeConfig(await client.storage.getConfig(branch, VARIABLES_COMPONENT, id)), branchField, taken.variables));
     }
   }
   notes.push("job runs are not exported: a job is an event, not a state to take over");
