@@ -36,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
   const known = ["host", "token", "branch", "components", "schema"];
   const unknown = [...args.keys()].filter((k) => !known.includes(k));
   if (unknown.length) throw new Error(`unknown option --${unknown[0]}\n${USAGE}`);
+  if (!args.get("host") && !process.env.KBC_HOST) throw new Error(`the Keboola host is missing: pass --host https://connection.<stack> or set KBC_HOST\n${USAGE}`);
+  if (!args.get("token") && !process.env.KBC_TOKEN) throw new Error(`the token is missing: set KBC_TOKEN (or pass --token)\n${USAGE}`);
   const settings = resolveSettings({ get: (key) => args.get(key.replace(/^keboola:/, "")) });
   const client = new KeboolaClient(settings);
   const components = args.get("components")?.split(",").map((s) => s.trim()).filter(Boolean);

@@ -21,7 +21,11 @@ import type { ManifestInput } from "./schema";
 export interface ExportOptions {
   /** Branch: "default" or a numeric dev-branch id. */
   branch?: string;
-  /** Components whose configurations are exported (default: every component with configurations). */
+  /**
+   * Components whose configurations are exported (default: every component with configurations).
+   * Variables configurations come with the configurations bound to them; naming
+   * keboola.variables here exports all of them.
+   */
   components?: string[];
   /** The `$schema` the YAML language server comment points at. */
   schema?: string;
@@ -40,7 +44,11 @@ export interface ExportResult {
 type Entries<K extends keyof ManifestInput> = NonNullable<ManifestInput[K]>;
 type ConfigurationEntry = Entries<"configurations">[string];
 
-/** Every item of a Stream list, page by page (`afterId` = the last id of the previous page). */
+/**
+ * Every item of a Stream list, page by page: `afterId` = the previous page's `page.lastId`, at
+ * most 100 items a page (keboola/keboola-as-code api/stream/design.go: PaginatedRequest,
+ * PaginatedResponse).
+ */
 async function allPages<T>(fetchPage: (afterId?: string) => Promise<{ items: T[]; lastId?: string }>): Promise<T[]> {
   const out: T[] = [];
   let afterId: string | undefined;
@@ -208,6 +216,13 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         adoptExisting: true,
       };
       (manifest.configurations ??= {})[key] = entry;
+    }
+  }
+  // Asked for by name: every variables configuration, bound or not.
+  if (options.components?.includes(VARIABLES_COMPONENT) && listed.includes(VARIABLES_COMPONENT)) {
+    const ids = (await client.storage.listConfigs(branch, VARIABLES_COMPONENT)).map((c) => String(c.id)).sort();
+    for (const id of ids.filter((i) => !variableKeys.has(i))) {
+      variableKeys.set(id, exportVariables(manifest, normalizeConfig(await client.storage.getConfig(branch, VARIABLES_COMPONENT, id)), branchField, taken.variables));
     }
   }
   notes.push("job runs are not exported: a job is an event, not a state to take over");

@@ -96,6 +96,17 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
   if (!parsed.success || problems.length) throw new ManifestError(sorted(problems));
   const manifest = parsed.data;
 
+  // A secret of a row must name a row that exists.
+  for (const [key, entry] of Object.entries(manifest.configurations ?? {})) {
+    for (const secretPath of Object.keys(entry.secrets ?? {})) {
+      const row = /^rows\.(\d+)\./.exec(secretPath);
+      if (row && Number(row[1]) >= entry.rows.length) {
+        const path = ["configurations", key, "secrets", secretPath];
+        at(keyOffset(doc, path) ?? offsetOf(doc, path), path, `rows.${row[1]} does not exist (the configuration has ${entry.rows.length} row(s), counted from 0): fix the row number`);
+      }
+    }
+  }
+
   // Each entry against its resource's complete schema (refinements included); references
   // stand in with a placeholder, so only the entry's own fields can fail here.
   for (const [section, schema, toInputs] of ENTRY_CHECKS) {
@@ -135,10 +146,21 @@ function report(doc: Document, issue: z.core.$ZodIssue, prefix: Path, at: (offse
   let message = issue.message;
   if (issue.code === "invalid_type") {
     if (!located.complete) message = `required: add ${String(path[path.length - 1])} (${issue.expected})`;
-    else message = `${message}: write a${/^[aeiou]/.test(issue.expected) ? "n" : ""} ${issue.expected}`;
+    else message = `${message}: write ${YAML_KINDS[issue.expected] ?? `a value of type ${issue.expected}`}`;
   }
   at(located.offset, path, message);
 }
+
+/** How to write each expected type in YAML. */
+const YAML_KINDS: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  object: "a map (key: value)",
+  record: "a map of keys to entries",
+  array: "a list (- item)",
+};
 
 /** ", or use one of: a, b" with the keys the schema allows at `path`. */
 function suggest(path: Path): string {
@@ -150,6 +172,7 @@ function suggest(path: Path): string {
 
 interface Def {
   type: string;
+  options?: unknown[];
   shape?: Record<string, unknown>;
   innerType?: unknown;
   element?: unknown;
@@ -168,6 +191,7 @@ function unwrap(schema: unknown): unknown {
 
 function child(schema: unknown, seg: string | number): unknown {
   const d = defOf(unwrap(schema));
+  if (d?.type === "union") return (d.options ?? []).map((o) => child(o, seg)).find((c) => c !== undefined);
   if (d?.type === "object") return d.shape?.[String(seg)];
   if (d?.type === "array") return d.element;
   if (d?.type === "record") return d.valueType;
@@ -176,6 +200,11 @@ function child(schema: unknown, seg: string | number): unknown {
 
 function objectShape(schema: unknown): Record<string, unknown> | undefined {
   const d = defOf(unwrap(schema));
+  if (d?.type === "union") {
+    // e.g. a column: the keys of every kind of column
+    const shapes = (d.options ?? []).map(objectShape).filter((x): x is Record<string, unknown> => x !== undefined);
+    return shapes.length ? Object.assign({}, ...shapes) as Record<string, unknown> : undefined;
+  }
   return d?.type === "object" ? d.shape : undefined;
 }
 

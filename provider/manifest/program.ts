@@ -24,7 +24,11 @@ function linkOwnCheckout(projectDir: string): void {
   } catch {
     return;
   }
-  fs.symlinkSync("..", link, "dir");
+  try {
+    fs.symlinkSync("..", link, "dir");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err; // another stack of this checkout linked it first
+  }
 }
 
 // The directory of Pulumi.yaml (the program itself runs with its own directory as cwd).

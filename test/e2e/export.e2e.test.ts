@@ -141,9 +141,17 @@ describe("e2e: export a live project and take it over with the exported manifest
     expect(m.variables!["orders-variables"]).toMatchObject({ defaultValues: { limit: "20", status: "open" }, adoptExisting: true });
     for (const section of Object.values(m)) for (const entry of Object.values(section as Record<string, { adoptExisting?: boolean }>)) expect(entry.adoptExisting).toBe(true);
 
-    // Paging: one item per page gives the same manifest.
-    const paged = await exportProject(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }), { components: ["keboola.ex-generic-v2"], pageSize: 1 });
+    // Paging: one item per page gives the same manifest (afterId = the previous page's lastId, as
+    // keboola/keboola-as-code api/stream/design.go defines the Stream lists).
+    const client = new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 });
+    const paged = await exportProject(client, { components: ["keboola.ex-generic-v2"], pageSize: 1 });
     expect(paged.yaml).toBe(text);
+    // Naming keboola.variables exports the variables configurations that nothing is bound to, too.
+    const unbound = await client.storage.createConfig("default", "keboola.variables", { name: "Spare variables", configuration: { variables: [{ name: "x", type: "string" }] } });
+    const withVariables = await exportProject(client, { components: ["keboola.ex-generic-v2", "keboola.variables"] });
+    expect(Object.keys(withVariables.manifest.variables ?? {})).toEqual(["orders-variables", "spare-variables"]);
+    expect(withVariables.manifest.variables!["spare-variables"]).toMatchObject({ configId: String(unbound.id), variables: [{ name: "x", type: "string" }], adoptExisting: true });
+    await client.storage.deleteConfig("default", "keboola.variables", String(unbound.id));
 
     const secrets = (parse(text) as { configurations: Record<string, { secrets: Record<string, string> }> }).configurations["orders-api"].secrets;
     expect(Object.keys(secrets).sort()).toEqual(["configuration.parameters.api.http.headers.#token", "rows.0.configuration.parameters.config.#password"]);

@@ -179,3 +179,26 @@ describe("takeover of configurations", () => {
     expect(() => parseManifest(text.replace("adoptExisting: true", "adoptExisting: true\n    configId: \"123\""))).not.toThrow();
   });
 });
+
+describe("more problems with positions", () => {
+  it("an unknown key in a column lists the keys columns take", () => {
+    const text = GOOD.replace("{ type: uuid, name: id }", "{ type: uuid, name: id, pth: x }");
+    const [p] = problemsOf(text);
+    expect(p).toMatchObject({ ...positionOf(text, "pth"), path: "sinks.actions.columns[0].pth" });
+    expect(p.message).toMatch(/unknown key "pth": remove it, or use one of: type, name, .*path/);
+  });
+
+  it("a secret of a row that does not exist", () => {
+    const text = GOOD.replace("    rows:\n", '    secrets: { "rows.3.configuration.#password": pw }\n    rows:\n');
+    const [p] = problemsOf(text);
+    expect(p).toMatchObject({ ...positionOf(text, '"rows.3'), path: "configurations.users.secrets.rows.3.configuration.#password" });
+    expect(p.message).toMatch(/rows\.3 does not exist \(the configuration has 1 row\(s\), counted from 0\)/);
+  });
+
+  it("a list where a map goes, in YAML words", () => {
+    const text = GOOD.replace("variables:\n  vars:", "variables:\n  - vars:");
+    const problems = problemsOf(text);
+    expect(problems[0]).toMatchObject({ path: "variables" });
+    expect(problems[0].message).toMatch(/write a map of keys to entries/);
+  });
+});
