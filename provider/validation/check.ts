@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { pathOf } from "./failures";
+import { describeIssues } from "./messages";
 
 // Validation at `check`: parse the new inputs with a resource's zod schema. Values that are not
 // known yet at preview (outputs of other resources) are skipped, not reported.
@@ -43,19 +43,17 @@ export interface Checked<T> {
 
 export function checkWith<S extends z.ZodType>(schema: S, props: Record<string, unknown>): Checked<z.output<S>> {
   const input = userInputs(props);
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { value: result.data, failures: [] };
-  const failures = result.error.issues
-    .filter((issue) => !containsUnknown(valueAt(input, issue.path)))
-    .map((issue) => ({ property: pathOf(issue.path), reason: issue.message }));
+  const failures = describeIssues(schema, result.error.issues, (issue) => containsUnknown(valueAt(input, issue.path)));
   return { failures };
 }
 
 /** Parse inputs that `check` already accepted (create/update/delete): a failure here is a bug or corrupt state. */
 export function parseChecked<S extends z.ZodType>(schema: S, props: Record<string, unknown>, what: string): z.output<S> {
-  const result = schema.safeParse(userInputs(props));
+  const result = schema.safeParse(userInputs(props), { reportInput: true });
   if (!result.success) {
-    const detail = result.error.issues.map((i) => `${pathOf(i.path)}: ${i.message}`).join("; ");
+    const detail = describeIssues(schema, result.error.issues).map((f) => `${f.property}: ${f.reason}`).join("; ");
     throw new Error(`${what}: invalid inputs: ${detail}`);
   }
   return result.data;
