@@ -45,7 +45,7 @@ export function ensureBucket(ctx: EmulatorContext, branchId: number, bucketId: s
 }
 
 /** Create the table (and its bucket) if missing; returns the table, existing or new. */
-export function ensureTable(ctx: EmulatorContext, branchId: number, tableId: string, columns: string[]): TableRecord {
+export function ensureTable(ctx: EmulatorContext, branchId: number, tableId: string, columns: string[], primaryKey: string[] = []): TableRecord {
   const existing = getTable(ctx, branchId, tableId);
   if (existing) return existing;
   const parsed = parseTableId(tableId);
@@ -57,7 +57,7 @@ export function ensureTable(ctx: EmulatorContext, branchId: number, tableId: str
     bucketId: parsed.bucketId,
     name: parsed.name,
     columns: [...columns],
-    primaryKey: [],
+    primaryKey: [...primaryKey],
     rows: [],
     created: new Date(ctx.now()).toISOString(),
     lastImportDate: null,

@@ -46,6 +46,7 @@ function mappingColumns(mapping: unknown): ColumnRecord[] {
     const c = (raw ?? {}) as Record<string, unknown>;
     const name = str(c.name) ?? "";
     const col: ColumnRecord = { type: str(c.type) as ColumnType, name };
+    if (c.primaryKey === true) col.primaryKey = true;
     if (col.type === "path") {
       if (str(c.path) === undefined) throw badRequest(`column "${name}" is missing path`);
       col.path = str(c.path);

@@ -9,7 +9,7 @@ import { TaskFailure } from "./tasks";
 
 // The Keboola side of a table sink, done when the sink becomes active or is modified through the
 // API (create, update, settings update, enable): the bucket and table are created when missing
-// (all columns as strings, in mapping order, no primary key), an existing table must have exactly
+// (all columns as strings, in mapping order, the primary key of the mapping's primaryKey columns), an existing table must have exactly
 // the mapping's columns, and the sink gets a new Storage token. Deactivation (disable, delete)
 // removes the token.
 
@@ -31,6 +31,7 @@ export function tableIdError(tableId: string): string | undefined {
 /** Creates the bucket and table when missing, checks an existing table; throws TaskFailure. */
 export function ensureSinkTable(ctx: EmulatorContext, sink: SinkRecord): void {
   const names = sink.table.mapping.columns.map((c) => c.name);
+  const primaryKey = sink.table.mapping.columns.filter((c) => c.primaryKey).map((c) => c.name);
   const tableId = sink.table.tableId;
   const existing = getTable(ctx, sink.branchId, tableId);
   if (!existing) {
@@ -39,7 +40,7 @@ export function ensureSinkTable(ctx: EmulatorContext, sink: SinkRecord): void {
       // Storage API validation of the table definition.
       throw new TaskFailure(`Cannot create table "${parseTableId(tableId)?.name ?? tableId}": duplicate column names: ${[...new Set(duplicates)].join(", ")}.`);
     }
-    ensureTable(ctx, sink.branchId, tableId, names);
+    ensureTable(ctx, sink.branchId, tableId, names, primaryKey);
     return;
   }
   if (JSON.stringify(existing.columns) !== JSON.stringify(names)) {
@@ -47,9 +48,9 @@ export function ensureSinkTable(ctx: EmulatorContext, sink: SinkRecord): void {
       asSentence(`columns of the table "${tableId}" do not match expected ${goJSONStrings(names)}, found ${goJSONStrings(existing.columns)}`),
     );
   }
-  if (existing.primaryKey.length > 0) {
+  if (JSON.stringify(existing.primaryKey) !== JSON.stringify(primaryKey)) {
     throw new TaskFailure(
-      asSentence(`primary key of the table "${tableId}" does not match expected [], found ${goJSONStrings(existing.primaryKey)}`),
+      asSentence(`primary key of the table "${tableId}" does not match expected ${goJSONStrings(primaryKey)}, found ${goJSONStrings(existing.primaryKey)}`),
     );
   }
 }

@@ -74,6 +74,8 @@ export interface ColumnRecord {
   rawString?: boolean;
   /** template columns */
   template?: { language: string; content: string };
+  /** Part of the destination table's primary key. */
+  primaryKey?: boolean;
 }
 
 export interface SinkRecord {

@@ -18,6 +18,8 @@ const COLUMN: Spec = {
     path: "string",
     defaultValue: "string",
     rawString: "bool",
+    // keboola/keboola-as-code api/stream/design.go, TableColumn: primaryKey (Boolean, default false).
+    primaryKey: "bool",
     template: { name: "TableColumnTemplateRequestBody", object: { language: "string", content: "string" } },
   },
 };

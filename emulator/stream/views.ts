@@ -52,6 +52,9 @@ export function sourceView(ctx: EmulatorContext, source: SourceRecord): Record<s
 
 export function columnView(col: ColumnRecord): Record<string, unknown> {
   const out: Record<string, unknown> = { type: col.type, name: col.name };
+  // Rendered only when set: keboola/keboola-as-code test/stream/api/sink/create-015-path-template/
+  // 005-get-sink/expected-response.json shows columns without it.
+  if (col.primaryKey) out.primaryKey = true;
   if (col.type === "path") {
     out.path = col.path ?? "";
     if (col.defaultValue !== undefined) out.defaultValue = col.defaultValue;

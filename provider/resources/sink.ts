@@ -6,7 +6,7 @@ import { notFoundAsUndefined } from "../api/errors";
 import { createOnce } from "./stream-create";
 import { checkWith, containsUnknown, parseChecked } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
-import { canonicalColumn, columnsSchema, mappingMismatch, type Column } from "../validation/columns";
+import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
 import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
 import kindProvider from "../kinds/sink";
@@ -111,7 +111,8 @@ function apiBody(p: Parsed, owner: string | undefined): Record<string, unknown> 
 /** Failure when the destination table exists with other columns than the mapping. */
 async function tableFailure(ctx: ResourceContext, branch: string, tableId: string, columns: Column[]): Promise<string | undefined> {
   const table = await ctx.client().storage.findTable(branch, tableId);
-  return table ? mappingMismatch(tableId, table.columns, columns.map((c) => c.name)) : undefined;
+  if (!table) return undefined;
+  return mappingMismatch(tableId, table.columns, columns.map((c) => c.name)) ?? primaryKeyMismatch(tableId, table.primaryKey ?? [], columns);
 }
 
 /** allowedSignals filters OTLP signals; on an HTTP source the service silently ignores it. */

@@ -106,3 +106,20 @@ export function mappingMismatch(tableId: string, tableColumns: string[], mapping
     `Fix: make the mapping's columns match the table, point tableId at a new table (it is created), or change the table first.`
   );
 }
+
+/**
+ * Why a mapping's primary key (its columns marked primaryKey) does not fit an existing table's,
+ * or undefined. The service fails such a sink's task: "primary key of the table ... does not
+ * match expected [...], found [...]" (emulator/stream/sinkstorage.ts follows it).
+ */
+export function primaryKeyMismatch(tableId: string, tablePrimaryKey: readonly string[], columns: ReadonlyArray<{ name: string; primaryKey?: boolean }>): string | undefined {
+  const mapping = columns.filter((c) => c.primaryKey).map((c) => c.name);
+  if (mapping.length === tablePrimaryKey.length && mapping.every((c, i) => c === tablePrimaryKey[i])) return undefined;
+  const fix = tablePrimaryKey.length
+    ? `set primaryKey: true on exactly ${tablePrimaryKey.map((c) => `"${c}"`).join(", ")}`
+    : "remove primaryKey from the columns";
+  return (
+    `the mapping's primary key [${mapping.join(", ")}] does not match the primary key [${tablePrimaryKey.join(", ")}] of the existing table "${tableId}"; ` +
+    `the service would fail the sink. Fix: ${fix}, or point tableId at a new table (it is created with the mapping's primary key).`
+  );
+}
