@@ -81,6 +81,13 @@ export class StorageApi {
   index() {
     return this.call<StorageIndex>("GET", "/v2/storage", { query: { exclude: "components" } });
   }
+  /** The stack's components (ids only matter here): the index without the components' details. */
+  components() {
+    return this.call<{ components?: Array<{ id: string }> }>("GET", "/v2/storage", { query: { exclude: "componentDetails" } }).then((r) => r.components ?? []);
+  }
+  devBranches() {
+    return this.call<Array<{ id: number; name: string; isDefault: boolean }>>("GET", "/v2/storage/dev-branches");
+  }
   verifyToken() {
     return this.call<TokenInfo>("GET", "/v2/storage/tokens/verify");
   }

@@ -11,6 +11,7 @@ import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import { ownerOf, splitMarker, withMarker } from "./ownership";
+import { declareConfig } from "./program";
 import {
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
@@ -160,6 +161,7 @@ export class ComponentConfig extends pulumi.dynamic.Resource {
   declare readonly warnings: pulumi.Output<string[]>;
 
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    declareConfig("ComponentConfig", name, args);
     super(...resourceArgs(kindProvider, "ComponentConfig", name, args, OUTPUTS, [], opts));
   }
 }

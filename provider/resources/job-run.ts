@@ -10,6 +10,7 @@ import kindProvider from "../kinds/job-run";
 import type { Props, ResourceHandler } from "./types";
 import { stringValue, variableValuesSchema } from "./variable-config";
 import { assertCanManage, unknownAsOld } from "./configurations";
+import { jobFacts } from "./program";
 
 // One run of a configuration through the Job Queue (`mode: "run"`). Create starts the job and
 // waits for it; anything but `success` fails the deployment with the job's result message (the
@@ -65,7 +66,7 @@ export class JobRun extends pulumi.dynamic.Resource {
   declare readonly url: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: JobRunArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs(kindProvider, "JobRun", name, args, OUTPUTS, [], opts));
+    super(...resourceArgs(kindProvider, "JobRun", name, { ...args, __program: jobFacts(args) }, OUTPUTS, [], opts));
   }
 }
 

@@ -12,6 +12,9 @@ import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf
 import kindProvider from "../kinds/sink";
 import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
 import { markedLengthFailure, ownerOf, splitMarker, withMarker } from "./ownership";
+import { declareSink, sinkFacts } from "./program";
+import { branchFailure, isNew, programFacts, sinkSlotFailure } from "./preflight";
+import { show } from "../validation/messages";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
 // name, description, signal filter and enabled state update in place; a new sinkId, source or
@@ -66,7 +69,9 @@ export class Sink extends pulumi.dynamic.Resource {
   declare readonly enabled: pulumi.Output<boolean>;
 
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs(kindProvider, "Sink", name, args, ["sinkId", "branchId", "projectId", "branch", "enabled", "description"], [], opts));
+    declareSink(name, args);
+    const withFacts = { ...args, __program: sinkFacts(args) };
+    super(...resourceArgs(kindProvider, "Sink", name, withFacts, ["sinkId", "branchId", "projectId", "branch", "enabled", "description"], [], opts));
   }
 }
 
@@ -120,8 +125,11 @@ async function signalsFailure(ctx: ResourceContext, p: { branchId: string; sourc
   if (!p.allowedSignals || p.allowedSignals.length === 0) return undefined;
   const src = await (await ctx.client().stream()).findSource(p.branchId, p.sourceId);
   if (src?.type !== "http") return undefined;
-  return `source "${p.sourceId}" is an HTTP source, which has no signals: remove allowedSignals, or point sourceId at an OTLP source`;
+  return signalsOnHttp(p.sourceId);
 }
+
+const signalsOnHttp = (sourceId: string) =>
+  `source "${sourceId}" is an HTTP source, which has no signals (the service would ignore them): remove allowedSignals, or point sourceId at an OTLP source`;
 
 function mappingChanged(olds: Props, p: { tableId: string; columns: Column[] }): boolean {
   return olds.tableId !== p.tableId || !same((olds.columns as Column[] | undefined)?.map(canonicalColumn), p.columns.map(canonicalColumn));
@@ -181,13 +189,26 @@ export const handler: ResourceHandler = {
     failures.push(...(await templateFailures(p.columns)));
     const tooLong = markedLengthFailure("description", p.description, ownerOf(news), 4096);
     if (tooLong) failures.push(tooLong);
+    if (p.sinkId === "") {
+      failures.push({ property: "name", reason: `${show(value.name)} has no Latin letter or digit to derive the sink id from (the service would refuse it): set sinkId, e.g. sinkId: "raw-events"` });
+    }
+    const facts = programFacts(news);
+    if (p.allowedSignals?.length && facts.sourceType === "http") {
+      // The Source is declared in this program: its type is known before it exists.
+      failures.push({ property: "allowedSignals", reason: signalsOnHttp(p.sourceId) });
+    }
     if (failures.length === 0 && !containsUnknown([news.sourceId, news.allowedSignals, news.branchId])) {
-      const failure = await signalsFailure(ctx, p);
+      const failure = facts.sourceType ? undefined : await signalsFailure(ctx, p);
       if (failure) failures.push({ property: "allowedSignals", reason: failure });
     }
+    if (failures.length === 0 && !containsUnknown([news.sourceId, news.branchId, news.sinkId, news.name])) {
+      const branch = await branchFailure(ctx, p.branchId);
+      const taken = branch ?? (isNew(olds, "sinkId") ? await sinkSlotFailure(ctx, p, ownerOf(news), facts, value.sinkId ? "sinkId" : "name") : undefined);
+      if (taken) failures.push(taken);
+    }
     const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
-    const isNew = !olds.tableId;
-    if (failures.length === 0 && known && (isNew || mappingChanged(olds, p))) {
+    const firstMapping = !olds.tableId;
+    if (failures.length === 0 && known && (firstMapping || mappingChanged(olds, p))) {
       const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns);
       if (failure) failures.push({ property: "columns", reason: failure });
     }

@@ -4,12 +4,15 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
 import { notFoundAsUndefined } from "../api/errors";
 import { createOnce } from "./stream-create";
-import { checkWith, parseChecked } from "../validation/check";
+import { checkWith, containsUnknown, parseChecked } from "../validation/check";
+import { show } from "../validation/messages";
+import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
 import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { diffFields, resourceArgs, resourceName, withProvider, type ArgsOf } from "./common";
 import kindProvider from "../kinds/source";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import { markedLengthFailure, ownerOf, splitMarker, withMarker } from "./ownership";
+import { declareSource, declaredSource } from "./program";
 
 // A Stream source: an HTTP (or OTLP) endpoint that receives events. Name, description and type
 // update in place; a new sourceId or branch replaces it. The ingestion URL is a credential and
@@ -64,7 +67,9 @@ export class Source extends pulumi.dynamic.Resource {
   declare readonly secret: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
+    declareSource(name, args);
     super(...resourceArgs(kindProvider, "Source", name, args, OUTPUTS, SECRET_OUTPUTS, opts));
+    declaredSource(args, this);
   }
 }
 
@@ -106,12 +111,22 @@ async function converge(stream: StreamApi, branch: string, p: Parsed & { sourceI
 }
 
 export const handler: ResourceHandler = {
-  async check(_ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(sourceInputsSchema, news);
     if (!value) return { inputs: news, failures };
     const tooLong = markedLengthFailure("description", value.description, ownerOf(news), 4096);
     if (tooLong) failures.push(tooLong);
-    return { inputs: { ...news, ...value, sourceId: resolveId(value, olds) }, failures };
+    const sourceId = resolveId(value, olds);
+    if (sourceId === "") {
+      failures.push({ property: "name", reason: `${show(value.name)} has no Latin letter or digit to derive the source id from (the service would refuse it): set sourceId, e.g. sourceId: "app-events"` });
+    }
+    // Against the stack, only what is known: a new source's id must be free (or ours), the branch must exist and have room.
+    if (failures.length === 0 && !containsUnknown([news.branchId, news.sourceId, news.name])) {
+      const branch = await branchFailure(ctx, value.branchId);
+      const taken = branch ?? (isNew(olds, "sourceId") ? await sourceSlotFailure(ctx, { ...value, sourceId }, ownerOf(news), value.sourceId ? "sourceId" : "name") : undefined);
+      if (taken) failures.push(taken);
+    }
+    return { inputs: { ...news, ...value, sourceId }, failures };
   },
 
   async diff(_ctx, _id, olds, news) {

@@ -23,6 +23,7 @@ import {
   ADOPT_NEEDS_ID,
 } from "./configurations";
 import { ownerOf, splitMarker, withMarker } from "./ownership";
+import { declareConfig } from "./program";
 
 // Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
 // with the default values in one row of it (`{"values": [{name, value}]}`, every value a
@@ -152,6 +153,7 @@ export class VariableConfig extends pulumi.dynamic.Resource {
   declare readonly version: pulumi.Output<number>;
 
   constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    declareConfig("VariableConfig", name, { ...args, componentId: VARIABLES_COMPONENT });
     super(...resourceArgs(kindProvider, "VariableConfig", name, args, OUTPUTS, [], opts));
   }
 

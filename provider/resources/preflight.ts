@@ -1,0 +1,131 @@
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import type { KeboolaClient } from "../api/client";
+import { notFoundAsUndefined } from "../api/errors";
+import { nearest } from "../validation/messages";
+import { describeOwner, splitMarker } from "./ownership";
+import { findLiveConfig } from "./configurations";
+import type { ProgramFacts } from "./program";
+import type { Props, ResourceContext } from "./types";
+
+// What `check` asks the stack before anything is written, so that preview refuses what the
+// service would refuse only later, in the middle of an `up`: references that do not exist, ids
+// taken by somebody else's object, the service's limits, components the stack does not have.
+// Each answers a check failure (property and reason with the fix) or undefined.
+
+// keboola/keboola-as-code internal/pkg/service/stream/definition/repository: MaxSourcesPerBranch
+// and MaxSinksPerSource (the create task fails past them).
+export const MAX_SOURCES_PER_BRANCH = 100;
+export const MAX_SINKS_PER_SOURCE = 100;
+
+type Failure = dynamic.CheckFailure | undefined;
+
+/** Hidden facts the resource class passed about objects declared in the same program. */
+export function programFacts(props: Props): ProgramFacts {
+  const f = props.__program;
+  return f && typeof f === "object" ? (f as ProgramFacts) : {};
+}
+
+/** A resource without a recorded id is new: the checks of ids and limits apply to it. */
+export const isNew = (olds: Props, idField: string): boolean => typeof olds[idField] !== "string" || olds[idField] === "";
+
+const cached = new WeakMap<KeboolaClient, Map<string, Promise<unknown>>>();
+function once<T>(client: KeboolaClient, key: string, load: () => Promise<T>): Promise<T> {
+  let m = cached.get(client);
+  if (!m) cached.set(client, (m = new Map()));
+  let p = m.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = load();
+    m.set(key, p);
+    p.catch(() => m!.delete(key));
+  }
+  return p;
+}
+
+export async function branchFailure(ctx: ResourceContext, branchId: string): Promise<Failure> {
+  if (branchId === "default") return undefined;
+  const client = ctx.client();
+  const branches = await once(client, "branches", () => client.storage.devBranches());
+  if (branches.some((b) => String(b.id) === branchId)) return undefined;
+  return {
+    property: "branchId",
+    reason: `branch ${branchId} does not exist in the project (its branches: ${branches.map((b) => (b.isDefault ? `${b.id} (default)` : String(b.id))).join(", ")}): use "default" or one of these ids`,
+  };
+}
+
+/** The id a new object would take is free, or ours; and the limit of its parent is not reached. */
+function slot(
+  kind: "source" | "sink",
+  existing: { description: string } | undefined,
+  count: number,
+  limit: number,
+  where: string,
+  owner: string | undefined,
+  adoptExisting: boolean,
+  property: string,
+  id: string,
+): Failure {
+  if (existing) {
+    const found = splitMarker(existing.description).owner;
+    if (adoptExisting || (owner !== undefined && found === owner)) return undefined;
+    return {
+      property,
+      reason: `${kind} "${id}" already exists ${where} and belongs to ${describeOwner(found)}: choose another ${kind}Id (or name), or set adoptExisting: true to take it over`,
+    };
+  }
+  if (count >= limit) {
+    return { property, reason: `${where} already has ${count} ${kind}s, the service's limit is ${limit}: delete one first, or use another ${kind === "sink" ? "source" : "branch"}` };
+  }
+  return undefined;
+}
+
+export async function sourceSlotFailure(ctx: ResourceContext, p: { branchId: string; sourceId: string; adoptExisting: boolean }, owner: string | undefined, property: string): Promise<Failure> {
+  const stream = await ctx.client().stream();
+  const list = await stream.listSources(p.branchId, undefined, 100);
+  const existing = list.sources.find((s) => s.sourceId === p.sourceId) ?? (list.page.totalCount > list.sources.length ? await stream.findSource(p.branchId, p.sourceId) : undefined);
+  return slot("source", existing, list.page.totalCount, MAX_SOURCES_PER_BRANCH, `in branch ${p.branchId}`, owner, p.adoptExisting, property, p.sourceId);
+}
+
+/** For a new sink: its source exists (unless declared in this program), its id is free or ours, the source has room. */
+export async function sinkSlotFailure(
+  ctx: ResourceContext,
+  p: { branchId: string; sourceId: string; sinkId: string; adoptExisting: boolean },
+  owner: string | undefined,
+  facts: ProgramFacts,
+  property: string,
+): Promise<Failure> {
+  const stream = await ctx.client().stream();
+  const list = await notFoundAsUndefined(stream.listSinks(p.branchId, p.sourceId, undefined, 100));
+  if (!list) {
+    if (facts.declared) return undefined; // its Source is created in this same run
+    return {
+      property: "sourceId",
+      reason: `source "${p.sourceId}" does not exist in branch ${p.branchId}: pass the sourceId of a Source (for example events.sourceId, not the source's name), or create that source first`,
+    };
+  }
+  const existing = list.sinks.find((s) => s.sinkId === p.sinkId) ?? (list.page.totalCount > list.sinks.length ? await stream.findSink(p.branchId, p.sourceId, p.sinkId) : undefined);
+  return slot("sink", existing, list.page.totalCount, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}"`, owner, p.adoptExisting, property, p.sinkId);
+}
+
+/** An explicit configId of a new configuration is free, or ours (or taken over with adoptExisting). */
+export async function configSlotFailure(ctx: ResourceContext, p: { branchId: string; componentId: string; configId?: string; adoptExisting: boolean }, owner: string | undefined): Promise<Failure> {
+  if (p.configId === undefined) return undefined;
+  const existing = await findLiveConfig(ctx.client().storage, p.branchId, p.componentId, p.configId);
+  if (!existing) return undefined;
+  const found = splitMarker(existing.changeDescription).owner;
+  if (p.adoptExisting || (owner !== undefined && found === owner)) return undefined;
+  return {
+    property: "configId",
+    reason: `configuration "${p.configId}" of ${p.componentId} already exists in branch ${p.branchId} and belongs to ${describeOwner(found)}: choose another configId, or set adoptExisting: true to take it over`,
+  };
+}
+
+export async function componentFailure(ctx: ResourceContext, componentId: string): Promise<Failure> {
+  const client = ctx.client();
+  const ids = (await once(client, "components", () => client.storage.components())).map((c) => c.id);
+  if (ids.includes(componentId)) return undefined;
+  const near = nearest(componentId, ids);
+  return {
+    property: "componentId",
+    reason: `"${componentId}" is not a component of this stack (the Storage API index lists ${ids.length})${near ? `: did you mean "${near}"?` : ": check the id in the component's page of the Keboola UI"}`,
+  };
+}
