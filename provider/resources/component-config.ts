@@ -12,6 +12,7 @@ import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import { ownerOf, splitMarker, withMarker } from "./ownership";
 import { declareConfig } from "./program";
+import { branchFailure, componentFailure, configSlotFailure, isNew, unlessForbidden } from "./preflight";
 import {
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
@@ -442,7 +443,7 @@ function recordedRows(olds: Props): { rows: Array<{ rowId?: string; name: string
 // ---------------------------------------------------------------------------------------------
 
 export const handler: ResourceHandler = {
-  async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
     const main = checkWith(componentConfigInputsSchema, news);
     const failures = [...main.failures, ...genericExtractorFailures(news)];
     const input = userInputs(news);
@@ -455,6 +456,13 @@ export const handler: ResourceHandler = {
     }
     const unique = failures.filter((f, i) => failures.findIndex((g) => g.property === f.property && g.reason === f.reason) === i);
     if (!main.value) return { inputs: news, failures: unique };
+    if (unique.length === 0 && !containsUnknown([news.branchId, news.componentId, news.configId])) {
+      const v = main.value;
+      const found = await unlessForbidden(
+        (async () => (await branchFailure(ctx, v.branchId)) ?? (await componentFailure(ctx, v.componentId)) ?? (isNew(olds, "configId") ? await configSlotFailure(ctx, v, ownerOf(news)) : undefined))(),
+      );
+      if (found) unique.push(found);
+    }
     return { inputs: { ...news, ...main.value }, failures: unique };
   },
 

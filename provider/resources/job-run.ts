@@ -4,11 +4,12 @@ import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
 import { KeboolaTimeoutError, isAmbiguous } from "../api/errors";
-import { checkWith, parseChecked } from "../validation/check";
+import { checkWith, containsUnknown, parseChecked } from "../validation/check";
+import { jobFailures, programFacts, unlessForbidden } from "./preflight";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import kindProvider from "../kinds/job-run";
 import type { Props, ResourceHandler } from "./types";
-import { stringValue, variableValuesSchema } from "./variable-config";
+import { stringValue, valueIssues, variableValuesSchema } from "./variable-config";
 import { assertCanManage, unknownAsOld } from "./configurations";
 import { jobFacts } from "./program";
 
@@ -123,9 +124,12 @@ async function startJobOnce(queue: QueueApi, p: Parsed): Promise<QueueJob> {
 }
 
 export const handler: ResourceHandler = {
-  async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+  async check(ctx, _olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(jobRunInputsSchema, news);
     if (!value) return { inputs: news, failures };
+    if (failures.length === 0 && !containsUnknown([news.branchId, news.componentId, news.configId, news.variableValuesData, news.variableValuesId])) {
+      failures.push(...((await unlessForbidden(jobFailures(ctx, value, programFacts(news), valueIssues))) ?? []));
+    }
     return { inputs: { ...news, ...value }, failures };
   },
 

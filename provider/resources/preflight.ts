@@ -1,6 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
-import { notFoundAsUndefined } from "../api/errors";
+import { KeboolaApiError, notFoundAsUndefined } from "../api/errors";
 import { nearest } from "../validation/messages";
 import { describeOwner, splitMarker } from "./ownership";
 import { findLiveConfig } from "./configurations";
@@ -18,6 +18,19 @@ export const MAX_SOURCES_PER_BRANCH = 100;
 export const MAX_SINKS_PER_SOURCE = 100;
 
 type Failure = dynamic.CheckFailure | undefined;
+
+/**
+ * A preflight the token may not make (a limited token reading configurations gets 403) checks
+ * nothing: the write itself then refuses with the token's own explanation (assertCanManage).
+ */
+export async function unlessForbidden<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof KeboolaApiError && err.status === 403) return undefined;
+    throw err;
+  }
+}
 
 /** Hidden facts the resource class passed about objects declared in the same program. */
 export function programFacts(props: Props): ProgramFacts {
@@ -128,4 +141,44 @@ export async function componentFailure(ctx: ResourceContext, componentId: string
     property: "componentId",
     reason: `"${componentId}" is not a component of this stack (the Storage API index lists ${ids.length})${near ? `: did you mean "${near}"?` : ": check the id in the component's page of the Keboola UI"}`,
   };
+}
+
+/**
+ * For a JobRun: the configuration exists and is enabled (unless declared in this program), and the
+ * values given are of variables its bound variables configuration declares, from a row it has.
+ */
+export async function jobFailures(
+  ctx: ResourceContext,
+  p: { branchId: string; componentId: string; configId: string; variableValuesData?: Record<string, string>; variableValuesId?: string },
+  facts: ProgramFacts,
+  valueIssues: (values: Record<string, string>, declared: Array<{ name: string; type: "string" | "int" }>) => Array<{ name: string; message: string }>,
+): Promise<dynamic.CheckFailure[]> {
+  if (facts.declared) return [];
+  const storage = ctx.client().storage;
+  const config = await findLiveConfig(storage, p.branchId, p.componentId, p.configId);
+  if (!config) {
+    return [{
+      property: "configId",
+      reason: `configuration "${p.configId}" of ${p.componentId} does not exist in branch ${p.branchId} (or is in the trash): pass the configId of a ComponentConfig (for example users.configId), or create the configuration first`,
+    }];
+  }
+  if (config.isDisabled) {
+    return [{ property: "configId", reason: `configuration "${p.configId}" of ${p.componentId} is disabled, so its job would fail: enable it (isDisabled: false), or remove this JobRun` }];
+  }
+  if (p.variableValuesData === undefined && p.variableValuesId === undefined) return [];
+  const varsId = config.configuration.variables_id;
+  const property = p.variableValuesData !== undefined ? "variableValuesData" : "variableValuesId";
+  if (varsId === undefined || varsId === null || varsId === "") {
+    return [{ property, reason: `configuration "${p.configId}" has no variables bound (no variables_id), so the values would be ignored: bind a VariableConfig to it (variables: vars.binding()), or remove ${property}` }];
+  }
+  const vars = await findLiveConfig(storage, p.branchId, "keboola.variables", String(varsId));
+  if (!vars) return [{ property, reason: `the variables configuration "${String(varsId)}" bound to "${p.configId}" does not exist: bind an existing VariableConfig` }];
+  if (p.variableValuesId !== undefined && !vars.rows.some((r) => r.id === p.variableValuesId)) {
+    return [{ property: "variableValuesId", reason: `"${p.variableValuesId}" is not a values row of variables configuration "${vars.id}" (its rows: ${vars.rows.map((r) => r.id).join(", ") || "none"}): use one of them, or pass variableValuesData` }];
+  }
+  const list = (vars.configuration as { variables?: unknown }).variables;
+  const declared = (Array.isArray(list) ? list : [])
+    .filter((v): v is { name: string; type?: string } => !!v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string")
+    .map((v) => ({ name: v.name, type: v.type === "int" ? ("int" as const) : ("string" as const) }));
+  return valueIssues(p.variableValuesData ?? {}, declared).map((i) => ({ property: `variableValuesData.${i.name}`, reason: i.message }));
 }

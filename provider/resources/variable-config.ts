@@ -4,7 +4,8 @@ import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
-import { checkWith, parseChecked } from "../validation/check";
+import { checkWith, containsUnknown, parseChecked } from "../validation/check";
+import { branchFailure, configSlotFailure, isNew, unlessForbidden } from "./preflight";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import kindProvider from "../kinds/variable-config";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
@@ -273,9 +274,15 @@ async function converge(storage: StorageApi, p: Parsed, configId: string, curren
 }
 
 export const handler: ResourceHandler = {
-  async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(variableConfigInputsSchema, news);
     if (!value) return { inputs: news, failures };
+    if (failures.length === 0 && !containsUnknown([news.branchId, news.configId])) {
+      const found = await unlessForbidden(
+        (async () => (await branchFailure(ctx, value.branchId)) ?? (isNew(olds, "configId") ? await configSlotFailure(ctx, { ...value, componentId: VARIABLES_COMPONENT }, ownerOf(news)) : undefined))(),
+      );
+      if (found) failures.push(found);
+    }
     return { inputs: { ...news, ...value }, failures };
   },
 

@@ -3,6 +3,7 @@ import { UNKNOWN } from "../../provider/validation/check";
 import { checkPlaceholders, findPlaceholders, placeholdersIn } from "../../provider/validation/placeholders";
 import { handler as componentConfig, planRows } from "../../provider/resources/component-config";
 import type { ConfigRow } from "../../provider/api/storage";
+import type { KeboolaClient } from "../../provider/api/client";
 import type { ResourceContext } from "../../provider/resources/types";
 
 // The placeholder scanner and the checks ComponentConfig builds on it (no API involved).
@@ -62,9 +63,16 @@ describe("checkPlaceholders", () => {
   });
 });
 
+// The stack as check sees it: these components exist, no configuration does yet (preflight.ts).
 const ctx: ResourceContext = {
   client() {
-    throw new Error("check must not call the API");
+    return {
+      storage: {
+        components: async () => [{ id: "keboola.ex-generic-v2" }, { id: "keboola.wr-db-snowflake" }],
+        devBranches: async () => [{ id: 101, name: "Main", isDefault: true }],
+        findConfig: async () => undefined,
+      },
+    } as unknown as KeboolaClient;
   },
 };
 
