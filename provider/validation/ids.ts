@@ -32,7 +32,7 @@ export function streamIdSchema(entity: "source" | "sink") {
   return z
     .string()
     .min(1, "must not be empty: omit it to derive the id from name")
-    .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
+    .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters: shorten it`)
     .refine((id) => normalizeId(id) === id, {
       message: "must be lowercase letters, digits and single dashes (the service would rename it): write it normalized",
     })
@@ -47,7 +47,7 @@ export const streamNameSchema = z
 
 export const descriptionSchema = z
   .string()
-  .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`)
+  .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters: shorten it`)
   .default("");
 
 /** Branch of any resource: `default` or a numeric dev-branch id (kept as a string). */

@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handler as source } from "../../provider/resources/source";
+import { handler as sink } from "../../provider/resources/sink";
+import { handler as sourceSettings } from "../../provider/resources/source-settings";
+import { handler as sinkSettings } from "../../provider/resources/sink-settings";
+import { handler as componentConfig } from "../../provider/resources/component-config";
+import { handler as variableConfig } from "../../provider/resources/variable-config";
+import { handler as jobRun } from "../../provider/resources/job-run";
+import type { Props, ResourceHandler } from "../../provider/resources/types";
+import { ensureTable } from "../../emulator/storage/tables";
+import { ownerUrn, startHarness, type Harness } from "./harness";
+
+// Preview refuses what the service would refuse: more than a hundred bad inputs across the seven
+// resources, each through `check` against the emulator holding a small project (another owner's
+// source, sink and configuration, tables with columns and a primary key, full branches), each
+// refused at its property path with a fix, none with zod's default wording, and none of them
+// writing anything.
+
+let h: Harness;
+const FOREIGN = "urn:pulumi:prod::other::pulumi-nodejs:dynamic/keboola:Source::theirs";
+
+beforeAll(async () => {
+  h = await startHarness({ taskDurationMs: 0 });
+  const stream = await h.ctx.client().stream();
+  const storage = h.ctx.client().storage;
+  const mkSource = async (branch: string, sourceId: string, type = "http", description = "") =>
+    stream.runTask(await stream.createSource(branch, { sourceId, name: sourceId, type, description }), sourceId);
+  const mkSink = async (sourceId: string, sinkId: string, description = "") =>
+    stream.runTask(
+      await stream.createSink("default", sourceId, { sinkId, type: "table", name: sinkId, description, table: { type: "keboola", tableId: `in.c-fix.${sinkId}`, mapping: { columns: [{ type: "uuid", name: "id" }] } } }),
+      sinkId,
+    );
+  await mkSource("default", "web");
+  await mkSource("default", "otel", "otlp");
+  await mkSource("default", "taken", "http", `theirs\n\nmanaged by keboola-pulumi: ${FOREIGN}`);
+  await mkSink("web", "claimed", `\n\nmanaged by keboola-pulumi: ${FOREIGN}`);
+  await mkSource("default", "full");
+  for (let i = 0; i < 100; i++) await mkSink("full", `s${i}`);
+  // The branch then holds the service's 100 sources.
+  for (let i = 0; i < 96; i++) await mkSource("default", `src-${i}`);
+  ensureTable(h.emu.context, 101, "in.c-fix.cols", ["a", "b"]);
+  ensureTable(h.emu.context, 101, "in.c-fix.keyed", ["id", "value"], ["id"]);
+  await storage.createConfig("default", "keboola.ex-generic-v2", { configurationId: "theirs", name: "Theirs", changeDescription: `x\n\nmanaged by keboola-pulumi: ${FOREIGN}` });
+  await storage.createConfig("default", "keboola.ex-generic-v2", { configurationId: "off", name: "Off", isDisabled: true });
+  await storage.createConfig("default", "keboola.ex-generic-v2", { configurationId: "plain", name: "Plain" });
+  await storage.createConfig("default", "keboola.variables", { configurationId: "vars", name: "Vars", configuration: { variables: [{ name: "limit", type: "int" }] } });
+  await storage.createRow("default", "keboola.variables", "vars", { rowId: "values", name: "Default values", configuration: { values: [{ name: "limit", value: "5" }] } });
+  await storage.createConfig("default", "keboola.ex-generic-v2", { configurationId: "bound", name: "Bound", configuration: { variables_id: "vars" } });
+  await storage.createConfig("default", "keboola.variables", { configurationId: "vars-theirs", name: "Theirs", changeDescription: `managed by keboola-pulumi: ${FOREIGN}` });
+  await fetch(`${h.emu.url}/_emulator/state`); // settle the last tasks
+  h.emu.clearRequests();
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const long = (n: number) => "x".repeat(n);
+const col = { type: "uuid", name: "id" };
+const sinkArgs = (over: Props = {}): Props => ({ sourceId: "web", name: "Out", tableId: "in.c-new.out", columns: [col], ...over });
+const extractor = (over: Props = {}): Props => ({ componentId: "keboola.ex-generic-v2", name: "Users", ...over });
+const vars = (over: Props = {}): Props => ({ name: "Vars", variables: [{ name: "limit", type: "int" }], ...over });
+const run = (over: Props = {}): Props => ({ componentId: "keboola.ex-generic-v2", configId: "plain", ...over });
+
+interface Case {
+  what: string;
+  handler: ResourceHandler;
+  inputs: Props;
+  olds?: Props;
+  path: string;
+  fix: RegExp;
+}
+
+const cases: Case[] = [
+  // Source
+  { what: "Source without name", handler: source, inputs: {}, path: "name", fix: /is required: set it/ },
+  { what: "Source empty name", handler: source, inputs: { name: "" }, path: "name", fix: /must not be empty/ },
+  { what: "Source name over 40", handler: source, inputs: { name: long(41) }, path: "name", fix: /shorten it/ },
+  { what: "Source name of symbols", handler: source, inputs: { name: "!!!" }, path: "name", fix: /set sourceId/ },
+  { what: "Source name of non-Latin letters", handler: source, inputs: { name: "日本語" }, path: "name", fix: /set sourceId/ },
+  { what: "Source id not normalized", handler: source, inputs: { name: "A", sourceId: "Not Normal" }, path: "sourceId", fix: /write it normalized/ },
+  { what: "Source id over 48", handler: source, inputs: { name: "A", sourceId: long(49) }, path: "sourceId", fix: /shorten it/ },
+  { what: "Source empty id", handler: source, inputs: { name: "A", sourceId: "" }, path: "sourceId", fix: /omit it/ },
+  { what: "Source unknown type", handler: source, inputs: { name: "A", type: "kafka" }, path: "type", fix: /"http" or "otlp"/ },
+  { what: "Source type not a string", handler: source, inputs: { name: "A", type: 5 }, path: "type", fix: /"http" or "otlp"/ },
+  { what: "Source description over 4096", handler: source, inputs: { name: "A", description: long(5000) }, path: "description", fix: /shorten it/ },
+  { what: "Source description pushed over by the marker", handler: source, inputs: { name: "A", description: long(4090) }, path: "description", fix: /shorten it to at most \d+/ },
+  { what: "Source description a number", handler: source, inputs: { name: "A", description: 5 }, path: "description", fix: /write text in quotes/ },
+  { what: "Source misspelt name key", handler: source, inputs: { nmae: "A", name: "A" }, path: "nmae", fix: /did you mean "name"/ },
+  { what: "Source misspelt description", handler: source, inputs: { name: "A", descripton: "x" }, path: "descripton", fix: /did you mean "description"/ },
+  { what: "Source misspelt key only", handler: source, inputs: { nmae: "A" }, path: "nmae", fix: /did you mean "name"/ },
+  { what: "Source branch name", handler: source, inputs: { name: "A", branchId: "main" }, path: "branchId", fix: /"default" or a numeric/ },
+  { what: "Source missing branch", handler: source, inputs: { name: "A", branchId: 999 }, path: "branchId", fix: /use "default" or one of these ids/ },
+  { what: "Source id of another owner", handler: source, inputs: { name: "A", sourceId: "taken" }, path: "sourceId", fix: /belongs to stack "prod".*adoptExisting: true/ },
+  { what: "Source derived id of another owner", handler: source, inputs: { name: "Taken" }, path: "name", fix: /belongs to.*choose another sourceId/ },
+  { what: "Source adoptExisting not boolean", handler: source, inputs: { name: "A", adoptExisting: "yes" }, path: "adoptExisting", fix: /true or false/ },
+  { what: "Source 101st in a branch", handler: source, inputs: { name: "One more" }, path: "name", fix: /limit is 100: delete one first, or use another branch/ },
+
+  // Sink
+  { what: "Sink without sourceId", handler: sink, inputs: { name: "Out", tableId: "in.c-a.b", columns: [col] }, path: "sourceId", fix: /is required: set it/ },
+  { what: "Sink of a missing source", handler: sink, inputs: sinkArgs({ sourceId: "nope" }), path: "sourceId", fix: /does not exist.*pass the sourceId of a Source/ },
+  { what: "Sink given the source's name", handler: sink, inputs: sinkArgs({ sourceId: "App Events" }), path: "sourceId", fix: /does not exist.*not the source's name/ },
+  { what: "Sink table id without stage", handler: sink, inputs: sinkArgs({ tableId: "bad" }), path: "tableId", fix: /like "in.c-events.raw"/ },
+  { what: "Sink table id without c- bucket", handler: sink, inputs: sinkArgs({ tableId: "in.bucket.t" }), path: "tableId", fix: /like "in.c-events.raw"/ },
+  { what: "Sink no columns", handler: sink, inputs: sinkArgs({ columns: [] }), path: "columns", fix: /at least|add/ },
+  { what: "Sink 101 columns", handler: sink, inputs: sinkArgs({ columns: Array.from({ length: 101 }, (_, i) => ({ type: "uuid", name: `c${i}` })) }), path: "columns", fix: /at most 100|remove/ },
+  { what: "Sink duplicate column names", handler: sink, inputs: sinkArgs({ columns: [col, col] }), path: "columns[1].name", fix: /unique|rename|duplicate/i },
+  { what: "Sink column type typo", handler: sink, inputs: sinkArgs({ columns: [{ type: "uuidd", name: "id" }] }), path: "columns[0].type", fix: /uuid/ },
+  { what: "Sink path column without path", handler: sink, inputs: sinkArgs({ columns: [{ type: "path", name: "p" }] }), path: "columns[0].path", fix: /required|set it|path/ },
+  { what: "Sink broken template", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "Body(" } }] }), path: "columns[0].template.content", fix: /\d+:\d+/ },
+  { what: "Sink template unknown global", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "Bodyy('a')" } }] }), path: "columns[0].template.content", fix: /Unknown variable|Bodyy/ },
+  { what: "Sink empty template", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "" } }] }), path: "columns[0].template.content", fix: /empty|at least/ },
+  { what: "Sink column without name", handler: sink, inputs: sinkArgs({ columns: [{ type: "uuid" }] }), path: "columns[0].name", fix: /required|name/ },
+  { what: "Sink column key typo", handler: sink, inputs: sinkArgs({ columns: [{ type: "path", name: "p", path: "a", rawstring: true }] }), path: "columns[0].rawstring", fix: /did you mean "rawString"/ },
+  { what: "Sink signal typo", handler: sink, inputs: sinkArgs({ sourceId: "otel", allowedSignals: ["log"] }), path: "allowedSignals[0]", fix: /did you mean "logs"/ },
+  { what: "Sink signals on an existing HTTP source", handler: sink, inputs: sinkArgs({ allowedSignals: ["logs"] }), path: "allowedSignals", fix: /HTTP source.*remove allowedSignals/ },
+  { what: "Sink signals on an HTTP Source of this program", handler: sink, inputs: sinkArgs({ sourceId: "planned", allowedSignals: ["traces"], __program: { sourceType: "http", declared: true } }), path: "allowedSignals", fix: /HTTP source/ },
+  { what: "Sink columns unlike the table's", handler: sink, inputs: sinkArgs({ tableId: "in.c-fix.cols", columns: [{ type: "uuid", name: "a" }] }), path: "columns", fix: /does not match the existing table.*Fix:/s },
+  { what: "Sink without the table's primary key", handler: sink, inputs: sinkArgs({ tableId: "in.c-fix.keyed", columns: [{ type: "uuid", name: "id" }, { type: "body", name: "value" }] }), path: "columns", fix: /primary key \[\] does not match the primary key \[id\].*set primaryKey: true on exactly "id"/ },
+  { what: "Sink with a primary key the table lacks", handler: sink, inputs: sinkArgs({ tableId: "in.c-fix.cols", columns: [{ type: "uuid", name: "a", primaryKey: true }, { type: "body", name: "b" }] }), path: "columns", fix: /remove primaryKey/ },
+  { what: "Sink id not normalized", handler: sink, inputs: sinkArgs({ sinkId: "Bad Id" }), path: "sinkId", fix: /write it normalized/ },
+  { what: "Sink name of symbols", handler: sink, inputs: sinkArgs({ name: "###" }), path: "name", fix: /set sinkId/ },
+  { what: "Sink id of another owner", handler: sink, inputs: sinkArgs({ sinkId: "claimed" }), path: "sinkId", fix: /belongs to stack "prod".*adoptExisting/ },
+  { what: "Sink 101st of a source", handler: sink, inputs: sinkArgs({ sourceId: "full" }), path: "name", fix: /limit is 100.*another source/ },
+  { what: "Sink enabled not boolean", handler: sink, inputs: sinkArgs({ enabled: "no" }), path: "enabled", fix: /true or false/ },
+  { what: "Sink rotateToken number", handler: sink, inputs: sinkArgs({ rotateToken: 5 }), path: "rotateToken", fix: /text in quotes/ },
+  { what: "Sink tableId key typo", handler: sink, inputs: { ...sinkArgs(), tableID: "in.c-a.b" }, path: "tableID", fix: /did you mean "tableId"/ },
+  { what: "Sink missing branch", handler: sink, inputs: sinkArgs({ branchId: "999" }), path: "branchId", fix: /use "default" or one of these ids/ },
+  { what: "Sink description over 4096", handler: sink, inputs: sinkArgs({ description: long(4097) }), path: "description", fix: /shorten it/ },
+  { what: "Sink name over 40", handler: sink, inputs: sinkArgs({ name: long(41) }), path: "name", fix: /shorten it/ },
+  { what: "Sink columns not a list", handler: sink, inputs: sinkArgs({ columns: "id" }), path: "columns", fix: /list|array/ },
+  { what: "Sink template language", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { language: "js", content: "1" } }] }), path: "columns[0].template.language", fix: /jsonnet/ },
+
+  // SourceSettings
+  { what: "SourceSettings without sourceId", handler: sourceSettings, inputs: { targetImportTrigger: { count: 10 } }, path: "sourceId", fix: /required|set it/ },
+  { what: "SourceSettings interval below range", handler: sourceSettings, inputs: { sourceId: "web", stagingUploadTrigger: { interval: "500ms" } }, path: "stagingUploadTrigger.interval", fix: /use a value in/ },
+  { what: "SourceSettings interval above range", handler: sourceSettings, inputs: { sourceId: "web", stagingUploadTrigger: { interval: "1h" } }, path: "stagingUploadTrigger.interval", fix: /use a value in/ },
+  { what: "SourceSettings import interval below range", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { interval: "10s" } }, path: "targetImportTrigger.interval", fix: /use a value in/ },
+  { what: "SourceSettings import interval above range", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { interval: "48h" } }, path: "targetImportTrigger.interval", fix: /use a value in/ },
+  { what: "SourceSettings interval in days", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { interval: "1d" } }, path: "targetImportTrigger.interval", fix: /write it like|e\.g\./ },
+  { what: "SourceSettings interval without unit", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { interval: "60" } }, path: "targetImportTrigger.interval", fix: /write it like|e\.g\./ },
+  { what: "SourceSettings interval with a space", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { interval: "5 m" } }, path: "targetImportTrigger.interval", fix: /write it like|e\.g\./ },
+  { what: "SourceSettings interval surrounded by spaces", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { interval: " 5m " } }, path: "targetImportTrigger.interval", fix: /write it like|e\.g\./ },
+  { what: "SourceSettings empty interval", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { interval: "" } }, path: "targetImportTrigger.interval", fix: /write it like|e\.g\./ },
+  { what: "SourceSettings size above range", handler: sourceSettings, inputs: { sourceId: "web", stagingUploadTrigger: { size: "1GB" } }, path: "stagingUploadTrigger.size", fix: /use a value in/ },
+  { what: "SourceSettings size below range", handler: sourceSettings, inputs: { sourceId: "web", stagingUploadTrigger: { size: "10B" } }, path: "stagingUploadTrigger.size", fix: /use a value in/ },
+  { what: "SourceSettings size without unit letters", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { size: "5 megabytes" } }, path: "targetImportTrigger.size", fix: /write it like|e\.g\./ },
+  { what: "SourceSettings count zero", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { count: 0 } }, path: "targetImportTrigger.count", fix: /at least 1/ },
+  { what: "SourceSettings count too big", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { count: 20_000_000 } }, path: "targetImportTrigger.count", fix: /at most/ },
+  { what: "SourceSettings fractional count", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { count: 1.5 } }, path: "targetImportTrigger.count", fix: /whole number/ },
+  { what: "SourceSettings count as text", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { count: "10" } }, path: "targetImportTrigger.count", fix: /number/ },
+  { what: "SourceSettings syncWait text", handler: sourceSettings, inputs: { sourceId: "web", syncWait: "yes" }, path: "syncWait", fix: /true or false/ },
+  { what: "SourceSettings interval key typo", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { intervall: "5m" } }, path: "targetImportTrigger.intervall", fix: /did you mean "interval"/ },
+  { what: "SourceSettings section typo", handler: sourceSettings, inputs: { sourceId: "web", stagingUploadTriger: { count: 5 } }, path: "stagingUploadTriger", fix: /did you mean "stagingUploadTrigger"/ },
+  { what: "SourceSettings sinkId given", handler: sourceSettings, inputs: { sourceId: "web", sinkId: "x" }, path: "sinkId", fix: /Remove it|correct its name|SinkSettings/ },
+
+  // SinkSettings
+  { what: "SinkSettings without sinkId", handler: sinkSettings, inputs: { sourceId: "web", syncWait: true }, path: "sinkId", fix: /required|set it/ },
+  { what: "SinkSettings without sourceId", handler: sinkSettings, inputs: { sinkId: "claimed", syncWait: true }, path: "sourceId", fix: /required|set it/ },
+  { what: "SinkSettings interval out of range", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "claimed", stagingUploadTrigger: { interval: "31m" } }, path: "stagingUploadTrigger.interval", fix: /use a value in/ },
+  { what: "SinkSettings size out of range", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "claimed", targetImportTrigger: { size: "600MB" } }, path: "targetImportTrigger.size", fix: /use a value in/ },
+  { what: "SinkSettings negative count", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "claimed", stagingUploadTrigger: { count: -1 } }, path: "stagingUploadTrigger.count", fix: /at least 1/ },
+  { what: "SinkSettings size as number", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "claimed", targetImportTrigger: { size: 5 } }, path: "targetImportTrigger.size", fix: /text in quotes|5MB/ },
+  { what: "SinkSettings count key typo", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "claimed", targetImportTrigger: { cnt: 5 } }, path: "targetImportTrigger.cnt", fix: /Known here: interval, size, count/ },
+  { what: "SinkSettings syncWait typo", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "claimed", syncwait: false }, path: "syncwait", fix: /did you mean "syncWait"/ },
+
+  // VariableConfig
+  { what: "VariableConfig without name", handler: variableConfig, inputs: { variables: [] }, path: "name", fix: /required/ },
+  { what: "VariableConfig variables not a list", handler: variableConfig, inputs: vars({ variables: { limit: "int" } }), path: "variables", fix: /array of \{name, type\}/ },
+  { what: "VariableConfig dotted variable name", handler: variableConfig, inputs: vars({ variables: [{ name: "a.b" }] }), path: "variables[0].name", fix: /letters, digits, _ and -/ },
+  { what: "VariableConfig duplicate variable", handler: variableConfig, inputs: vars({ variables: [{ name: "a" }, { name: "a" }] }), path: "variables[1].name", fix: /declare each variable once/ },
+  { what: "VariableConfig unknown type", handler: variableConfig, inputs: vars({ variables: [{ name: "a", type: "float" }] }), path: "variables[0].type", fix: /"string" or "int"/ },
+  { what: "VariableConfig value of an undeclared variable", handler: variableConfig, inputs: vars({ defaultValues: { limt: "5" } }), path: "defaultValues.limt", fix: /declare it/ },
+  { what: "VariableConfig non-integer int value", handler: variableConfig, inputs: vars({ defaultValues: { limit: "ten" } }), path: "defaultValues.limit", fix: /whole number/ },
+  { what: "VariableConfig configId with a space", handler: variableConfig, inputs: vars({ configId: "a b" }), path: "configId", fix: /letters|digits/ },
+  { what: "VariableConfig defaults key", handler: variableConfig, inputs: vars({ defaults: { limit: "5" } }), path: "defaults", fix: /did you mean "defaultValues"/ },
+  { what: "VariableConfig missing branch", handler: variableConfig, inputs: vars({ branchId: 4242 }), path: "branchId", fix: /use "default" or one of these ids/ },
+  { what: "VariableConfig id of another owner", handler: variableConfig, inputs: vars({ configId: "vars-theirs" }), path: "configId", fix: /belongs to stack "prod".*adoptExisting/ },
+  { what: "VariableConfig adoptExisting without configId", handler: variableConfig, inputs: vars({ adoptExisting: true }), path: "adoptExisting", fix: /needs configId/ },
+  { what: "VariableConfig variable name too long", handler: variableConfig, inputs: vars({ variables: [{ name: long(65) }] }), path: "variables[0].name", fix: /at most 64/ },
+
+  // ComponentConfig
+  { what: "ComponentConfig without componentId", handler: componentConfig, inputs: { name: "X" }, path: "componentId", fix: /required: the component id/ },
+  { what: "ComponentConfig malformed componentId", handler: componentConfig, inputs: extractor({ componentId: "Generic Extractor" }), path: "componentId", fix: /component id such as/ },
+  { what: "ComponentConfig component not in the stack", handler: componentConfig, inputs: extractor({ componentId: "keboola.ex-generic" }), path: "componentId", fix: /did you mean "keboola.ex-generic-v2"/ },
+  { what: "ComponentConfig of variables", handler: componentConfig, inputs: extractor({ componentId: "keboola.variables" }), path: "componentId", fix: /use VariableConfig/ },
+  { what: "ComponentConfig configId with a space", handler: componentConfig, inputs: extractor({ configId: "a b" }), path: "configId", fix: /letters, digits/ },
+  { what: "ComponentConfig id of another owner", handler: componentConfig, inputs: extractor({ configId: "theirs" }), path: "configId", fix: /belongs to stack "prod".*adoptExisting/ },
+  { what: "ComponentConfig row without name", handler: componentConfig, inputs: extractor({ rows: [{}] }), path: "rows[0].name", fix: /required: the row name/ },
+  { what: "ComponentConfig duplicate rowId", handler: componentConfig, inputs: extractor({ rows: [{ name: "a", rowId: "r" }, { name: "b", rowId: "r" }] }), path: "rows[1].rowId", fix: /must be unique/ },
+  { what: "ComponentConfig configuration a list", handler: componentConfig, inputs: extractor({ configuration: [1] }), path: "configuration", fix: /object/ },
+  { what: "ComponentConfig undeclared placeholder", handler: componentConfig, inputs: extractor({ variables: { configId: "vars", declared: [{ name: "limit", type: "int" }] }, configuration: { parameters: { api: { baseUrl: "https://x/" }, config: { jobs: [{ endpoint: "{{endpoint}}" }] } } } }), path: "configuration.parameters.config.jobs[0].endpoint", fix: /declare/ },
+  { what: "ComponentConfig rows key typo", handler: componentConfig, inputs: extractor({ row: [] }), path: "row", fix: /did you mean "rows"/ },
+  { what: "ComponentConfig isDisabled text", handler: componentConfig, inputs: extractor({ isDisabled: "no" }), path: "isDisabled", fix: /true or false/ },
+  { what: "ComponentConfig missing branch", handler: componentConfig, inputs: extractor({ branchId: "77" }), path: "branchId", fix: /use "default" or one of these ids/ },
+  { what: "ComponentConfig empty variables configId", handler: componentConfig, inputs: extractor({ variables: { configId: "" } }), path: "variables.configId", fix: /must not be empty/ },
+  { what: "ComponentConfig variables in configuration too", handler: componentConfig, inputs: extractor({ variables: { configId: "vars" }, configuration: { variables_id: "vars" } }), path: "configuration.variables_id", fix: /remove variables_id/ },
+  { what: "ComponentConfig adoptExisting without configId", handler: componentConfig, inputs: extractor({ adoptExisting: true }), path: "adoptExisting", fix: /needs configId/ },
+
+  // JobRun
+  { what: "JobRun without componentId", handler: jobRun, inputs: { configId: "plain" }, path: "componentId", fix: /required: the component id/ },
+  { what: "JobRun without configId", handler: jobRun, inputs: { componentId: "keboola.ex-generic-v2" }, path: "configId", fix: /required: the configuration to run/ },
+  { what: "JobRun of a missing configuration", handler: jobRun, inputs: run({ configId: "nope" }), path: "configId", fix: /does not exist.*pass the configId of a ComponentConfig/ },
+  { what: "JobRun of a disabled configuration", handler: jobRun, inputs: run({ configId: "off" }), path: "configId", fix: /is disabled.*isDisabled: false/ },
+  { what: "JobRun values of an undeclared variable", handler: jobRun, inputs: run({ configId: "bound", variableValuesData: { limt: "5" } }), path: "variableValuesData.limt", fix: /declare it/ },
+  { what: "JobRun non-integer value", handler: jobRun, inputs: run({ configId: "bound", variableValuesData: { limit: "many" } }), path: "variableValuesData.limit", fix: /whole number/ },
+  { what: "JobRun values row that does not exist", handler: jobRun, inputs: run({ configId: "bound", variableValuesId: "nope" }), path: "variableValuesId", fix: /not a values row.*use one of them/ },
+  { what: "JobRun values for an unbound configuration", handler: jobRun, inputs: run({ variableValuesData: { limit: "5" } }), path: "variableValuesData", fix: /no variables bound.*bind a VariableConfig/ },
+  { what: "JobRun both kinds of values", handler: jobRun, inputs: run({ configId: "bound", variableValuesData: { limit: "5" }, variableValuesId: "values" }), path: "variableValuesId", fix: /set either variableValuesData or variableValuesId/ },
+  { what: "JobRun negative timeout", handler: jobRun, inputs: run({ timeoutSeconds: -1 }), path: "timeoutSeconds", fix: /positive number of seconds/ },
+  { what: "JobRun triggers key typo", handler: jobRun, inputs: run({ trigger: 1 }), path: "trigger", fix: /did you mean "triggers"/ },
+  { what: "JobRun missing branch", handler: jobRun, inputs: run({ branchId: "55", configId: "nope" }), path: "configId", fix: /does not exist/ },
+];
+
+// zod's own wording, which must never reach a user.
+const ZOD_DEFAULT = /Invalid input|Invalid option|Too big|Too small|Unrecognized key|expected string, received/;
+
+describe("preview refuses bad input", () => {
+  it("has at least a hundred cases across all seven resources", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(cases.map((c) => c.handler)).size).toBe(7);
+  });
+
+  it.each(cases.map((c) => [c.what, c] as const))("%s", async (_what, c) => {
+    const r = await c.handler.check(h.ctx, c.olds ?? {}, { __resourceName: "bad", __owner: ownerUrn("bad"), ...c.inputs });
+    const failures = r.failures ?? [];
+    const at = failures.filter((f) => f.property === c.path);
+    expect(at, `failures: ${JSON.stringify(failures)}`).not.toEqual([]);
+    expect(at.map((f) => f.reason).join(" | ")).toMatch(c.fix);
+    for (const f of failures) {
+      expect(f.reason).not.toMatch(ZOD_DEFAULT);
+      expect(f.reason.length).toBeLessThan(1200); // no value echoed whole
+    }
+  });
+
+  it("wrote nothing while checking", () => {
+    expect(h.emu.writes()).toEqual([]);
+  });
+});
