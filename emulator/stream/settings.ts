@@ -1,14 +1,6 @@
 import { badRequest, forbidden, type StreamError } from "./errors";
-import {
-  asSentence,
-  formatByteSize,
-  formatGoDuration,
-  GoError,
-  parseByteSize,
-  parseGoDuration,
-  SizeSyntaxError,
-  truncateBytes,
-} from "./gofmt";
+import { asSentence, truncateBytes } from "./gofmt";
+import { DurationError, formatByteSize, formatGoDuration, parseByteSize, parseGoDuration, SizeError } from "../../provider/validation/quantities";
 import type { SettingPatchKV } from "./state";
 
 // Source and sink settings: the keys the real service lists (same set on sources and sinks), how a
@@ -99,8 +91,8 @@ function bindValue(def: SettingDef, value: unknown): Binding {
     try {
       return { value: def.kind === "duration" ? parseGoDuration(value) : parseByteSize(value) };
     } catch (e) {
-      if (e instanceof SizeSyntaxError) return { error: `invalid "${def.key}" value "${truncateBytes(value, 20, "\u2026")}": ${e.message}` };
-      if (e instanceof GoError) return { error: `invalid "${def.key}": ${e.message}` };
+      if (e instanceof SizeError) return { error: `invalid "${def.key}" value "${truncateBytes(value, 20, "\u2026")}": ${e.reason}` };
+      if (e instanceof DurationError) return { error: `invalid "${def.key}": ${e.message}` };
       throw e;
     }
   }

@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { formatDuration, formatSize, parseDuration, parseSize } from "./quantities";
+import { formatDuration, formatSize, parseDuration, parseSize, type Parsed } from "./quantities";
 import type { SettingPatch, StreamSetting } from "../api/stream";
 
 // The seven editable Stream settings, shared by SourceSettings and SinkSettings. Inputs are typed
 // and validated against the service's ranges; values compare by meaning (`1m` == `1m0s`).
+// Durations and sizes are read with the service's own parsers (./quantities), so check refuses
+// exactly the spellings the service refuses, quoting its error.
 
 type Kind = "duration" | "size" | "int" | "bool";
 
@@ -12,44 +14,68 @@ interface SettingDef {
   input: string;
   key: string;
   kind: Kind;
-  min?: number;
-  max?: number;
+  /** Range: nanoseconds (duration), bytes (size) or units (int), in the service's spelling. */
+  min?: string | number;
+  max?: string | number;
   defaultValue: string | number | boolean;
 }
 
-const MB = 1024 ** 2;
 export const SETTINGS: readonly SettingDef[] = [
-  { input: "stagingUploadTrigger.interval", key: "storage.level.staging.upload.trigger.interval", kind: "duration", min: 1000, max: 30 * 60_000, defaultValue: "30s" },
-  { input: "stagingUploadTrigger.size", key: "storage.level.staging.upload.trigger.size", kind: "size", min: 100, max: 50 * MB, defaultValue: "5MB" },
+  { input: "stagingUploadTrigger.interval", key: "storage.level.staging.upload.trigger.interval", kind: "duration", min: "1s", max: "30m", defaultValue: "30s" },
+  { input: "stagingUploadTrigger.size", key: "storage.level.staging.upload.trigger.size", kind: "size", min: "100B", max: "50MB", defaultValue: "5MB" },
   { input: "stagingUploadTrigger.count", key: "storage.level.staging.upload.trigger.count", kind: "int", min: 1, max: 10_000_000, defaultValue: 10000 },
-  { input: "targetImportTrigger.interval", key: "storage.level.target.import.trigger.interval", kind: "duration", min: 30_000, max: 24 * 3_600_000, defaultValue: "1m0s" },
-  { input: "targetImportTrigger.size", key: "storage.level.target.import.trigger.size", kind: "size", min: 100, max: 500 * MB, defaultValue: "50MB" },
+  { input: "targetImportTrigger.interval", key: "storage.level.target.import.trigger.interval", kind: "duration", min: "30s", max: "24h", defaultValue: "1m0s" },
+  { input: "targetImportTrigger.size", key: "storage.level.target.import.trigger.size", kind: "size", min: "100B", max: "500MB", defaultValue: "50MB" },
   { input: "targetImportTrigger.count", key: "storage.level.target.import.trigger.count", kind: "int", min: 1, max: 10_000_000, defaultValue: 50000 },
   { input: "syncWait", key: "storage.level.local.encoding.sync.wait", kind: "bool", defaultValue: true },
 ];
 
-function rangeText(def: SettingDef): string {
-  const f = def.kind === "duration" ? formatDuration : def.kind === "size" ? formatSize : String;
-  return `${f(def.min!)} .. ${f(def.max!)}`;
+const PARSERS: Record<"duration" | "size", { parse: (text: string) => Parsed; format: (v: bigint) => string; example: string }> = {
+  duration: { parse: parseDuration, format: formatDuration, example: "45s or 1m30s (units h, m, s, ms; no spaces)" },
+  size: { parse: parseSize, format: formatSize, example: "5MB or 100KB (whole numbers; units B, KB, MB, GB)" },
+};
+
+/** A range bound of a duration or size setting, as a value. */
+function bound(def: SettingDef, which: "min" | "max"): bigint {
+  const text = String(def[which]);
+  const parsed = PARSERS[def.kind as "duration" | "size"].parse(text);
+  if (!parsed.ok) throw new Error(`settings table: bad ${which} ${text} for ${def.input}`);
+  return parsed.value;
 }
 
-function quantity(def: SettingDef, parse: (s: string) => number | undefined, example: string) {
+function rangeText(def: SettingDef): string {
+  if (def.kind === "duration" || def.kind === "size") {
+    const { format } = PARSERS[def.kind];
+    return `${format(bound(def, "min"))} .. ${format(bound(def, "max"))}`;
+  }
+  return `${def.min} .. ${def.max}`;
+}
+
+function quantity(def: SettingDef & { kind: "duration" | "size" }) {
+  const { parse, example } = PARSERS[def.kind];
+  const [min, max] = [bound(def, "min"), bound(def, "max")];
   return z.string().superRefine((text, ctx) => {
+    const shown = JSON.stringify(text);
+    if (text === "") {
+      ctx.addIssue({ code: "custom", message: `is empty: write a ${def.kind} like ${example}, or leave the key out to keep the service default ${def.defaultValue}` });
+      return;
+    }
     const v = parse(text);
-    if (v === undefined) {
-      ctx.addIssue({ code: "custom", message: `"${text}" is not a valid ${def.kind}; write it like "${example}"` });
-    } else if (v < def.min! || v > def.max!) {
-      ctx.addIssue({ code: "custom", message: `"${text}" is out of range: use a value in ${rangeText(def)} (service default ${def.defaultValue})` });
+    if (!v.ok) {
+      ctx.addIssue({ code: "custom", message: `${shown} is not a ${def.kind} the service accepts (${v.error}): write it like ${example}` });
+    } else if (v.value < min || v.value > max) {
+      ctx.addIssue({ code: "custom", message: `${shown} is out of range: use a value in ${rangeText(def)} (service default ${def.defaultValue})` });
     }
   });
 }
 
 function count(def: SettingDef) {
+  const [min, max] = [Number(def.min), Number(def.max)];
   return z
     .number()
     .int(`must be a whole number in ${rangeText(def)}`)
-    .min(def.min!, `must be at least ${def.min} (range ${rangeText(def)})`)
-    .max(def.max!, `must be at most ${def.max} (range ${rangeText(def)})`);
+    .min(min, `must be at least ${min} (range ${rangeText(def)})`)
+    .max(max, `must be at most ${max} (range ${rangeText(def)})`);
 }
 
 const def = (input: string): SettingDef => SETTINGS.find((d) => d.input === input)!;
@@ -57,8 +83,8 @@ const def = (input: string): SettingDef => SETTINGS.find((d) => d.input === inpu
 const trigger = (prefix: string) =>
   z
     .object({
-      interval: quantity(def(`${prefix}.interval`), parseDuration, "45s or 1m30s").optional(),
-      size: quantity(def(`${prefix}.size`), parseSize, "5MB or 100B").optional(),
+      interval: quantity(def(`${prefix}.interval`) as SettingDef & { kind: "duration" }).optional(),
+      size: quantity(def(`${prefix}.size`) as SettingDef & { kind: "size" }).optional(),
       count: count(def(`${prefix}.count`)).optional(),
     })
     .strict();
@@ -98,8 +124,10 @@ export function managedSettings(values: SettingsValues): SettingDef[] {
 
 /** Canonical comparable form of one value. */
 function canonical(d: SettingDef, v: unknown): unknown {
-  if (d.kind === "duration" && typeof v === "string") return parseDuration(v) ?? v;
-  if (d.kind === "size" && typeof v === "string") return parseSize(v) ?? v;
+  if ((d.kind === "duration" || d.kind === "size") && typeof v === "string") {
+    const parsed = PARSERS[d.kind].parse(v);
+    return parsed.ok ? parsed.value : v;
+  }
   return v;
 }
 

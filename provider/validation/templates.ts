@@ -1,10 +1,13 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isUnknown } from "./check";
-import { templateInvalidMessage } from "../../jsonnet/column";
+import { failingGlobalCalls } from "../../jsonnet/calls";
+import { invalidColumnValueMessage, templateInvalidMessage } from "../../jsonnet/column";
 import { getJsonnetEngine } from "../../jsonnet/engine";
 
 // Template columns are compiled at check (preview), with the service's template globals, so a
-// broken template is reported with its line and column before anything is written.
+// broken template is reported with its line and column before anything is written. Calls of the
+// globals that fail for every record (wrong number or type of arguments) pass the service's own
+// check but refuse every record later, so they are refused here too, with the service's text.
 
 interface TemplateLike {
   type?: unknown;
@@ -23,6 +26,15 @@ export async function templateFailures(columns: unknown[]): Promise<dynamic.Chec
       failures.push({
         property: `columns[${i}].template.content`,
         reason: `${templateInvalidMessage(String(c.name), error)} Fix the jsonnet; the template globals are Ip(), Body(), BodyStr(), Header(), HeaderStr(), Now().`,
+      });
+      continue;
+    }
+    for (const call of failingGlobalCalls(getJsonnetEngine(), content)) {
+      failures.push({
+        property: `columns[${i}].template.content`,
+        reason:
+          `${call.call} at line ${call.line}, column ${call.column} cannot succeed: the service accepts the sink, ` +
+          `then refuses every record that evaluates it (${invalidColumnValueMessage(String(c.name), call.error)}). Fix: ${call.fix}.`,
       });
     }
   }

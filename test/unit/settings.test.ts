@@ -32,10 +32,47 @@ describe("settings inputs", () => {
   });
 
   it("rejects malformed values and unknown keys", () => {
+    // Error texts: Go's time.ParseDuration (golang/go src/time/format.go), which the service's
+    // duration.Duration uses (keboola/keboola-as-code internal/pkg/service/common/duration/duration.go).
     expect(issues({ stagingUploadTrigger: { interval: "soon" } })).toEqual([
-      { path: "stagingUploadTrigger.interval", message: '"soon" is not a valid duration; write it like "45s or 1m30s"' },
+      {
+        path: "stagingUploadTrigger.interval",
+        message: '"soon" is not a duration the service accepts (time: invalid duration "soon"): write it like 45s or 1m30s (units h, m, s, ms; no spaces)',
+      },
     ]);
     expect(issues({ stagingUploadTrigger: { intervall: "1s" } })[0].path).toBe("stagingUploadTrigger");
+  });
+});
+
+describe("settings spelled as the service reads them", () => {
+  it.each([
+    ["stagingUploadTrigger.interval", { stagingUploadTrigger: { interval: "5 m" } }, 'time: unknown unit " m" in duration "5 m"'],
+    ["stagingUploadTrigger.interval", { stagingUploadTrigger: { interval: " 45s" } }, 'time: invalid duration " 45s"'],
+    ["stagingUploadTrigger.interval", { stagingUploadTrigger: { interval: "45s " } }, 'time: unknown unit "s " in duration "45s "'],
+    ["targetImportTrigger.interval", { targetImportTrigger: { interval: "1d" } }, 'time: unknown unit "d" in duration "1d"'],
+    ["targetImportTrigger.interval", { targetImportTrigger: { interval: "60" } }, 'time: missing unit in duration "60"'],
+    // datasize refuses "Mb" as bits and has no "MiB" or fractions (c2h5oh/datasize datasize.go at the
+    // version keboola/keboola-as-code go.mod pins).
+    ["stagingUploadTrigger.size", { stagingUploadTrigger: { size: "5Mb" } }, 'strconv.UnmarshalText: parsing "5Mb": unit with capital unit prefix and lower case unit (b) - bits, not bytes '],
+    ["stagingUploadTrigger.size", { stagingUploadTrigger: { size: "5MiB" } }, 'strconv.UnmarshalText: parsing "5MiB": invalid syntax'],
+    ["targetImportTrigger.size", { targetImportTrigger: { size: "1.5MB" } }, 'strconv.UnmarshalText: parsing "1.5MB": invalid syntax'],
+    ["targetImportTrigger.size", { targetImportTrigger: { size: " 5MB" } }, 'strconv.UnmarshalText: parsing " 5MB": invalid syntax'],
+  ])("refuses %s = %j quoting the service's parser and giving the fix", (path, input, goError) => {
+    const found = issues(input);
+    expect(found).toHaveLength(1);
+    expect(found[0].path).toBe(path);
+    expect(found[0].message).toContain(`(${goError}): write it like `);
+  });
+
+  it("accepts what the service accepts: 1h30m, .5s, 1.5h, 5 MB, 5mb, 5MB with a trailing space", () => {
+    expect(issues({ stagingUploadTrigger: { interval: ".5s" } })[0].message).toContain("out of range"); // parsed, below 1s
+    expect(issues({ targetImportTrigger: { interval: "1h30m", size: "5 MB" }, stagingUploadTrigger: { interval: "1.5s", size: "5mb" } })).toEqual([]);
+    expect(issues({ targetImportTrigger: { size: "5MB " } })).toEqual([]);
+  });
+
+  it("refuses a valid but negative duration and an empty value as out of range or empty", () => {
+    expect(issues({ targetImportTrigger: { interval: "-1s" } })[0].message).toBe('"-1s" is out of range: use a value in 30s .. 24h0m0s (service default 1m0s)');
+    expect(issues({ targetImportTrigger: { size: "" } })[0].message).toMatch(/^is empty: write a size like 5MB .*or leave the key out/);
   });
 });
 
