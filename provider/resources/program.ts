@@ -1,4 +1,4 @@
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { normalizeId } from "../validation/ids";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
@@ -18,7 +18,8 @@ function claim(key: string | undefined, type: string, name: string, what: string
   if (key === undefined) return; // not known yet: the service's 409 and the owner markers guard it
   const other = declared.get(key);
   if (other !== undefined && other !== `${type}:${name}`) {
-    throw new Error(`keboola:${type} "${name}": ${what} is already declared by keboola:${other.replace(":", ' "')}" in this program; two resources would manage one object. ${fix}`);
+    // A RunError is reported as its message alone, without the program's stack.
+    throw new pulumi.RunError(`keboola:${type} "${name}": ${what} is already declared by keboola:${other.replace(":", ' "')}" in this program; two resources would manage one object. ${fix}`);
   }
   declared.set(key, `${type}:${name}`);
 }
