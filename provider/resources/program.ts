@@ -91,3 +91,13 @@ export function isDeclaredSource(args: { branchId?: unknown; sourceId?: unknown 
   const branch = branchOf(args.branchId);
   return !!branch && literal(args.sourceId) && declared.has(`source:${branch}/${args.sourceId}`);
 }
+
+/** For settings: whether the source (and sink) they target are declared in this program. */
+export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): ProgramFacts {
+  const branch = branchOf(args.branchId);
+  const sourceDeclared = declaredSourceType(args.sourceId) !== undefined || isDeclaredSource(args);
+  if (args.sinkId === undefined) return { declared: sourceDeclared };
+  const sinkDeclared = !!branch && literal(args.sourceId) && literal(args.sinkId) && declared.has(`sink:${branch}/${args.sourceId}/${args.sinkId}`);
+  // A sink of a source this program creates may not exist yet either.
+  return { declared: sourceDeclared || sinkDeclared };
+}

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
-import { checkWith, parseChecked, userInputs } from "../validation/check";
+import { checkWith, containsUnknown, parseChecked, userInputs } from "../validation/check";
+import { programFacts } from "./preflight";
 import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
 import { resourceName } from "./common";
 import type { Props, ResourceHandler } from "./types";
@@ -45,8 +46,18 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
   }
 
   return {
-    async check(_ctx, _olds, news): Promise<dynamic.CheckResult> {
+    async check(ctx, olds, news): Promise<dynamic.CheckResult> {
       const { value, failures } = checkWith(schema, news);
+      if (value && failures.length === 0 && Object.keys(olds).length === 0 && !programFacts(news).declared && !containsUnknown([news.branchId, news.sourceId, news.sinkId])) {
+        // The source or sink must exist, unless this program creates it.
+        const t = target(value as unknown as Props);
+        const stream = await ctx.client().stream();
+        if (!(await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId)))) {
+          const property = t.sinkId !== undefined ? "sinkId" : "sourceId";
+          const missing = t.sinkId !== undefined ? `sink "${t.sinkId}" of source "${t.sourceId}"` : `source "${t.sourceId}"`;
+          failures.push({ property, reason: `${missing} does not exist in branch ${t.branchId}: pass the ${property} of a ${t.sinkId !== undefined ? "Sink" : "Source"} (for example ${t.sinkId !== undefined ? "raw.sinkId" : "events.sourceId"}), not its name` });
+        }
+      }
       return { inputs: value ? { ...news, ...(value as object) } : news, failures };
     },
     async diff(_ctx, _id, olds, news) {

@@ -5,6 +5,7 @@ import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import { resourceArgs, type ArgsOf } from "./common";
 import kindProvider from "../kinds/sink-settings";
 import { settingsHandler } from "./settings-handler";
+import { settingsFacts } from "./program";
 
 // Stream settings of one sink, overriding its source's. Only the keys set here are managed;
 // deleting the resource resets them to the defaults.
@@ -29,7 +30,7 @@ export class SinkSettings extends pulumi.dynamic.Resource {
   declare readonly syncWait: pulumi.Output<boolean | undefined>;
 
   constructor(name: string, args: SinkSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs(kindProvider, "SinkSettings", name, args, [], [], opts));
+    super(...resourceArgs(kindProvider, "SinkSettings", name, { ...args, __program: settingsFacts(args) }, [], [], opts));
   }
 }
 

@@ -5,6 +5,7 @@ import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import { resourceArgs, type ArgsOf } from "./common";
 import kindProvider from "../kinds/source-settings";
 import { settingsHandler } from "./settings-handler";
+import { settingsFacts } from "./program";
 
 // Stream settings of a source (they apply to all its sinks unless a sink overrides them).
 // Only the keys set here are managed; deleting the resource resets them to the defaults.
@@ -27,7 +28,7 @@ export class SourceSettings extends pulumi.dynamic.Resource {
   declare readonly syncWait: pulumi.Output<boolean | undefined>;
 
   constructor(name: string, args: SourceSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs(kindProvider, "SourceSettings", name, args, [], [], opts));
+    super(...resourceArgs(kindProvider, "SourceSettings", name, { ...args, __program: settingsFacts(args) }, [], [], opts));
   }
 }
 

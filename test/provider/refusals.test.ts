@@ -152,6 +152,8 @@ const cases: Case[] = [
   { what: "SourceSettings syncWait text", handler: sourceSettings, inputs: { sourceId: "web", syncWait: "yes" }, path: "syncWait", fix: /true or false/ },
   { what: "SourceSettings interval key typo", handler: sourceSettings, inputs: { sourceId: "web", targetImportTrigger: { intervall: "5m" } }, path: "targetImportTrigger.intervall", fix: /did you mean "interval"/ },
   { what: "SourceSettings section typo", handler: sourceSettings, inputs: { sourceId: "web", stagingUploadTriger: { count: 5 } }, path: "stagingUploadTriger", fix: /did you mean "stagingUploadTrigger"/ },
+  { what: "SourceSettings of a missing source", handler: sourceSettings, inputs: { sourceId: "Web Events", syncWait: false }, path: "sourceId", fix: /does not exist.*not its name/ },
+  { what: "SinkSettings of a missing sink", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "nope", syncWait: false }, path: "sinkId", fix: /sink "nope" of source "web" does not exist/ },
   { what: "SourceSettings sinkId given", handler: sourceSettings, inputs: { sourceId: "web", sinkId: "x" }, path: "sinkId", fix: /Remove it|correct its name|SinkSettings/ },
 
   // SinkSettings
