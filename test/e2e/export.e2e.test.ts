@@ -168,7 +168,7 @@ describe("e2e: export a live project and take it over with the exported manifest
     const contents = () => ({
       sources: Object.values(emu.state.stream.sources).filter((x) => !x.deleted).map((x) => ({ id: x.sourceId, name: x.name, type: x.type, description: splitMarker(x.description).text })),
       sinks: Object.values(emu.state.stream.sinks).filter((x) => !x.deleted).map((x) => ({ id: x.sinkId, name: x.name, table: x.table, description: splitMarker(x.description).text })),
-      configs: Object.values(emu.state.storage.configs).map((c) => ({ id: c.id, name: c.name, description: c.description, configuration: c.configuration, rows: c.rows.map((r) => [r.id, r.name, r.configuration]) })),
+      configs: Object.values(emu.state.storage.configs).filter((c) => !c.isDeleted).map((c) => ({ componentId: c.componentId, id: c.id, name: c.name, description: c.description, configuration: c.configuration, rows: c.rows.map((r) => [r.id, r.name, r.configuration]) })),
     });
     const before = contents();
     emu.clearRequests();
@@ -180,7 +180,7 @@ describe("e2e: export a live project and take it over with the exported manifest
     expect(writes.filter((w) => !markerWrite.test(w))).toEqual([]);
     expect(writes).toHaveLength(new Set(writes).size);
     // Every source and sink, and the configurations the export chose (the other component's is left alone).
-    const exportedConfigs = before.configs.filter((c) => emu.state.storage.configs[`101/keboola.variables/${c.id}`] || emu.state.storage.configs[`101/keboola.ex-generic-v2/${c.id}`]);
+    const exportedConfigs = before.configs.filter((c) => c.componentId === "keboola.variables" || c.componentId === "keboola.ex-generic-v2");
     expect(writes).toHaveLength(before.sources.length + before.sinks.length + exportedConfigs.length);
     expect(contents()).toEqual(before);
 
