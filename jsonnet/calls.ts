@@ -57,6 +57,8 @@ interface Token {
   end: number;
 }
 
+const NUMBER = /[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const PUNCT = ["|||", ":::", "==", "!=", "<=", ">=", "&&", "||", "::", "+:", "<<", ">>"];
 
 /** Jsonnet tokens (comments and white space dropped). Returns undefined on text it cannot read. */
@@ -95,11 +97,13 @@ function tokenize(src: string): Token[] | undefined {
       out.push({ kind: "string", text: src.slice(i, j + 1), start: i, end: j + 1 });
       i = j + 1;
     } else if (/[0-9]/.test(c)) {
-      const m = /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(src.slice(i))!;
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(src)!;
       out.push({ kind: "number", text: m[0], start: i, end: i + m[0].length });
       i += m[0].length;
     } else if (/[A-Za-z_]/.test(c)) {
-      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i))!;
+      IDENT.lastIndex = i;
+      const m = IDENT.exec(src)!;
       out.push({ kind: "ident", text: m[0], start: i, end: i + m[0].length });
       i += m[0].length;
     } else {
