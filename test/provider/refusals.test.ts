@@ -109,6 +109,10 @@ const cases: Case[] = [
   { what: "Sink path column without path", handler: sink, inputs: sinkArgs({ columns: [{ type: "path", name: "p" }] }), path: "columns[0].path", fix: /required|set it|path/ },
   { what: "Sink broken template", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "Body(" } }] }), path: "columns[0].template.content", fix: /\d+:\d+/ },
   { what: "Sink template unknown global", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "Bodyy('a')" } }] }), path: "columns[0].template.content", fix: /Unknown variable|Bodyy/ },
+  // keboola/keboola-as-code internal/pkg/service/stream/mapping/jsonnet/jsonnet.go: the globals' arity and types.
+  { what: "Sink template Ip with an argument", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "Ip(1)" } }] }), path: "columns[0].template.content", fix: /expected 0 positional argument/ },
+  { what: "Sink template Body with three arguments", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "Body('a', 1, 2)" } }] }), path: "columns[0].template.content", fix: /expected 2 positional argument/ },
+  { what: "Sink template Header with a number", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "Header(1)" } }] }), path: "columns[0].template.content", fix: /must be a string/ },
   { what: "Sink empty template", handler: sink, inputs: sinkArgs({ columns: [{ type: "template", name: "t", template: { content: "" } }] }), path: "columns[0].template.content", fix: /empty|at least/ },
   { what: "Sink column without name", handler: sink, inputs: sinkArgs({ columns: [{ type: "uuid" }] }), path: "columns[0].name", fix: /required|name/ },
   { what: "Sink column key typo", handler: sink, inputs: sinkArgs({ columns: [{ type: "path", name: "p", path: "a", rawstring: true }] }), path: "columns[0].rawstring", fix: /did you mean "rawString"/ },
