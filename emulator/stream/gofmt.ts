@@ -1,31 +1,8 @@
 // Go formatting rules the real service's messages and values follow: string quoting (%q / %#v),
 // "as sentence" error messages. Durations and sizes: provider/validation/quantities.ts (shared).
 
-const SIMPLE_ESCAPES: Record<string, string> = {
-  "\u0007": "\\a",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-  "\u000b": "\\v",
-  '"': '\\"',
-  "\\": "\\\\",
-};
-
-/** Go's strconv.Quote (what `%q` and `%#v` print for a string). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (SIMPLE_ESCAPES[ch]) out += SIMPLE_ESCAPES[ch];
-    else if (cp < 0x20 || cp === 0x7f) out += "\\x" + cp.toString(16).padStart(2, "0");
-    else if (cp < 0x80 || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) out += ch;
-    else if (cp < 0x10000) out += "\\u" + cp.toString(16).padStart(4, "0");
-    else out += "\\U" + cp.toString(16).padStart(8, "0");
-  }
-  return out + '"';
-}
+// Go's string quoting is shared with the provider's messages (provider/validation/go-quote.ts).
+export { goQuote } from "../../provider/validation/go-quote";
 
 /** Upper-case first letter, add a dot unless the message ends with a special character. */
 export function asSentence(msg: string): string {

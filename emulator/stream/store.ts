@@ -5,8 +5,8 @@ import { streamState, type ByRecord, type SinkRecord, type SourceRecord, type Ve
 // Access to sources and sinks in the stream state. "Active" means not soft-deleted (disabled
 // entities are active: they are listed and can be read and changed).
 
-export const MAX_SOURCES_PER_BRANCH = 100;
-export const MAX_SINKS_PER_SOURCE = 100;
+// The service's limits, shared with the provider's preview checks.
+export { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../../provider/validation/ids";
 
 export const sourceKey = (branchId: number, sourceId: string) => `${branchId}/${sourceId}`;
 export const sinkKey = (branchId: number, sourceId: string, sinkId: string) => `${branchId}/${sourceId}/${sinkId}`;

@@ -2,6 +2,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
 import { KeboolaApiError, notFoundAsUndefined } from "../api/errors";
 import { nearest } from "../validation/messages";
+import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
 import { findLiveConfig } from "./configurations";
 import type { ProgramFacts } from "./program";
@@ -12,10 +13,6 @@ import type { Props, ResourceContext } from "./types";
 // taken by somebody else's object, the service's limits, components the stack does not have.
 // Each answers a check failure (property and reason with the fix) or undefined.
 
-// keboola/keboola-as-code internal/pkg/service/stream/definition/repository: MaxSourcesPerBranch
-// and MaxSinksPerSource (the create task fails past them).
-export const MAX_SOURCES_PER_BRANCH = 100;
-export const MAX_SINKS_PER_SOURCE = 100;
 
 type Failure = dynamic.CheckFailure | undefined;
 

@@ -6,6 +6,10 @@ import { z } from "zod";
 export const MAX_ID_LENGTH = 48;
 export const MAX_NAME_LENGTH = 40;
 export const MAX_DESCRIPTION_LENGTH = 4096;
+// keboola/keboola-as-code internal/pkg/service/stream/definition/repository/{source,sink}:
+// MaxSourcesPerBranch and MaxSinksPerSource (the create task fails past them).
+export const MAX_SOURCES_PER_BRANCH = 100;
+export const MAX_SINKS_PER_SOURCE = 100;
 
 /** "My Source" -> "my-source", "HTTPEvents" -> "httpevents", "!!weird||id##" -> "weird-id". */
 export function normalizeId(input: string): string {

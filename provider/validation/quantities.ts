@@ -10,7 +10,7 @@
 // unit trimmed of surrounding white space, case-insensitive, binary multiples, "Kb".."Eb" refused as bits.
 // Values are bigint nanoseconds / bytes: Go's int64 and uint64 do not fit in a JS number.
 
-import { goQuote } from "../../emulator/stream/gofmt";
+import { goQuote } from "./go-quote";
 
 /** An error whose message is Go's err.Error() for the same input. */
 export class GoError extends Error {}
