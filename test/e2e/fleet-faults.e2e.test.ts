@@ -5,7 +5,7 @@
 // no object of another owner touched; destroy then leaves nothing behind.
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+import { type PulumiWorkspace, type RunResult, describeResult, initEmulatorStack, makePulumiWorkspace } from "./helpers/pulumi";
 
 const TOKEN = "e2e-fleet-token-0123456789";
 const SOURCES = 10;
@@ -81,9 +81,7 @@ describe("e2e: a fleet under 429s, 5xx, resets and lost answers", () => {
 
     ws = await makePulumiWorkspace({ project: "fleet" });
     ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
-    for (const r of [await ws.initStack(), await ws.setConfig("keboola:host", emu.url), await ws.setConfig("keboola:token", TOKEN, { secret: true })]) {
-      expect(r.code, summary(r)).toBe(0);
-    }
+    await initEmulatorStack(ws, emu.url, TOKEN);
 
     emu.clearRequests();
     emu.setFaults({ seed: 7, rate429: 0.1, retryAfterSeconds: 0, rate5xx: 0.05, rateReset: 0.05, rateLostResponse: 0.05 });

@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { packAndInstall } from "../../scripts/lib/packed";
-import { REPO_ROOT, describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+import { type PulumiWorkspace, REPO_ROOT, initEmulatorStack, makePulumiWorkspace, ok } from "./helpers/pulumi";
 
 const TOKEN = "e2e-packed-token-0123456789";
 
@@ -65,10 +65,6 @@ afterAll(async () => {
   if (installDir) fs.rmSync(installDir, { recursive: true, force: true });
 });
 
-function ok(res: RunResult): RunResult {
-  expect(res.code, describeResult(res)).toBe(0);
-  return res;
-}
 
 describe("e2e: the packed package in a fresh TypeScript program", () => {
   it("compiles with the TypeScript Pulumi bundles, previews, deploys and stores a short provider reference", async () => {
@@ -81,9 +77,7 @@ describe("e2e: the packed package in a fresh TypeScript program", () => {
     ws.writeProgram({ "index.ts": PROGRAM, "tsconfig.json": fs.readFileSync(path.join(REPO_ROOT, "examples/quickstart/tsconfig.json"), "utf8") });
     fs.rmSync(path.join(ws.programDir, "node_modules"), { recursive: true, force: true });
     fs.symlinkSync(nodeModules, path.join(ws.programDir, "node_modules"), "dir");
-    ok(await ws.initStack());
-    ok(await ws.setConfig("keboola:host", emu.url));
-    ok(await ws.setConfig("keboola:token", TOKEN, { secret: true }));
+    await initEmulatorStack(ws, emu.url, TOKEN);
 
     const preview = ok(await ws.preview([], { timeoutMs: 300_000 }));
     expect(preview.stdout).toMatch(/\+ 8 to create/); // the 7 resources and the stack

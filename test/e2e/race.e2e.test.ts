@@ -4,7 +4,7 @@
 // both owners, and its destroy never touches the winner's objects.
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, type PulumiWorkspace } from "./helpers/pulumi";
+import { type PulumiWorkspace, describeResult, initEmulatorStack, makePulumiWorkspace } from "./helpers/pulumi";
 
 const TOKEN = "e2e-race-token-0123456789";
 
@@ -30,9 +30,7 @@ describe("e2e: two stacks racing for one id", () => {
     for (const stack of ["alpha", "beta"]) {
       const ws = await makePulumiWorkspace({ project: "race", stack });
       ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
-      for (const res of [await ws.initStack(), await ws.setConfig("keboola:host", emu.url), await ws.setConfig("keboola:token", TOKEN, { secret: true })]) {
-        expect(res.code, describeResult(res)).toBe(0);
-      }
+      await initEmulatorStack(ws, emu.url, TOKEN);
       stacks.push(ws);
     }
     const results = await Promise.all(stacks.map((ws) => ws.up()));

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+import { type PulumiWorkspace, initEmulatorStack, makePulumiWorkspace, ok } from "./helpers/pulumi";
 
 const TOKEN = "e2e-recovery-token-0123456789";
 
@@ -34,10 +34,6 @@ afterEach(async () => {
   await emu?.close();
 });
 
-function ok(res: RunResult): RunResult {
-  expect(res.code, describeResult(res)).toBe(0);
-  return res;
-}
 
 /** Starts `pulumi up` in its own process group and SIGKILLs the group once `when` holds. */
 async function upKilledWhen(w: PulumiWorkspace, e: Emulator, when: (writes: string[]) => boolean): Promise<string[]> {
@@ -101,9 +97,7 @@ describe("e2e: recovering from a killed pulumi up", () => {
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 400 });
     ws = await makePulumiWorkspace({ project: "recovery" });
     ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
-    ok(await ws.initStack());
-    ok(await ws.setConfig("keboola:host", emu.url));
-    ok(await ws.setConfig("keboola:token", TOKEN, { secret: true }));
+    await initEmulatorStack(ws, emu.url, TOKEN);
 
     const before = await upKilledWhen(ws, emu, when);
     expect(creates(before).length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, type PulumiWorkspace } from "./helpers/pulumi";
+import { type PulumiWorkspace, describeResult, initEmulatorStack, makePulumiWorkspace } from "./helpers/pulumi";
 
 const TOKEN = "e2e-refusals-token-0123456789";
 
@@ -31,9 +31,7 @@ beforeAll(async () => {
   emu = await startEmulator({ token: TOKEN, taskDurationMs: 10 });
   ws = await makePulumiWorkspace({ project: "refusals" });
   ws.writeProgram({ "index.js": "" }, { linkProjectPackage: true });
-  for (const r of [await ws.initStack(), await ws.setConfig("keboola:host", emu.url), await ws.setConfig("keboola:token", TOKEN, { secret: true })]) {
-    expect(r.code, describeResult(r)).toBe(0);
-  }
+  await initEmulatorStack(ws, emu.url, TOKEN);
 }, 120_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@
 // they fail with a message that says so, not with a stack trace.
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, type PulumiWorkspace } from "./helpers/pulumi";
+import { type PulumiWorkspace, describeResult, initEmulatorStack, makePulumiWorkspace, ok } from "./helpers/pulumi";
 
 const OLD = "e2e-old-token-0123456789";
 const NEW = "e2e-new-token-9876543210";
@@ -21,9 +21,8 @@ describe("e2e: a rotated token", () => {
     emu = await startEmulator({ token: OLD, taskDurationMs: 10 });
     ws = await makePulumiWorkspace({ project: "rotation" });
     ws.writeProgram({ "index.js": `new (require("keboola-pulumi").Source)("events", { name: "Events" });\n` }, { linkProjectPackage: true });
-    for (const r of [await ws.initStack(), await ws.setConfig("keboola:host", emu.url), await ws.setConfig("keboola:token", OLD, { secret: true }), await ws.up()]) {
-      expect(r.code, describeResult(r)).toBe(0);
-    }
+    await initEmulatorStack(ws, emu.url, OLD);
+    ok(await ws.up());
 
     // Rotate: the old token stops working, a new one with the same rights replaces it.
     const master = emu.state.tokens.find((t) => t.token === OLD)!;

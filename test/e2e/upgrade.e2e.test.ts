@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+import { type PulumiWorkspace, initEmulatorStack, makePulumiWorkspace, ok } from "./helpers/pulumi";
 
 const TOKEN = "e2e-upgrade-token-0123456789";
 
@@ -51,10 +51,6 @@ afterAll(async () => {
   await emu?.close();
 });
 
-function ok(res: RunResult): RunResult {
-  expect(res.code, describeResult(res)).toBe(0);
-  return res;
-}
 
 const live = () => ({
   sources: Object.values(emu.state.stream.sources).filter((s) => !s.deleted).map((s) => `${s.sourceId}:${s.description.split("\n")[0]}`).sort(),
@@ -66,9 +62,7 @@ describe("e2e: upgrading a stack created by keboola-pulumi 0.1.0", () => {
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 10 });
     ws = await makePulumiWorkspace({ project: "upgrade" });
     ws.writeProgram({ "index.js": OLD_PROGRAM }, { linkProjectPackage: true });
-    ok(await ws.initStack());
-    ok(await ws.setConfig("keboola:host", emu.url));
-    ok(await ws.setConfig("keboola:token", TOKEN, { secret: true }));
+    await initEmulatorStack(ws, emu.url, TOKEN);
     ok(await ws.up());
     const oldProviders = (await ws.stackResources()).filter((r) => r.type.includes("keboola:")).map((r) => String(r.outputs?.__provider ?? ""));
     expect(oldProviders.every((p) => p.includes('require("keboola-pulumi/runtime")') && !p.includes("keboola-pulumi/kinds/"))).toBe(true);

@@ -1,2 +1,18 @@
 // The end-to-end tests use the same Pulumi workspace as the quickstart.
+import { expect } from "vitest";
+import { describeResult, type PulumiWorkspace, type RunResult } from "../../../scripts/lib/pulumi-workspace";
+
 export * from "../../../scripts/lib/pulumi-workspace";
+
+/** Fails the test with the command's output unless it succeeded. */
+export function ok(res: RunResult): RunResult {
+  expect(res.code, describeResult(res)).toBe(0);
+  return res;
+}
+
+/** `pulumi stack init` and the stack config that points it at an emulator (the token as a secret). */
+export async function initEmulatorStack(ws: PulumiWorkspace, host: string, token: string): Promise<void> {
+  ok(await ws.initStack());
+  ok(await ws.setConfig("keboola:host", host));
+  ok(await ws.setConfig("keboola:token", token, { secret: true }));
+}
