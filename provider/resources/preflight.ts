@@ -79,7 +79,7 @@ function slot(
     if (adoptExisting || (owner !== undefined && found === owner)) return undefined;
     return {
       property,
-      reason: `${kind} "${id}" already exists ${where} and belongs to ${describeOwner(found)}: choose another ${kind}Id (or name), or set adoptExisting: true to take it over`,
+      reason: `${kind} "${id}" already exists ${where} and belongs to ${describeOwner(found)}; this resource is ${describeOwner(owner)}. Choose another ${kind}Id (or name), or set adoptExisting: true to take it over`,
     };
   }
   if (count >= limit) {
@@ -125,7 +125,7 @@ export async function configSlotFailure(ctx: ResourceContext, p: { branchId: str
   if (p.adoptExisting || (owner !== undefined && found === owner)) return undefined;
   return {
     property: "configId",
-    reason: `configuration "${p.configId}" of ${p.componentId} already exists in branch ${p.branchId} and belongs to ${describeOwner(found)}: choose another configId, or set adoptExisting: true to take it over`,
+    reason: `configuration "${p.configId}" of ${p.componentId} already exists in branch ${p.branchId} and belongs to ${describeOwner(found)}; this resource is ${describeOwner(owner)}. Choose another configId, or set adoptExisting: true to take it over`,
   };
 }
 

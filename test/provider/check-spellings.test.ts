@@ -52,6 +52,7 @@ describe("settings spellings at check", () => {
       __resourceName: "s",
       __owner: ownerUrn("s"),
       sourceId: "src",
+      __program: { declared: true }, // its Source is declared in the same program, not created yet
       stagingUploadTrigger: { interval: "1.5m", size: "5 MB" },
       targetImportTrigger: { interval: "1h30m", size: "5mb" },
     });

@@ -92,7 +92,7 @@ const cases: Case[] = [
   { what: "Source branch name", handler: source, inputs: { name: "A", branchId: "main" }, path: "branchId", fix: /"default" or a numeric/ },
   { what: "Source missing branch", handler: source, inputs: { name: "A", branchId: 999 }, path: "branchId", fix: /use "default" or one of these ids/ },
   { what: "Source id of another owner", handler: source, inputs: { name: "A", sourceId: "taken" }, path: "sourceId", fix: /belongs to stack "prod".*adoptExisting: true/ },
-  { what: "Source derived id of another owner", handler: source, inputs: { name: "Taken" }, path: "name", fix: /belongs to.*choose another sourceId/ },
+  { what: "Source derived id of another owner", handler: source, inputs: { name: "Taken" }, path: "name", fix: /belongs to.*this resource is stack "test".*Choose another sourceId/ },
   { what: "Source adoptExisting not boolean", handler: source, inputs: { name: "A", adoptExisting: "yes" }, path: "adoptExisting", fix: /true or false/ },
   { what: "Source 101st in a branch", handler: source, inputs: { name: "One more" }, path: "name", fix: /limit is 100: delete one first, or use another branch/ },
 
