@@ -23,11 +23,6 @@ export function normalizeId(input: string): string {
     .toLowerCase();
 }
 
-/** The id the service will use: the explicit one (normalized as the service does) or one from the name. */
-export function effectiveId(explicitId: string | undefined, name: string): string {
-  return normalizeId(explicitId ?? name);
-}
-
 /** Storage table ids: `in|out.c-<bucket>.<table>`. */
 export const TABLE_ID_PATTERN = /^(in|out)\.c-[a-zA-Z0-9_-]+\.[a-zA-Z0-9_-]+$/;
 
