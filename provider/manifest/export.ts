@@ -9,6 +9,12 @@ import { normalizeConfig } from "../resources/configurations";
 import { orderedRows } from "../resources/component-config";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/variable-config";
 import { splitMarker } from "../resources/ownership";
+
+/** A source's or sink's description without the owner marker (bookkeeping, not declaration), when there is one. */
+const described = (text: string): { description?: string } => {
+  const description = splitMarker(text).text;
+  return description ? { description } : {};
+};
 import type { ManifestInput } from "./schema";
 
 // `keboola-pulumi export`: a live project -> keboola.yaml. Every entry carries its ids and
@@ -121,8 +127,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
       ...branchField,
       sourceId: s.sourceId,
       name: s.name,
-      // The owner marker keboola-pulumi appends is bookkeeping, not part of the declaration.
-      ...(splitMarker(s.description).text ? { description: splitMarker(s.description).text } : {}),
+      ...described(s.description),
       ...(s.type !== "http" ? { type: s.type } : {}),
       adoptExisting: true,
       ...(settings ? { settings } : {}),
@@ -143,7 +148,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         source: s.sourceId,
         sinkId: k.sinkId,
         name: k.name,
-        ...(splitMarker(k.description).text ? { description: splitMarker(k.description).text } : {}),
+        ...described(k.description),
         tableId: k.table.tableId,
         columns: k.table.mapping.columns.map(canonicalColumn),
         ...(k.allowedSignals?.length ? { allowedSignals: k.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),

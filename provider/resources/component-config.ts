@@ -12,7 +12,7 @@ import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
 import { ownerOf, splitMarker, withMarker } from "./ownership";
 import { declareConfig } from "./program";
-import { branchFailure, componentFailure, configSlotFailure, isNew, unlessForbidden } from "./preflight";
+import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import {
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
@@ -458,8 +458,10 @@ export const handler: ResourceHandler = {
     if (!main.value) return { inputs: news, failures: unique };
     if (unique.length === 0 && !containsUnknown([news.branchId, news.componentId, news.configId])) {
       const v = main.value;
-      const found = await unlessForbidden(
-        (async () => (await branchFailure(ctx, v.branchId)) ?? (await componentFailure(ctx, v.componentId)) ?? (isNew(olds, "configId") ? await configSlotFailure(ctx, v, ownerOf(news)) : undefined))(),
+      const found = await firstFailure(
+        () => branchFailure(ctx, v.branchId),
+        () => componentFailure(ctx, v.componentId),
+        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, v, ownerOf(news)) : undefined),
       );
       if (found) unique.push(found);
     }

@@ -29,6 +29,19 @@ export async function unlessForbidden<T>(p: Promise<T>): Promise<T | undefined> 
   }
 }
 
+/** The first failure of the preflights, run one after the other (each asks only when the previous passed). */
+export async function firstFailure(...checks: Array<() => Promise<Failure>>): Promise<Failure> {
+  return unlessForbidden(
+    (async () => {
+      for (const check of checks) {
+        const failure = await check();
+        if (failure) return failure;
+      }
+      return undefined;
+    })(),
+  );
+}
+
 /** Hidden facts the resource class passed about objects declared in the same program. */
 export function programFacts(props: Props): ProgramFacts {
   const f = props.__program;

@@ -5,7 +5,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
 import { checkWith, containsUnknown, parseChecked } from "../validation/check";
-import { branchFailure, configSlotFailure, isNew, unlessForbidden } from "./preflight";
+import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
 import kindProvider from "../kinds/variable-config";
 import { PartialFailure, type Props, type ResourceHandler } from "./types";
@@ -278,8 +278,9 @@ export const handler: ResourceHandler = {
     const { value, failures } = checkWith(variableConfigInputsSchema, news);
     if (!value) return { inputs: news, failures };
     if (failures.length === 0 && !containsUnknown([news.branchId, news.configId])) {
-      const found = await unlessForbidden(
-        (async () => (await branchFailure(ctx, value.branchId)) ?? (isNew(olds, "configId") ? await configSlotFailure(ctx, { ...value, componentId: VARIABLES_COMPONENT }, ownerOf(news)) : undefined))(),
+      const found = await firstFailure(
+        () => branchFailure(ctx, value.branchId),
+        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...value, componentId: VARIABLES_COMPONENT }, ownerOf(news)) : undefined),
       );
       if (found) failures.push(found);
     }
