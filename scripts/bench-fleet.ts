@@ -99,7 +99,8 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     const ws = await setUp("bench-fleet", program(o));
     emu.clearRequests();
     const up = await timed(() => ws.up(extra, { timeoutMs: 1_800_000 }), "up");
-    const upRequests = emu.requests().length;
+    const upLog = emu.requests();
+    const upRequests = upLog.length;
     emu.clearRequests();
     const preview = await timed(() => ws.previewExpectNoChanges(extra, { timeoutMs: 600_000 }), "no-op preview");
     const previewWrites = emu.writes().length;
@@ -118,11 +119,22 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     console.log(`  preview   ${ratio(preview)}, ${previewWrites} writes`);
     console.log(`  refresh   ${ratio(refresh)}, ${(refreshRequests / resources).toFixed(2)} requests per resource`);
     console.log(`  destroy   ${ratio(destroy)}`);
+    console.log(`  up requests by kind: ${breakdown(upLog)}`);
     console.log(`  state     ${(stateBytes / 1024).toFixed(0)} KB, __provider ${Math.max(...providers.map((p) => p.length))} B per resource`);
   } finally {
     for (const ws of wss.reverse()) await ws.cleanup();
     await emu.close();
   }
+}
+
+/** Requests grouped by method and path shape (ids and query values elided), most frequent first. */
+function breakdown(log: ReadonlyArray<{ method: string; path: string }>): string {
+  const counts = new Map<string, number>();
+  for (const e of log) {
+    const shape = `${e.method} ${e.path.replace(/\?.*$/, "").replace(/\/(?:[0-9]+|[a-z0-9-]+-[0-9]+|task\.[^/]+|[a-f0-9-]{20,})(?=\/|$)/g, "/:id")}`;
+    counts.set(shape, (counts.get(shape) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `\n    ${String(n).padStart(5)} ${k}`).join("");
 }
 
 async function main(): Promise<void> {
