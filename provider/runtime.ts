@@ -1,6 +1,10 @@
 import { KeboolaClient } from "./api/client";
 import { resolveSettings, type ConfigSource } from "./config";
-import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceHandler, type ResourceKind } from "./resources/types";
+import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "./resources/types";
+import type { AnyDefinition, CallContext, Handler } from "./resources/define";
+import { ownerOf } from "./resources/ownership";
+import { programFacts } from "./resources/preflight";
+import { parseChecked } from "./validation/check";
 import { userFacingError } from "./errors";
 import { resourceName } from "./resources/common";
 
@@ -36,38 +40,74 @@ const context: ResourceContext = {
   },
 };
 
+/** What each module under resources/ exports for its kind. */
+export interface ResourceModule {
+  definition: AnyDefinition;
+  handler: Handler<AnyDefinition>;
+}
+
 // Resource modules load lazily so a process handling only sources never loads the jsonnet engine.
-function handler(kind: ResourceKind): ResourceHandler {
+function load(kind: ResourceKind): ResourceModule {
   switch (kind) {
     case "source":
-      return (require("./resources/source") as { handler: ResourceHandler }).handler;
+      return require("./resources/source") as ResourceModule;
     case "sink":
-      return (require("./resources/sink") as { handler: ResourceHandler }).handler;
+      return require("./resources/sink") as ResourceModule;
     case "sourceSettings":
-      return (require("./resources/source-settings") as { handler: ResourceHandler }).handler;
+      return require("./resources/source-settings") as ResourceModule;
     case "sinkSettings":
-      return (require("./resources/sink-settings") as { handler: ResourceHandler }).handler;
+      return require("./resources/sink-settings") as ResourceModule;
     case "componentConfig":
-      return (require("./resources/component-config") as { handler: ResourceHandler }).handler;
+      return require("./resources/component-config") as ResourceModule;
     case "variableConfig":
-      return (require("./resources/variable-config") as { handler: ResourceHandler }).handler;
+      return require("./resources/variable-config") as ResourceModule;
     case "jobRun":
-      return (require("./resources/job-run") as { handler: ResourceHandler }).handler;
+      return require("./resources/job-run") as ResourceModule;
   }
 }
 
-export async function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
-  const h = handler(kind);
-  const fn = h[method] as (ctx: ResourceContext, ...a: unknown[]) => Promise<unknown>;
-  const props = propsOf(method, args);
+const props = (v: unknown): Props => (v && typeof v === "object" ? (v as Props) : {});
+
+/**
+ * Runs one method of a kind's handler: inputs parsed by the kind's schema (create, update), state
+ * parsed by it (diff, read, update, delete), and errors made presentable.
+ */
+export function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
+  return invoke(load(kind), kind, method, args, context);
+}
+
+/** `call` for a loaded module and a given client: what tests use to drive a handler as the host does. */
+export async function invoke(mod: ResourceModule, kind: ResourceKind, method: Method, args: unknown[], base: ResourceContext): Promise<unknown> {
+  const { definition: def, handler: h } = mod;
+  const about = propsOf(method, args);
   // State written by 0.1.0 has no name in a source's or sink's outputs: errors name it by its id then.
-  const named = resourceName(props) === "(unnamed)" && method !== "create" && method !== "check" && typeof args[0] === "string" ? { ...props, __resourceName: args[0] } : props;
+  const named = resourceName(about) === "(unnamed)" && method !== "create" && method !== "check" && typeof args[0] === "string" ? { ...about, __resourceName: args[0] } : about;
+  const ctx: CallContext = { client: () => base.client(), call: { name: resourceName(named), owner: ownerOf(named), facts: programFacts(named) } };
+  const label = `${def.type} "${ctx.call.name}"`;
   try {
-    return withoutUndefined(withIdentity(method, await fn.call(h, context, ...args), props));
+    const result = await (async (): Promise<unknown> => {
+      switch (method) {
+        case "check":
+          return h.check(ctx, props(args[0]), props(args[1]));
+        case "diff":
+          return h.diff(ctx, String(args[0]), def.parseState(props(args[1])), props(args[2]));
+        case "create":
+          return h.create(ctx, parseChecked(def.inputs, props(args[0]), label));
+        case "read":
+          return h.read(ctx, String(args[0]), def.parseState(props(args[1])));
+        case "update":
+          return h.update(ctx, String(args[0]), def.parseState(props(args[1])), parseChecked(def.inputs, props(args[2]), label));
+        case "delete":
+          return h.delete(ctx, String(args[0]), def.parseState(props(args[1])));
+      }
+    })();
+    return withoutUndefined(withIdentity(method, result, about));
   } catch (err) {
     if (err instanceof PartialFailure) {
       const failed = userFacingError(kind, method, named, err);
-      throw new PartialFailure(failed.message, err.id, withoutUndefined({ ...err.properties, ...identity(props) }) as Props, err.reasons);
+      // The object exists: its state keeps the provider, so delete and refresh can find it.
+      const properties = { ...err.properties, __provider: about.__provider, ...identity(about) };
+      throw new PartialFailure(failed.message, err.id, withoutUndefined(properties) as Props, err.reasons);
     }
     throw userFacingError(kind, method, named, err);
   }
@@ -75,17 +115,16 @@ export async function call(kind: ResourceKind, method: Method, args: unknown[]):
 
 /** The inputs (or recorded state) a call is about: where the resource's name and owner are found. */
 function propsOf(method: Method, args: unknown[]): Props {
-  const pick = (i: number) => (args[i] && typeof args[i] === "object" ? (args[i] as Props) : {});
   switch (method) {
     case "check":
     case "diff":
     case "update":
-      return pick(method === "check" ? 1 : 2);
+      return props(args[method === "check" ? 1 : 2]);
     case "create":
-      return pick(0);
+      return props(args[0]);
     case "read":
     case "delete":
-      return pick(1);
+      return props(args[1]);
   }
 }
 

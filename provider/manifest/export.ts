@@ -7,7 +7,7 @@ import { normalizeId } from "../validation/ids";
 import { SETTINGS, sameSetting } from "../validation/settings";
 import { normalizeConfig } from "../resources/configurations";
 import { orderedRows } from "../resources/component-config";
-import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/variable-config";
+import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/configurations";
 import { splitMarker } from "../resources/ownership";
 
 /** A source's or sink's description without the owner marker (bookkeeping, not declaration), when there is one. */

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
-import { pathOf } from "../validation/failures";
+import { pathOf } from "../validation/paths";
 import { sinkInputsSchema } from "../resources/sink";
 import { sourceSettingsInputsSchema } from "../resources/source-settings";
 import { variableConfigInputsSchema } from "../resources/variable-config";

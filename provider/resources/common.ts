@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Props } from "./types";
 
-// Pieces every resource file uses: the Pulumi class plumbing and the diff helper.
+// Pieces every resource file uses: the argument types of the classes, comparing and diffing.
 
 /** Deep `pulumi.Input` of a plain input type, so nested values may be outputs of other resources. */
 // Scalars are not distributed: `string | undefined` becomes Input<string | undefined>, which an
@@ -16,35 +16,6 @@ export type DeepInput<T> = [T] extends [string | number | boolean | undefined | 
       : pulumi.Input<T>;
 
 export type ArgsOf<T> = { [K in keyof T]: DeepInput<T[K]> };
-
-/**
- * Registers a dynamic resource of type `pulumi-nodejs:dynamic/keboola:<type>`. `outputs` lists output
- * names so they exist as properties; `secretOutputs` are stored encrypted in state.
- */
-export function resourceArgs(
-  /** The kind's provider object (provider/kinds/): one per kind, so Pulumi serializes it once. */
-  provider: dynamic.ResourceProvider,
-  type: string,
-  name: string,
-  args: object,
-  outputs: readonly string[],
-  secretOutputs: readonly string[],
-  opts: pulumi.CustomResourceOptions | undefined,
-): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
-  const token = `pulumi-nodejs:dynamic/keboola:${type}`;
-  const props: pulumi.Inputs = {
-    ...Object.fromEntries(outputs.map((o) => [o, undefined])),
-    ...args,
-    __resourceName: name,
-    // The owner marker written onto every object this resource creates (see ownership.ts).
-    __owner: pulumi.createUrn(name, token, opts?.parent),
-  };
-  const options: pulumi.CustomResourceOptions = {
-    ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs],
-  };
-  return [provider, name, props, options, "keboola", type];
-}
 
 /** Canonical JSON for comparing nested values regardless of key order. */
 export function stableJson(v: unknown): string {
@@ -72,11 +43,6 @@ export function diffFields(
   const replaces = fields.replace.filter((f) => !same(olds[f], news[f]));
   const updates = fields.update.filter((f) => !same(olds[f], news[f]));
   return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
-}
-
-/** Outputs carry the provider so delete/refresh of a half-created object can find it. */
-export function withProvider(outs: Props, inputs: Props): Props {
-  return { ...outs, __provider: inputs.__provider, __resourceName: inputs.__resourceName };
 }
 
 export function resourceName(props: Props): string {

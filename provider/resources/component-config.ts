@@ -4,21 +4,17 @@ import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
-import { checkWith, containsUnknown, parseChecked, userInputs } from "../validation/check";
+import { checkWith, containsUnknown, userInputs } from "../validation/check";
+import { variableDeclarationSchema, type VariableDeclaration } from "../validation/variables";
 import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
-import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import { same, type ArgsOf } from "./common";
+import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/component-config";
-import { PartialFailure, type Props, type ResourceHandler } from "./types";
-import { ownerOf, splitMarker, withMarker } from "./ownership";
+import { PartialFailure, type Props } from "./types";
+import { splitMarker, withMarker } from "./ownership";
 import { declareConfig } from "./program";
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
-import {
-  DEFAULT_CHANGE_DESCRIPTION,
-  VARIABLES_COMPONENT,
-  variableDeclarationSchema,
-  type VariableDeclaration,
-} from "./variable-config";
 import {
   assertCanManage,
   assertCanPurge,
@@ -33,6 +29,8 @@ import {
   unknownAsOld,
   adoptExistingSchema,
   ADOPT_NEEDS_ID,
+  DEFAULT_CHANGE_DESCRIPTION,
+  VARIABLES_COMPONENT,
 } from "./configurations";
 
 // A component configuration with its rows, optionally bound to a VariableConfig.
@@ -84,8 +82,10 @@ export const variablesBindingSchema = z
 const COMPONENT_ID = /^[A-Za-z0-9._-]+$/;
 const ROOT_VARIABLE_KEYS = ["variables_id", "variables_values_id"] as const;
 
-export const componentConfigInputsSchema = z
-  .object({
+export const componentConfig = defineResource({
+  type: "ComponentConfig",
+  description: "A component configuration with its rows, optionally bound to a VariableConfig.",
+  inputs: {
     branchId: branchSchema,
     componentId: z
       .string({ error: 'required: the component id, e.g. "keboola.ex-generic-v2"' })
@@ -107,9 +107,8 @@ export const componentConfigInputsSchema = z
     variables: variablesBindingSchema.optional().describe("Bind a VariableConfig: pass variableConfig.binding()."),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
     adoptExisting: adoptExistingSchema,
-  })
-  .strict()
-  .superRefine((v, ctx) => {
+  },
+  refine: (v, ctx) => {
     if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
     const ids = new Map<string, number>();
     v.rows.forEach((r, i) => {
@@ -125,49 +124,40 @@ export const componentConfigInputsSchema = z
         }
       }
     }
-  });
-
-export type ComponentConfigInputs = z.input<typeof componentConfigInputsSchema>;
-
-/** What a ComponentConfig has besides its inputs. */
-export const componentConfigOutputsSchema = z.object({
-  configId: z.string().describe("Configuration id."),
-  rowIds: z.array(z.string()).describe("Ids of the rows, in the order of rows."),
-  version: z.number().int().describe("Configuration version."),
-  warnings: z.array(z.string()).describe("Declared variables no placeholder uses."),
+  },
+  outputs: {
+    configId: z.string().describe("Configuration id."),
+    rowIds: z.array(z.string()).describe("Ids of the rows, in the order of rows."),
+    version: z.number().int().describe("Configuration version."),
+    warnings: z.array(z.string()).describe("Declared variables no placeholder uses."),
+  },
+  internal: {
+    /** Whether configId was declared (else Keboola chose it, and a later declared configId is not a new one). */
+    explicitConfigId: z.boolean(),
+  },
 });
-type Parsed = z.output<typeof componentConfigInputsSchema>;
-type ParsedRow = Parsed["rows"][number];
 
-const OUTPUTS = ["branchId", "configId", "description", "configuration", "rows", "rowIds", "isDisabled", "version", "warnings"] as const;
+/** Kept for the manifest's schema: the inputs of a ComponentConfig. */
+export const componentConfigInputsSchema = componentConfig.inputs;
+export type ComponentConfigInputs = InputsOf<typeof componentConfig>;
+type Parsed = CheckedOf<typeof componentConfig>;
+type ParsedRow = Parsed["rows"][number];
+type State = StateOf<typeof componentConfig>;
 
 // Nothing but the schema's inputs: `variables` takes what `VariableConfig.binding()` returns as it is.
 // (With the TypeScript 3.8 that Pulumi compiles a program with when it brings none, the inputs type
 // is opaque; an interface adding members of its own would then refuse every other property.)
 export interface ComponentConfigArgs extends ArgsOf<ComponentConfigInputs> {}
 
+export interface ComponentConfig extends OutputsOf<typeof componentConfig> {}
 export class ComponentConfig extends pulumi.dynamic.Resource {
-  declare readonly branchId: pulumi.Output<string>;
-  declare readonly componentId: pulumi.Output<string>;
-  declare readonly configId: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  declare readonly configuration: pulumi.Output<Record<string, unknown>>;
-  declare readonly rows: pulumi.Output<Array<z.output<typeof rowInputsSchema>>>;
-  /** Ids of the rows, in the order of `rows`. */
-  declare readonly rowIds: pulumi.Output<string[]>;
-  declare readonly isDisabled: pulumi.Output<boolean>;
-  declare readonly version: pulumi.Output<number>;
-  /** Declared variables no placeholder uses, and similar hints. */
-  declare readonly warnings: pulumi.Output<string[]>;
-
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("ComponentConfig", name, args);
-    super(...resourceArgs(kindProvider, "ComponentConfig", name, args, OUTPUTS, [], opts));
+    super(...registration(kindProvider, componentConfig, name, args, opts));
   }
 }
 
-const what = (props: Props) => `ComponentConfig "${resourceName(props)}"`;
+const what = (name: string) => `ComponentConfig "${name}"`;
 
 // ---------------------------------------------------------------------------------------------
 // Validation beyond the field schema
@@ -284,27 +274,29 @@ interface Intent {
   explicitConfigId: boolean;
   explicitRowIds: Set<string>;
   purgeOnDelete: boolean;
+  adoptExisting: boolean;
   changeDescription?: string;
   /** Present when the configuration is bound to variables. */
   binding?: { declared?: VariableDeclaration[] };
   warnings: string[];
-  name: string;
 }
 
-function outputs(intent: Intent, c: Configuration): Props {
+function stateOf(intent: Intent, c: Configuration): State {
   let configuration = c.configuration;
-  let variables: Props | undefined;
+  let variables: State["variables"];
   if (intent.binding) {
     const { variables_id: vid, variables_values_id: vvid, ...rest } = configuration;
     configuration = rest;
     if (vid !== undefined && vid !== null && vid !== "") {
-      variables = { configId: String(vid) };
-      if (vvid !== undefined && vvid !== null && vvid !== "") variables.valuesRowId = String(vvid);
-      if (intent.binding.declared) variables.declared = intent.binding.declared;
+      variables = {
+        configId: String(vid),
+        ...(vvid !== undefined && vvid !== null && vvid !== "" ? { valuesRowId: String(vvid) } : {}),
+        ...(intent.binding.declared ? { declared: intent.binding.declared } : {}),
+      };
     }
   }
   const rows = orderedRows(c);
-  const out: Props = {
+  return {
     branchId: intent.branchId,
     componentId: intent.componentId,
     configId: c.id,
@@ -322,13 +314,12 @@ function outputs(intent: Intent, c: Configuration): Props {
     isDisabled: c.isDisabled,
     version: c.version,
     purgeOnDelete: intent.purgeOnDelete,
+    adoptExisting: intent.adoptExisting,
     explicitConfigId: intent.explicitConfigId,
     warnings: intent.warnings,
-    __resourceName: intent.name,
+    ...(variables ? { variables } : {}),
+    ...(intent.changeDescription !== undefined ? { changeDescription: intent.changeDescription } : {}),
   };
-  if (variables) out.variables = variables;
-  if (intent.changeDescription !== undefined) out.changeDescription = intent.changeDescription;
-  return out;
 }
 
 /** The configuration as written: the declared one plus the variables references. */
@@ -363,17 +354,17 @@ async function verifyBinding(storage: StorageApi, p: Parsed, label: string): Pro
   return warnings;
 }
 
-function intentOf(p: Parsed, props: Props, warnings: string[]): Intent {
+function intentOf(p: Parsed, warnings: string[]): Intent {
   return {
     branchId: p.branchId,
     componentId: p.componentId,
     explicitConfigId: p.configId !== undefined,
     explicitRowIds: new Set(p.rows.flatMap((r) => (r.rowId ? [r.rowId] : []))),
     purgeOnDelete: p.purgeOnDelete,
+    adoptExisting: p.adoptExisting,
     changeDescription: p.changeDescription,
     binding: p.variables ? { declared: p.variables.declared ?? undefined } : undefined,
     warnings,
-    name: resourceName(props),
   };
 }
 
@@ -434,17 +425,15 @@ async function finish(storage: StorageApi, p: Parsed, configId: string, rowIds: 
   return normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));
 }
 
-function recordedRows(olds: Props): { rows: Array<{ rowId?: string; name: string }>; rowIds: string[] } {
-  const rows = Array.isArray(olds.rows) ? (olds.rows as Array<{ rowId?: string; name: string }>) : [];
-  const rowIds = Array.isArray(olds.rowIds) ? (olds.rowIds as unknown[]).map(String) : [];
-  return { rows, rowIds };
+function recordedRows(olds: Partial<State>): { rows: Array<{ rowId?: string; name: string }>; rowIds: string[] } {
+  return { rows: olds.rows ?? [], rowIds: olds.rowIds ?? [] };
 }
 
 // ---------------------------------------------------------------------------------------------
 
-export const handler: ResourceHandler = {
+export const handler: Handler<typeof componentConfig> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const main = checkWith(componentConfigInputsSchema, news);
+    const main = checkWith(componentConfig.inputs, news);
     const failures = [...main.failures, ...genericExtractorFailures(news)];
     const input = userInputs(news);
     const declared = knownDeclared(input.variables);
@@ -452,7 +441,7 @@ export const handler: ResourceHandler = {
       const { failures: ph, warnings } = placeholderProblems(input as { configuration?: unknown; rows?: unknown }, declared);
       failures.push(...ph);
       // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.
-      for (const w of warnings) console.warn(`warning: ${what(news)}: ${w}`);
+      for (const w of warnings) console.warn(`warning: ${what(ctx.call.name)}: ${w}`);
     }
     const unique = failures.filter((f, i) => failures.findIndex((g) => g.property === f.property && g.reason === f.reason) === i);
     if (!main.value) return { inputs: news, failures: unique };
@@ -461,7 +450,7 @@ export const handler: ResourceHandler = {
       const found = await firstFailure(
         () => branchFailure(ctx, v.branchId),
         () => componentFailure(ctx, v.componentId),
-        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, v, ownerOf(news)) : undefined),
+        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, v, ctx.call.owner) : undefined),
       );
       if (found) unique.push(found);
     }
@@ -481,21 +470,21 @@ export const handler: ResourceHandler = {
       const b = v as { configId?: unknown; valuesRowId?: unknown };
       return { configId: unknownAsOld(old?.configId, b.configId), valuesRowId: unknownAsOld(old?.valuesRowId, b.valuesRowId ?? undefined) ?? undefined };
     };
-    const updates = ["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"].filter((f) => !same(olds[f], news[f]));
+    const updates = (["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"] as const).filter((f) => !same(olds[f], news[f]));
     const oldBinding = binding(olds.variables) as { configId?: unknown; valuesRowId?: unknown } | undefined;
-    if (!same(oldBinding, binding(news.variables, oldBinding))) updates.push("variables");
-    return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+    const changed: string[] = [...updates];
+    if (!same(oldBinding, binding(news.variables, oldBinding))) changed.push("variables");
+    return { changes: replaces.length + changed.length > 0, replaces, deleteBeforeReplace: false };
   },
 
-  async create(ctx, inputs) {
-    const label = what(inputs);
-    const p = parseChecked(componentConfigInputsSchema, inputs, label);
+  async create(ctx, p) {
+    const label = what(ctx.call.name);
     const token = await assertCanManage(ctx, p.componentId, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const storage = ctx.client().storage;
     const warnings = await verifyBinding(storage, p, label);
-    const intent = intentOf(p, inputs, warnings);
-    const owner = ownerOf(inputs);
+    const intent = intentOf(p, warnings);
+    const owner = ctx.call.owner;
     const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner) };
     const { config, existed } = await createConfigOnce(storage, {
       branch: p.branchId,
@@ -518,84 +507,73 @@ export const handler: ResourceHandler = {
       // Rows of a configuration found again (after a crash or a lost answer) are matched by name.
       const { rowIds, wrote } = await reconcileRows(storage, w, configId, config, { rows: [], rowIds: [] });
       const final = await finish(storage, w, configId, rowIds, existed && !wrote ? config : undefined);
-      return { id, outs: outputs(intent, final) };
+      return { id, outs: stateOf(intent, final) };
     } catch (err) {
       // The configuration exists: keep it in state so the next `up` finishes the rows.
       const left = await findLiveConfig(storage, p.branchId, p.componentId, configId).catch(() => undefined);
-      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, { ...outputs(intent, left), __provider: inputs.__provider });
+      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intent, left));
       throw err;
     }
   },
 
-  async read(ctx, id, props) {
+  async read(ctx, id, recorded) {
     const parsedId = parseConfigResourceId(id);
-    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
-    const componentId = String(props.componentId ?? parsedId?.componentId ?? "");
-    const configId = String(props.configId ?? parsedId?.configId ?? "");
+    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
+    const componentId = recorded.componentId ?? parsedId?.componentId ?? "";
+    const configId = recorded.configId ?? parsedId?.configId ?? "";
     const c = await findLiveConfig(ctx.client().storage, branch, componentId, configId);
     if (!c) return { id: "" };
-    const recorded = recordedRows(props);
-    const oldBinding = props.variables as { declared?: VariableDeclaration[] } | undefined;
+    const recordedRowsOf = recordedRows(recorded);
+    const oldBinding = recorded.variables;
     // On import nothing is recorded: a configuration with variables_id is taken as bound.
-    const imported = !("rowIds" in props);
+    const imported = recorded.rowIds === undefined;
     const bound = oldBinding !== undefined || (imported && c.configuration.variables_id !== undefined);
     const intent: Intent = {
       branchId: branch,
       componentId,
-      explicitConfigId: props.explicitConfigId === true,
-      explicitRowIds: new Set(recorded.rows.flatMap((r) => (typeof r.rowId === "string" ? [r.rowId] : []))),
-      purgeOnDelete: props.purgeOnDelete === true,
-      changeDescription: typeof props.changeDescription === "string" ? props.changeDescription : undefined,
-      binding: bound ? { declared: oldBinding?.declared } : undefined,
+      explicitConfigId: recorded.explicitConfigId === true,
+      explicitRowIds: new Set(recordedRowsOf.rows.flatMap((r) => (typeof r.rowId === "string" ? [r.rowId] : []))),
+      purgeOnDelete: recorded.purgeOnDelete === true,
+      adoptExisting: recorded.adoptExisting === true,
+      changeDescription: recorded.changeDescription,
+      binding: bound ? { declared: oldBinding?.declared ?? undefined } : undefined,
       warnings: [],
-      name: resourceName(props),
     };
     // Warnings follow the configuration when the declarations are known; otherwise keep the recorded ones.
     const declared = oldBinding?.declared?.map((d) => d.name);
-    const stripped = outputs(intent, c);
-    intent.warnings = declared ? placeholderProblems(stripped as { configuration?: unknown; rows?: unknown }, declared).warnings : Array.isArray(props.warnings) ? (props.warnings as string[]) : [];
-    const outs = outputs(intent, c);
-    const inputs: Props = {
-      branchId: branch,
-      componentId,
-      name: outs.name,
-      description: outs.description,
-      configuration: outs.configuration,
-      rows: outs.rows,
-      isDisabled: outs.isDisabled,
-      purgeOnDelete: intent.purgeOnDelete,
-    };
-    if (intent.explicitConfigId) inputs.configId = c.id;
-    if (outs.variables !== undefined) inputs.variables = outs.variables;
-    if (intent.changeDescription !== undefined) inputs.changeDescription = intent.changeDescription;
-    return { id: configResourceId(branch, componentId, c.id), props: outs, inputs };
+    const stripped = stateOf(intent, c);
+    intent.warnings = declared ? placeholderProblems(stripped, declared).warnings : (recorded.warnings ?? []);
+    const state = stateOf(intent, c);
+    const { configId: _c, rowIds: _r, version: _v, warnings: _w, explicitConfigId: _e, ...inputs } = state;
+    return { id: configResourceId(branch, componentId, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },
 
-  async update(ctx, _id, olds, news) {
-    const label = what(news);
-    const p = parseChecked(componentConfigInputsSchema, news, label);
+  async update(ctx, _id, olds, p) {
+    const label = what(ctx.call.name);
     const token = await assertCanManage(ctx, p.componentId, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const storage = ctx.client().storage;
-    const configId = String(olds.configId);
+    const configId = olds.configId ?? p.configId ?? "";
     const current = await findLiveConfig(storage, p.branchId, p.componentId, configId);
     if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
     const warnings = await verifyBinding(storage, p, label);
-    const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ownerOf(news) ?? splitMarker(current.changeDescription).owner) };
+    const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ctx.call.owner ?? splitMarker(current.changeDescription).owner) };
     const { rowIds, wrote } = await reconcileRows(storage, w, configId, current, recordedRows(olds));
     // Re-read only when rows were written; otherwise `current` is still accurate.
     const final = await finish(storage, w, configId, rowIds, wrote ? undefined : current);
-    return { outs: outputs(intentOf(p, news, warnings), final) };
+    return { outs: stateOf(intentOf(p, warnings), final) };
   },
 
-  async delete(ctx, id, props) {
+  async delete(ctx, id, recorded) {
     const parsedId = parseConfigResourceId(id);
-    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
-    const componentId = String(props.componentId ?? parsedId?.componentId);
-    const configId = String(props.configId ?? parsedId?.configId);
-    const label = what(props);
+    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
+    const componentId = recorded.componentId ?? parsedId?.componentId ?? "";
+    const configId = recorded.configId ?? parsedId?.configId ?? id;
+    const label = what(ctx.call.name);
     const token = await assertCanManage(ctx, componentId, label, "delete configurations of");
-    if (props.purgeOnDelete === true) assertCanPurge(token, label);
-    await deleteConfiguration(ctx.client().storage, branch, componentId, configId, props.purgeOnDelete === true, withMarker("Deleted by Pulumi", ownerOf(props)));
+    if (recorded.purgeOnDelete === true) assertCanPurge(token, label);
+    await deleteConfiguration(ctx.client().storage, branch, componentId, configId, recorded.purgeOnDelete === true, withMarker("Deleted by Pulumi", ctx.call.owner));
   },
 };
+
+export const definition = componentConfig;

@@ -249,3 +249,7 @@ export const adoptExistingSchema = z
   .describe("Take over an existing configuration with this configId instead of failing (it is brought to the declared state, writing only what differs). Needs configId.");
 
 export const ADOPT_NEEDS_ID = "needs configId: set the id of the existing configuration to take over, or remove adoptExisting";
+
+export const VARIABLES_COMPONENT = "keboola.variables";
+export const VALUES_ROW_NAME = "Default values";
+export const DEFAULT_CHANGE_DESCRIPTION = "Updated by Pulumi";

@@ -4,12 +4,12 @@ import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
 import { KeboolaTimeoutError, isAmbiguous } from "../api/errors";
-import { checkWith, containsUnknown, parseChecked } from "../validation/check";
-import { jobFailures, programFacts, unlessForbidden } from "./preflight";
-import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import { checkWith, containsUnknown } from "../validation/check";
+import { stringValue, valueIssues, variableValuesSchema } from "../validation/variables";
+import { jobFailures, unlessForbidden } from "./preflight";
+import { same, type ArgsOf } from "./common";
+import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/job-run";
-import type { Props, ResourceHandler } from "./types";
-import { stringValue, valueIssues, variableValuesSchema } from "./variable-config";
 import { assertCanManage, unknownAsOld } from "./configurations";
 import { jobFacts } from "./program";
 
@@ -19,8 +19,10 @@ import { jobFacts } from "./program";
 // what is run: component, configuration, branch, variable values) runs it again: the diff asks
 // for a replacement, whose create is a new job. Delete is a no-op: a job cannot be undone.
 
-export const jobRunInputsSchema = z
-  .object({
+export const jobRun = defineResource({
+  type: "JobRun",
+  description: "One run of a configuration through the Job Queue; runs again when its triggers change.",
+  inputs: {
     branchId: branchSchema,
     componentId: z.string({ error: 'required: the component id, e.g. "keboola.ex-generic-v2"' }).min(1, "must not be empty").describe("Component of the configuration to run."),
     configId: z.string({ error: "required: the configuration to run (ComponentConfig.configId)" }).min(1, "must not be empty").describe("Configuration to run (ComponentConfig.configId)."),
@@ -34,44 +36,39 @@ export const jobRunInputsSchema = z
       .positive("must be a positive number of seconds")
       .optional()
       .describe("How long to wait for the job (default keboola:taskTimeout, 600 s). The job itself is not stopped when this runs out."),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
+  },
+  refine: (v, ctx) => {
     if (v.variableValuesData !== undefined && v.variableValuesId !== undefined) {
       ctx.addIssue({ code: "custom", path: ["variableValuesId"], message: "set either variableValuesData or variableValuesId, not both (the Queue accepts one source of values)" });
     }
-  });
-
-export type JobRunInputs = z.input<typeof jobRunInputsSchema>;
-
-/** What a JobRun has besides its inputs. */
-export const jobRunOutputsSchema = z.object({
-  jobId: z.string().describe("Queue job id."),
-  status: z.string().describe('Final status of the job: always "success" (any other end fails the deployment).'),
-  durationSeconds: z.number().optional().describe("How long the job ran."),
-  url: z.string().optional().describe("API URL of the job."),
+  },
+  outputs: {
+    jobId: z.string().describe("Queue job id."),
+    status: z.string().describe('Final status of the job: always "success" (any other end fails the deployment).'),
+    durationSeconds: z.number().optional().describe("How long the job ran."),
+    url: z.string().optional().describe("API URL of the job."),
+  },
 });
-type Parsed = z.output<typeof jobRunInputsSchema>;
 
-const OUTPUTS = ["jobId", "status", "durationSeconds", "url"] as const;
+/** Kept for the manifest's schema: the inputs of a JobRun. */
+export const jobRunInputsSchema = jobRun.inputs;
+export type JobRunInputs = InputsOf<typeof jobRun>;
+type Parsed = CheckedOf<typeof jobRun>;
+type State = StateOf<typeof jobRun>;
+
 /** Inputs whose change means "run again". */
 const RERUN_FIELDS = ["branchId", "componentId", "configId", "variableValuesData", "variableValuesId", "triggers"] as const;
 
 export interface JobRunArgs extends ArgsOf<JobRunInputs> {}
 
+export interface JobRun extends OutputsOf<typeof jobRun> {}
 export class JobRun extends pulumi.dynamic.Resource {
-  declare readonly jobId: pulumi.Output<string>;
-  /** Always `success` once created: any other end fails the deployment. */
-  declare readonly status: pulumi.Output<string>;
-  declare readonly durationSeconds: pulumi.Output<number | undefined>;
-  declare readonly url: pulumi.Output<string | undefined>;
-
   constructor(name: string, args: JobRunArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs(kindProvider, "JobRun", name, { ...args, __program: jobFacts(args) }, OUTPUTS, [], opts));
+    super(...registration(kindProvider, jobRun, name, args, opts, jobFacts(args)));
   }
 }
 
-const what = (props: Props) => `JobRun "${resourceName(props)}"`;
+const what = (name: string) => `JobRun "${name}"`;
 
 function durationOf(job: QueueJob): number | undefined {
   if (typeof job.durationSeconds === "number") return job.durationSeconds;
@@ -90,17 +87,15 @@ export function jobRequest(p: Parsed): JobRequest {
   return body;
 }
 
-function outputs(inputs: Props, p: Parsed, job: QueueJob): Props {
-  const out: Props = {
-    ...Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)),
+function stateOf(p: Parsed, job: QueueJob): State {
+  const duration = durationOf(job);
+  return {
+    ...p,
     jobId: String(job.id),
     status: job.status,
-    __resourceName: resourceName(inputs),
+    ...(duration !== undefined ? { durationSeconds: duration } : {}),
+    ...(job.url ? { url: job.url } : {}),
   };
-  const duration = durationOf(job);
-  if (duration !== undefined) out.durationSeconds = duration;
-  if (job.url) out.url = job.url;
-  return out;
 }
 
 /**
@@ -123,12 +118,12 @@ async function startJobOnce(queue: QueueApi, p: Parsed): Promise<QueueJob> {
   }
 }
 
-export const handler: ResourceHandler = {
+export const handler: Handler<typeof jobRun> = {
   async check(ctx, _olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(jobRunInputsSchema, news);
+    const { value, failures } = checkWith(jobRun.inputs, news);
     if (!value) return { inputs: news, failures };
     if (failures.length === 0 && !containsUnknown([news.branchId, news.componentId, news.configId, news.variableValuesData, news.variableValuesId])) {
-      failures.push(...((await unlessForbidden(jobFailures(ctx, value, programFacts(news), valueIssues))) ?? []));
+      failures.push(...((await unlessForbidden(jobFailures(ctx, value, ctx.call.facts, valueIssues))) ?? []));
     }
     return { inputs: { ...news, ...value }, failures };
   },
@@ -141,9 +136,8 @@ export const handler: ResourceHandler = {
     return { changes: replaces.length + updates.length > 0, replaces: [...replaces], deleteBeforeReplace: false };
   },
 
-  async create(ctx, inputs) {
-    const label = what(inputs);
-    const p = parseChecked(jobRunInputsSchema, inputs, label);
+  async create(ctx, p) {
+    const label = what(ctx.call.name);
     await assertCanManage(ctx, p.componentId, label, "run jobs of");
     const queue = await ctx.client().queue();
     const target = `${p.componentId} configuration ${p.configId}`;
@@ -164,21 +158,24 @@ export const handler: ResourceHandler = {
       const message = end.result?.message?.trim() || "(the job gave no message)";
       throw new Error(`${label}: job ${end.id} of ${target} ended with status "${end.status}": ${message}`);
     }
-    return { id: String(end.id), outs: outputs(inputs, p, end) };
+    return { id: String(end.id), outs: stateOf(p, end) };
   },
 
-  async read(_ctx, id, props) {
-    // A finished job does not change; nothing to refresh.
-    return { id, props };
+  async read(_ctx, id, recorded) {
+    // A finished job does not change: state is what was recorded.
+    const { branchId = "default", componentId = "", configId = "", jobId = id, status = "success", ...rest } = recorded;
+    return { id, props: { ...rest, branchId, componentId, configId, jobId, status } };
   },
 
   async update(_ctx, _id, olds, news) {
     // Only timeoutSeconds can change without a new run.
-    const p = parseChecked(jobRunInputsSchema, news, what(news));
-    return { outs: { ...olds, timeoutSeconds: p.timeoutSeconds } };
+    const { branchId = news.branchId, componentId = news.componentId, configId = news.configId, jobId = "", status = "success", ...rest } = olds;
+    return { outs: { ...rest, branchId, componentId, configId, jobId, status, timeoutSeconds: news.timeoutSeconds } };
   },
 
   async delete() {
     // A job cannot be undone.
   },
 };
+
+export const definition = jobRun;

@@ -1,11 +1,8 @@
-import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
-import { checkWith, containsUnknown, parseChecked, userInputs } from "../validation/check";
-import { programFacts } from "./preflight";
+import { checkWith, containsUnknown } from "../validation/check";
 import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
-import { resourceName } from "./common";
-import type { Props, ResourceHandler } from "./types";
+import type { AnyDefinition, CallContext, CheckedOf, Handler, StateOf } from "./define";
 
 // The shared lifecycle of SourceSettings and SinkSettings: only the keys the user sets are
 // managed; create and update PATCH them, delete resets them (null = the service default),
@@ -17,22 +14,22 @@ export interface SettingsTarget {
   sinkId?: string;
 }
 
-export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTarget>>(schema: S, label: string): ResourceHandler {
-  const what = (props: Props, t: SettingsTarget) =>
-    `${label} of ${t.sinkId ? `sink "${t.sourceId}/${t.sinkId}"` : `source "${t.sourceId}"`} (resource "${resourceName(props)}")`;
+export function settingsHandler<D extends AnyDefinition>(def: D, label: string): Handler<D> {
+  type Values = SettingsValues & SettingsTarget;
+  const what = (name: string, t: SettingsTarget) => `${label} of ${t.sinkId ? `sink "${t.sourceId}/${t.sinkId}"` : `source "${t.sourceId}"`} (resource "${name}")`;
   const idOf = (t: SettingsTarget) => [t.branchId, t.sourceId, t.sinkId, "settings"].filter(Boolean).join("/");
-  const parse = (props: Props) => parseChecked(schema, props, label) as SettingsValues & SettingsTarget;
-  const target = (props: Props): SettingsTarget => ({
-    branchId: String(props.branchId ?? "default"),
-    sourceId: String(props.sourceId),
-    ...(props.sinkId !== undefined ? { sinkId: String(props.sinkId) } : {}),
-  });
+  const target = (v: Partial<SettingsTarget>, id: string): SettingsTarget => {
+    // State written by a half-finished create may lack the target: the id names it.
+    const [branchId, sourceId, third] = id.split("/");
+    const sinkId = v.sinkId ?? (third !== undefined && third !== "settings" ? third : undefined);
+    return { branchId: v.branchId ?? branchId ?? "default", sourceId: v.sourceId ?? sourceId ?? "", ...(sinkId !== undefined ? { sinkId } : {}) };
+  };
+  const state = (v: Values) => v as unknown as StateOf<D>;
 
-  async function apply(ctx: Parameters<ResourceHandler["create"]>[0], props: Props, olds?: Props) {
-    const p = parse(props);
-    const t = target(p as unknown as Props);
+  async function apply(ctx: CallContext, p: Values, olds?: Values): Promise<{ id: string; outs: StateOf<D> }> {
+    const t = target(p, "");
     const stream = await ctx.client().stream();
-    let patch = settingsPatch(p, olds ? (parse(olds) as SettingsValues) : undefined);
+    let patch = settingsPatch(p, olds);
     if (!olds && patch.length > 0) {
       // A first apply (e.g. taking over an exported project) writes only the values that differ.
       const remote = (await stream.getSettings(t.branchId, t.sourceId, t.sinkId)).settings;
@@ -40,17 +37,17 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
     }
     if (patch.length > 0) {
       const task = await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Updated by Pulumi.");
-      await stream.runTask(task, what(props, t));
+      await stream.runTask(task, what(ctx.call.name, t));
     }
-    return { id: idOf(t), outs: { ...userInputs(props), branchId: t.branchId } };
+    return { id: idOf(t), outs: state(p) };
   }
 
   return {
     async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-      const { value, failures } = checkWith(schema, news);
-      if (value && failures.length === 0 && Object.keys(olds).length === 0 && !programFacts(news).declared && !containsUnknown([news.branchId, news.sourceId, news.sinkId])) {
+      const { value, failures } = checkWith(def.inputs, news);
+      if (value && failures.length === 0 && Object.keys(olds).length === 0 && !ctx.call.facts.declared && !containsUnknown([news.branchId, news.sourceId, news.sinkId])) {
         // The source or sink must exist, unless this program creates it.
-        const t = target(value as unknown as Props);
+        const t = target(value as Values, "");
         const stream = await ctx.client().stream();
         if (!(await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId)))) {
           const property = t.sinkId !== undefined ? "sinkId" : "sourceId";
@@ -61,30 +58,30 @@ export function settingsHandler<S extends z.ZodType<SettingsValues & SettingsTar
       return { inputs: value ? { ...news, ...(value as object) } : news, failures };
     },
     async diff(_ctx, _id, olds, news) {
-      const replaces = ["branchId", "sourceId", "sinkId"].filter((k) => String(olds[k] ?? "") !== String(news[k] ?? ""));
-      const changed = changedSettings(olds as SettingsValues, news as SettingsValues);
+      const recorded = olds as Partial<Values>;
+      const replaces = (["branchId", "sourceId", "sinkId"] as const).filter((k) => String(recorded[k] ?? "") !== String(news[k] ?? ""));
+      const changed = changedSettings(recorded as SettingsValues, news as SettingsValues);
       return { changes: replaces.length + changed.length > 0, replaces };
     },
-    create: (ctx, inputs) => apply(ctx, inputs),
+    create: (ctx, inputs) => apply(ctx, inputs as Values),
     async update(ctx, _id, olds, news) {
-      return { outs: (await apply(ctx, news, olds)).outs };
+      return { outs: (await apply(ctx, news as Values, olds as unknown as Values)).outs };
     },
-    async read(ctx, id, props) {
-      const t = target(props);
+    async read(ctx, id, recorded) {
+      const t = target(recorded as Partial<Values>, id);
       const stream = await ctx.client().stream();
       const remote = await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId));
       if (!remote) return { id: "" }; // the source or sink is gone, and its settings with it
-      const values = settingsFromRemote(remote.settings, props as SettingsValues);
-      const inputs = { ...t, ...values };
-      return { id, props: inputs, inputs };
+      const values = { ...t, ...settingsFromRemote(remote.settings, recorded as SettingsValues) };
+      return { id, props: state(values), inputs: values as unknown as Partial<CheckedOf<D>> };
     },
-    async delete(ctx, _id, props) {
-      const t = target(props);
-      const patch = resetPatch(props as SettingsValues);
+    async delete(ctx, id, recorded) {
+      const t = target(recorded as Partial<Values>, id);
+      const patch = resetPatch(recorded as SettingsValues);
       if (patch.length === 0) return;
       const stream = await ctx.client().stream();
       try {
-        await stream.runTask(await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Reset by Pulumi."), what(props, t));
+        await stream.runTask(await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Reset by Pulumi."), what(ctx.call.name, t));
       } catch (err) {
         if (!isNotFound(err)) throw err; // the source or sink is gone, and its settings with it
       }

@@ -2,7 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
-import { resourceArgs, type ArgsOf } from "./common";
+import type { ArgsOf } from "./common";
+import { defineResource, registration, type InputsOf, type OutputsOf } from "./define";
 import kindProvider from "../kinds/sink-settings";
 import { settingsHandler } from "./settings-handler";
 import { settingsFacts } from "./program";
@@ -10,28 +11,30 @@ import { settingsFacts } from "./program";
 // Stream settings of one sink, overriding its source's. Only the keys set here are managed;
 // deleting the resource resets them to the defaults.
 
-export const sinkSettingsInputsSchema = z
-  .object({
+export const sinkSettings = defineResource({
+  type: "SinkSettings",
+  description: "Stream trigger settings of one sink (only the keys set are managed).",
+  inputs: {
     branchId: branchSchema,
     sourceId: z.string().min(1, "must not be empty: pass the sourceId of the Sink's source").max(MAX_ID_LENGTH),
     sinkId: z.string().min(1, "must not be empty: pass the sinkId of a Sink").max(MAX_ID_LENGTH),
     ...settingsShape,
-  })
-  .strict();
+  },
+  outputs: {},
+});
 
-export type SinkSettingsInputs = z.input<typeof sinkSettingsInputsSchema>;
+/** Kept for the manifest's schema: the inputs of a SinkSettings. */
+export const sinkSettingsInputsSchema = sinkSettings.inputs;
+export type SinkSettingsInputs = InputsOf<typeof sinkSettings>;
 export interface SinkSettingsArgs extends ArgsOf<SinkSettingsInputs> {}
 
+export interface SinkSettings extends OutputsOf<typeof sinkSettings> {}
 export class SinkSettings extends pulumi.dynamic.Resource {
-  declare readonly sourceId: pulumi.Output<string>;
-  declare readonly sinkId: pulumi.Output<string>;
-  declare readonly stagingUploadTrigger: pulumi.Output<SinkSettingsInputs["stagingUploadTrigger"]>;
-  declare readonly targetImportTrigger: pulumi.Output<SinkSettingsInputs["targetImportTrigger"]>;
-  declare readonly syncWait: pulumi.Output<boolean | undefined>;
-
   constructor(name: string, args: SinkSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs(kindProvider, "SinkSettings", name, { ...args, __program: settingsFacts(args) }, [], [], opts));
+    super(...registration(kindProvider, sinkSettings, name, args, opts, settingsFacts(args)));
   }
 }
 
-export const handler = settingsHandler(sinkSettingsInputsSchema, "Settings");
+export const handler = settingsHandler(sinkSettings, "Settings");
+
+export const definition = sinkSettings;

@@ -4,16 +4,17 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSink } from "../api/stream";
 import { notFoundAsUndefined } from "../api/errors";
 import { createOnce } from "./stream-create";
-import { checkWith, containsUnknown, parseChecked } from "../validation/check";
+import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
-import { diffFields, resourceArgs, resourceName, same, withProvider, type ArgsOf } from "./common";
+import { diffFields, same, type ArgsOf } from "./common";
+import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/sink";
-import { PartialFailure, type Props, type ResourceContext, type ResourceHandler } from "./types";
-import { markedLengthFailure, ownerOf, splitMarker, withMarker } from "./ownership";
+import { PartialFailure, type Props, type ResourceContext } from "./types";
+import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
 import { declareSink, sinkFacts } from "./program";
-import { branchFailure, isNew, programFacts, sinkSlotFailure } from "./preflight";
+import { branchFailure, isNew, sinkSlotFailure } from "./preflight";
 import { show } from "../validation/messages";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
@@ -21,8 +22,10 @@ import { show } from "../validation/messages";
 // branch replaces it. Before any write that sets the mapping or table, the destination table
 // is read: a table whose columns differ from the mapping stops the change (at preview too).
 
-export const sinkInputsSchema = z
-  .object({
+export const sink = defineResource({
+  type: "Sink",
+  description: "A Stream sink: maps each event of its source to a row of a Storage table.",
+  inputs: {
     branchId: branchSchema,
     sourceId: z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH),
     sinkId: streamIdSchema("sink"),
@@ -43,62 +46,54 @@ export const sinkInputsSchema = z
       .optional()
       .describe("Change this value to rotate the sink's Storage token (disable, then enable)."),
     adoptExisting: z.boolean().default(false).describe("Take over an existing sink with the same id instead of failing with 409."),
-  })
-  .strict();
-
-export type SinkInputs = z.input<typeof sinkInputsSchema>;
-
-/** What a Sink has besides its inputs. */
-export const sinkOutputsSchema = z.object({
-  sinkId: z.string().describe("The sink id."),
-  branchId: z.number().int().describe("Numeric id of the branch."),
-  projectId: z.number().int().describe("Keboola project id."),
+  },
+  outputs: {
+    sinkId: z.string().describe("The sink id (given, or derived from the name)."),
+    projectId: z.number().int().describe("Keboola project id."),
+  },
+  // Up to 0.2, `branchId` held the numeric branch and the declared one was kept as `branch`.
+  upgrade: ({ branch, ...old }) => (typeof branch === "string" ? { ...old, branchId: branch } : old),
 });
-type Parsed = z.output<typeof sinkInputsSchema> & { sinkId: string };
+
+/** Kept for the manifest's schema: the inputs of a Sink. */
+export const sinkInputsSchema = sink.inputs;
+export type SinkInputs = InputsOf<typeof sink>;
+type Parsed = CheckedOf<typeof sink> & { sinkId: string };
+type State = StateOf<typeof sink>;
 
 export interface SinkArgs extends ArgsOf<SinkInputs> {}
 
+export interface Sink extends OutputsOf<typeof sink> {}
 export class Sink extends pulumi.dynamic.Resource {
-  declare readonly sinkId: pulumi.Output<string>;
-  declare readonly sourceId: pulumi.Output<string>;
-  /** Numeric id of the branch. */
-  declare readonly branchId: pulumi.Output<number>;
-  declare readonly projectId: pulumi.Output<number>;
-  declare readonly tableId: pulumi.Output<string>;
-  declare readonly columns: pulumi.Output<Column[]>;
-  declare readonly enabled: pulumi.Output<boolean>;
-
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
     declareSink(name, args);
-    const withFacts = { ...args, __program: sinkFacts(args) };
-    super(...resourceArgs(kindProvider, "Sink", name, withFacts, ["sinkId", "branchId", "projectId", "branch", "enabled", "description"], [], opts));
+    super(...registration(kindProvider, sink, name, args, opts, sinkFacts(args)));
   }
 }
 
 const MAPPING_FIELDS = ["tableId", "columns"] as const;
 
-function resolveId(parsed: z.output<typeof sinkInputsSchema>, olds: Props): string {
+function resolveId(parsed: CheckedOf<typeof sink>, olds: Props): string {
   if (parsed.sinkId) return parsed.sinkId;
   if (typeof olds.sinkId === "string" && olds.sinkId) return olds.sinkId;
   return normalizeId(parsed.name);
 }
 
-const what = (props: Props, p: { sourceId: string; sinkId: string }) => `Sink "${p.sourceId}/${p.sinkId}" (resource "${resourceName(props)}")`;
+const what = (name: string, p: { sourceId: string; sinkId: string }) => `Sink "${p.sourceId}/${p.sinkId}" (resource "${name}")`;
 
-function outputs(p: Parsed, s: StreamSink): Props {
+function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, s: StreamSink): State {
   return {
-    branch: p.branchId,
+    branchId: p.branchId,
     sourceId: s.sourceId,
     sinkId: s.sinkId,
     name: s.name,
     description: splitMarker(s.description).text,
-    tableId: s.table?.tableId,
+    tableId: s.table?.tableId ?? "",
     columns: (s.table?.mapping.columns ?? []).map(canonicalColumn),
-    ...(s.allowedSignals && s.allowedSignals.length > 0 ? { allowedSignals: s.allowedSignals } : {}),
+    ...(s.allowedSignals && s.allowedSignals.length > 0 ? { allowedSignals: s.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),
     enabled: !s.disabled,
     ...(p.rotateToken !== undefined ? { rotateToken: p.rotateToken } : {}),
     adoptExisting: p.adoptExisting,
-    branchId: s.branchId,
     projectId: s.projectId,
   };
 }
@@ -170,9 +165,9 @@ async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, curr
   return stream.getSink(p.branchId, p.sourceId, p.sinkId);
 }
 
-export const handler: ResourceHandler = {
+export const handler: Handler<typeof sink> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(sinkInputsSchema, news);
+    const { value, failures } = checkWith(sink.inputs, news);
     if (!value) {
       // Template errors are worth reporting even when other inputs are not known yet.
       const cols = news.columns;
@@ -187,12 +182,12 @@ export const handler: ResourceHandler = {
       allowedSignals: value.allowedSignals?.length ? value.allowedSignals : undefined,
     };
     failures.push(...(await templateFailures(p.columns)));
-    const tooLong = markedLengthFailure("description", p.description, ownerOf(news), 4096);
+    const tooLong = markedLengthFailure("description", p.description, ctx.call.owner, 4096);
     if (tooLong) failures.push(tooLong);
     if (p.sinkId === "") {
       failures.push({ property: "name", reason: `${show(value.name)} has no Latin letter or digit to derive the sink id from (the service would refuse it): set sinkId, e.g. sinkId: "raw-events"` });
     }
-    const facts = programFacts(news);
+    const facts = ctx.call.facts;
     if (p.allowedSignals?.length && facts.sourceType === "http") {
       // The Source is declared in this program: its type is known before it exists.
       failures.push({ property: "allowedSignals", reason: signalsOnHttp(p.sourceId) });
@@ -203,7 +198,7 @@ export const handler: ResourceHandler = {
     }
     if (failures.length === 0 && !containsUnknown([news.sourceId, news.branchId, news.sinkId, news.name])) {
       const branch = await branchFailure(ctx, p.branchId);
-      const taken = branch ?? (isNew(olds, "sinkId") ? await sinkSlotFailure(ctx, p, ownerOf(news), facts, value.sinkId ? "sinkId" : "name") : undefined);
+      const taken = branch ?? (isNew(olds, "sinkId") ? await sinkSlotFailure(ctx, p, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
     const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
@@ -217,25 +212,24 @@ export const handler: ResourceHandler = {
 
   async diff(_ctx, _id, olds, news) {
     const canonical = (cols: unknown) => (Array.isArray(cols) ? (cols as Column[]).map(canonicalColumn) : cols);
-    const o = { ...olds, branchId: olds.branch, columns: canonical(olds.columns) };
-    return diffFields(o, { ...news, columns: canonical(news.columns) }, {
+    return diffFields({ ...olds, columns: canonical(olds.columns) }, { ...news, columns: canonical(news.columns) }, {
       update: ["name", "description", ...MAPPING_FIELDS, "allowedSignals", "enabled", "rotateToken"],
       replace: ["branchId", "sourceId", "sinkId"],
     });
   },
 
   async create(ctx, inputs) {
-    const p: Parsed = { ...parseChecked(sinkInputsSchema, inputs, "Sink"), sinkId: String(inputs.sinkId) };
+    const p: Parsed = { ...inputs, sinkId: inputs.sinkId ?? normalizeId(inputs.name) };
     const stream = await ctx.client().stream();
-    const label = what(inputs, p);
-    const owner = ownerOf(inputs);
+    const label = what(ctx.call.name, p);
+    const owner = ctx.call.owner;
     const failure = (await signalsFailure(ctx, p)) ?? (await tableFailure(ctx, p.branchId, p.tableId, p.columns));
     if (failure) throw new Error(`${label}: ${failure}`);
 
     const body = { sinkId: p.sinkId, type: "table", ...apiBody(p, owner) };
     const leftBehind = (left: StreamSink, err: Error): never => {
       // The sink exists even though a step failed: keep tracking it rather than orphan it.
-      throw new PartialFailure(err.message, idOf(left), withProvider(outputs(p, left), inputs));
+      throw new PartialFailure(err.message, idOf(left), stateOf(p, left));
     };
     const created = await createOnce({
       label,
@@ -253,50 +247,50 @@ export const handler: ResourceHandler = {
       leftBehind,
       fix: "Choose another sinkId (or name), or set adoptExisting: true to take this sink over (it is then brought to the declared state).",
     });
-    let sink = created.object;
+    let current = created.object;
     if (created.existed || !p.enabled) {
       try {
-        sink = await converge(ctx, stream, p, sink, false, label, owner);
+        current = await converge(ctx, stream, p, current, false, label, owner);
       } catch (err) {
-        leftBehind(sink, err as Error);
+        leftBehind(current, err as Error);
       }
     }
-    return { id: idOf(sink), outs: outputs(p, sink) };
+    return { id: idOf(current), outs: stateOf(p, current) };
   },
 
-  async read(ctx, id, props) {
+  async read(ctx, id, recorded) {
     const stream = await ctx.client().stream();
-    const [branch, sourceId, sinkId] = [String(props.branch ?? "default"), String(props.sourceId), String(props.sinkId ?? id.split("/").pop())];
-    const s = await stream.findSink(branch, sourceId, sinkId);
+    const parts = id.split("/");
+    const branchId = recorded.branchId ?? "default";
+    const sourceId = recorded.sourceId ?? parts[parts.length - 2] ?? "";
+    const sinkId = recorded.sinkId ?? parts[parts.length - 1] ?? id;
+    const s = await stream.findSink(branchId, sourceId, sinkId);
     if (!s) return { id: "" };
-    const p = {
-      branchId: branch,
-      sinkId,
-      rotateToken: props.rotateToken as string | undefined,
-      adoptExisting: props.adoptExisting === true,
-    } as Parsed;
-    const outs = outputs(p, s);
-    const { branchId: _numeric, projectId: _project, branch: _branch, ...inputs } = outs;
-    return { id: idOf(s), props: outs, inputs: { ...inputs, branchId: branch } };
+    const state = stateOf({ branchId, rotateToken: recorded.rotateToken, adoptExisting: recorded.adoptExisting ?? false }, s);
+    const { projectId: _project, ...inputs } = state;
+    return { id: idOf(s), props: state, inputs };
   },
 
   async update(ctx, _id, olds, news) {
-    const p: Parsed = { ...parseChecked(sinkInputsSchema, news, "Sink"), sinkId: String(news.sinkId) };
+    const p: Parsed = { ...news, sinkId: news.sinkId ?? olds.sinkId ?? normalizeId(news.name) };
     const stream = await ctx.client().stream();
-    const label = what(news, p);
+    const label = what(ctx.call.name, p);
     const current = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
     if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     const rotate = olds.rotateToken !== news.rotateToken && news.rotateToken !== undefined;
-    return { outs: outputs(p, await converge(ctx, stream, p, current, rotate, label, ownerOf(news))) };
+    return { outs: stateOf(p, await converge(ctx, stream, p, current, rotate, label, ctx.call.owner)) };
   },
 
-  async delete(ctx, _id, props) {
+  async delete(ctx, id, recorded) {
     const stream = await ctx.client().stream();
-    const p = { branchId: String(props.branch ?? "default"), sourceId: String(props.sourceId), sinkId: String(props.sinkId) };
+    const parts = id.split("/");
+    const p = { branchId: recorded.branchId ?? "default", sourceId: recorded.sourceId ?? parts[parts.length - 2] ?? "", sinkId: recorded.sinkId ?? parts[parts.length - 1] ?? id };
     // Already gone (or its source is): nothing to do.
     const task = await notFoundAsUndefined(stream.deleteSink(p.branchId, p.sourceId, p.sinkId));
-    if (task) await stream.runTask(task, what(props, p));
+    if (task) await stream.runTask(task, what(ctx.call.name, p));
   },
 };
 
 const idOf = (s: StreamSink) => `${s.branchId}/${s.sourceId}/${s.sinkId}`;
+
+export const definition = sink;

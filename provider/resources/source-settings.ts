@@ -2,7 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
-import { resourceArgs, type ArgsOf } from "./common";
+import type { ArgsOf } from "./common";
+import { defineResource, registration, type InputsOf, type OutputsOf } from "./define";
 import kindProvider from "../kinds/source-settings";
 import { settingsHandler } from "./settings-handler";
 import { settingsFacts } from "./program";
@@ -10,26 +11,29 @@ import { settingsFacts } from "./program";
 // Stream settings of a source (they apply to all its sinks unless a sink overrides them).
 // Only the keys set here are managed; deleting the resource resets them to the defaults.
 
-export const sourceSettingsInputsSchema = z
-  .object({
+export const sourceSettings = defineResource({
+  type: "SourceSettings",
+  description: "Stream trigger settings of a source (only the keys set are managed).",
+  inputs: {
     branchId: branchSchema,
     sourceId: z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH),
     ...settingsShape,
-  })
-  .strict();
+  },
+  outputs: {},
+});
 
-export type SourceSettingsInputs = z.input<typeof sourceSettingsInputsSchema>;
+/** Kept for the manifest's schema: the inputs of a SourceSettings. */
+export const sourceSettingsInputsSchema = sourceSettings.inputs;
+export type SourceSettingsInputs = InputsOf<typeof sourceSettings>;
 export interface SourceSettingsArgs extends ArgsOf<SourceSettingsInputs> {}
 
+export interface SourceSettings extends OutputsOf<typeof sourceSettings> {}
 export class SourceSettings extends pulumi.dynamic.Resource {
-  declare readonly sourceId: pulumi.Output<string>;
-  declare readonly stagingUploadTrigger: pulumi.Output<SourceSettingsInputs["stagingUploadTrigger"]>;
-  declare readonly targetImportTrigger: pulumi.Output<SourceSettingsInputs["targetImportTrigger"]>;
-  declare readonly syncWait: pulumi.Output<boolean | undefined>;
-
   constructor(name: string, args: SourceSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...resourceArgs(kindProvider, "SourceSettings", name, { ...args, __program: settingsFacts(args) }, [], [], opts));
+    super(...registration(kindProvider, sourceSettings, name, args, opts, settingsFacts(args)));
   }
 }
 
-export const handler = settingsHandler(sourceSettingsInputsSchema, "Settings");
+export const handler = settingsHandler(sourceSettings, "Settings");
+
+export const definition = sourceSettings;

@@ -1,8 +1,7 @@
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
 
-// What each resource module implements. Inputs and outputs are plain JSON records as the
-// dynamic provider host hands them over; each resource parses them with its zod schema.
+// What the dynamic provider host hands over (plain JSON records) and what every handler gets.
+// Each resource types its own inputs and state: see define.ts.
 
 export type Props = Record<string, unknown>;
 
@@ -11,17 +10,8 @@ export interface ResourceContext {
   client(): KeboolaClient;
 }
 
-export interface ResourceHandler {
-  check(ctx: ResourceContext, olds: Props, news: Props): Promise<dynamic.CheckResult>;
-  diff(ctx: ResourceContext, id: string, olds: Props, news: Props): Promise<dynamic.DiffResult>;
-  create(ctx: ResourceContext, inputs: Props): Promise<dynamic.CreateResult>;
-  read(ctx: ResourceContext, id: string, props: Props): Promise<dynamic.ReadResult>;
-  update(ctx: ResourceContext, id: string, olds: Props, news: Props): Promise<dynamic.UpdateResult>;
-  delete(ctx: ResourceContext, id: string, props: Props): Promise<void>;
-}
-
 export type ResourceKind = "source" | "sink" | "sourceSettings" | "sinkSettings" | "componentConfig" | "variableConfig" | "jobRun";
-export type Method = keyof ResourceHandler;
+export type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
 
 /**
  * Thrown when the remote object exists but did not reach the declared state: the dynamic

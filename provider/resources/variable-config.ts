@@ -4,11 +4,13 @@ import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
-import { checkWith, containsUnknown, parseChecked } from "../validation/check";
+import { checkWith, containsUnknown } from "../validation/check";
+import { stringValue, valueIssues, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
-import { resourceArgs, resourceName, same, type ArgsOf } from "./common";
+import { same, type ArgsOf } from "./common";
+import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/variable-config";
-import { PartialFailure, type Props, type ResourceHandler } from "./types";
+import { PartialFailure } from "./types";
 import {
   configResourceId,
   parseConfigResourceId,
@@ -22,8 +24,11 @@ import {
   createRowOnce,
   adoptExistingSchema,
   ADOPT_NEEDS_ID,
+  DEFAULT_CHANGE_DESCRIPTION,
+  VALUES_ROW_NAME,
+  VARIABLES_COMPONENT,
 } from "./configurations";
-import { ownerOf, splitMarker, withMarker } from "./ownership";
+import { splitMarker, withMarker } from "./ownership";
 import { declareConfig } from "./program";
 
 // Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
@@ -32,72 +37,10 @@ import { declareConfig } from "./program";
 // into `{{name}}` placeholders. Changing a default value updates that row in place; the
 // configuration itself is written only when its name, description or declarations change.
 
-export const VARIABLES_COMPONENT = "keboola.variables";
-export const VALUES_ROW_NAME = "Default values";
-export const DEFAULT_CHANGE_DESCRIPTION = "Updated by Pulumi";
-
-export const variableNameSchema = z
-  .string({ error: "must be a string (the variable name)" })
-  .min(1, "must not be empty")
-  .max(64, "must be at most 64 characters")
-  .regex(
-    /^[A-Za-z0-9_-]+$/,
-    "must consist of letters, digits, _ and - only (it is used as {{name}}; a dot would make Mustache look inside another variable)",
-  );
-
-export const variableTypeSchema = z.enum(["string", "int"], { error: 'must be "string" or "int"' });
-
-export const variableDeclarationSchema = z
-  .object({
-    name: variableNameSchema.describe("Variable name, referenced as {{name}} in configurations."),
-    type: variableTypeSchema.default("string").describe('"string" or "int" (values are always stored as strings).'),
-  })
-  .strict();
-
-export type VariableDeclaration = z.output<typeof variableDeclarationSchema>;
-
-/** Declarations without duplicated names (the duplicate is reported at its own `name`). */
-export const variableDeclarationsSchema = z.array(variableDeclarationSchema, { error: "must be an array of {name, type}" }).superRefine((vars, ctx) => {
-  const seen = new Map<string, number>();
-  vars.forEach((v, i) => {
-    const first = seen.get(v.name);
-    if (first !== undefined) {
-      ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate variable name "${v.name}" (already declared at variables[${first}]): declare each variable once` });
-    } else {
-      seen.set(v.name, i);
-    }
-  });
-});
-
-/** Values are strings in Keboola; a number is taken as its text (so 3 and "3" are the same value, never a diff). */
-export const variableValueSchema = z
-  .union([z.string(), z.number(), z.boolean()], { error: "must be a string (or a number, written as its text)" })
-  .transform((v) => String(v));
-
-/** `{name: value}` maps as users write them; the service stores `[{name, value}]` with string values. */
-export const variableValuesSchema = z.record(z.string(), variableValueSchema, { error: "must be an object of variable name to value" });
-
-export const stringValue = (v: string | number | boolean): string => String(v);
-
-const INT = /^-?\d+$/;
-
-/** Problems of `{name: value}` against declarations: undeclared names and non-integer `int` values. */
-export function valueIssues(values: Record<string, string | number | boolean>, declared: readonly VariableDeclaration[]): Array<{ name: string; message: string }> {
-  const out: Array<{ name: string; message: string }> = [];
-  const names = declared.map((d) => d.name).join(", ") || "none";
-  for (const [name, raw] of Object.entries(values)) {
-    const decl = declared.find((d) => d.name === name);
-    if (!decl) {
-      out.push({ name, message: `"${name}" is not a declared variable (declared: ${names}): declare it in variables, e.g. {name: "${name}", type: "string"}, or remove this value` });
-    } else if (decl.type === "int" && !INT.test(stringValue(raw))) {
-      out.push({ name, message: `${JSON.stringify(raw)} is not an integer, but variable "${name}" is declared as int: write a whole number such as "10", or declare the variable as "string"` });
-    }
-  }
-  return out;
-}
-
-export const variableConfigInputsSchema = z
-  .object({
+export const variableConfig = defineResource({
+  type: "VariableConfig",
+  description: "Configuration variables (keboola.variables): declarations and a row of default values.",
+  inputs: {
     branchId: branchSchema,
     configId: z
       .string()
@@ -114,24 +57,27 @@ export const variableConfigInputsSchema = z
     changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
     adoptExisting: adoptExistingSchema,
-  })
-  .strict()
-  .superRefine((v, ctx) => {
+  },
+  refine: (v, ctx) => {
     if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
     for (const issue of valueIssues(v.defaultValues ?? {}, v.variables)) ctx.addIssue({ code: "custom", path: ["defaultValues", issue.name], message: issue.message });
-  });
-
-export type VariableConfigInputs = z.input<typeof variableConfigInputsSchema>;
-
-/** What a VariableConfig has besides its inputs. */
-export const variableConfigOutputsSchema = z.object({
-  configId: z.string().describe("Id of the keboola.variables configuration."),
-  valuesRowId: z.string().optional().describe("Id of the row holding the default values (absent without defaultValues)."),
-  version: z.number().int().describe("Configuration version."),
+  },
+  outputs: {
+    configId: z.string().describe("Id of the keboola.variables configuration."),
+    valuesRowId: z.string().optional().describe("Id of the row holding the default values (absent without defaultValues)."),
+    version: z.number().int().describe("Configuration version."),
+  },
+  internal: {
+    /** Whether configId was declared (else Keboola chose it, and a later declared configId is not a new one). */
+    explicitConfigId: z.boolean(),
+  },
 });
-type Parsed = z.output<typeof variableConfigInputsSchema>;
 
-const OUTPUTS = ["branchId", "configId", "valuesRowId", "description", "defaultValues", "version"] as const;
+/** Kept for the manifest's schema: the inputs of a VariableConfig. */
+export const variableConfigInputsSchema = variableConfig.inputs;
+export type VariableConfigInputs = InputsOf<typeof variableConfig>;
+type Parsed = CheckedOf<typeof variableConfig>;
+type State = StateOf<typeof variableConfig>;
 
 export interface VariableConfigArgs extends ArgsOf<VariableConfigInputs> {}
 
@@ -142,20 +88,11 @@ export interface VariablesBinding {
   declared?: pulumi.Input<Array<pulumi.Input<{ name: pulumi.Input<string>; type?: pulumi.Input<"string" | "int"> }>>>;
 }
 
+export interface VariableConfig extends OutputsOf<typeof variableConfig> {}
 export class VariableConfig extends pulumi.dynamic.Resource {
-  declare readonly branchId: pulumi.Output<string>;
-  declare readonly configId: pulumi.Output<string>;
-  /** Id of the row holding the default values (undefined without defaultValues). */
-  declare readonly valuesRowId: pulumi.Output<string | undefined>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  declare readonly variables: pulumi.Output<VariableDeclaration[]>;
-  declare readonly defaultValues: pulumi.Output<Record<string, string | number | boolean> | undefined>;
-  declare readonly version: pulumi.Output<number>;
-
   constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("VariableConfig", name, { ...args, componentId: VARIABLES_COMPONENT });
-    super(...resourceArgs(kindProvider, "VariableConfig", name, args, OUTPUTS, [], opts));
+    super(...registration(kindProvider, variableConfig, name, args, opts));
   }
 
   /**
@@ -170,7 +107,7 @@ export class VariableConfig extends pulumi.dynamic.Resource {
 // ---------------------------------------------------------------------------------------------
 // VariableConfig handler
 
-const what = (props: Props) => `VariableConfig "${resourceName(props)}"`;
+const what = (name: string) => `VariableConfig "${name}"`;
 
 function valuesRowConfiguration(p: Pick<Parsed, "variables" | "defaultValues">): Record<string, unknown> {
   const values = p.defaultValues ?? {};
@@ -178,15 +115,13 @@ function valuesRowConfiguration(p: Pick<Parsed, "variables" | "defaultValues">):
   return { values: p.variables.filter((v) => v.name in values).map((v) => ({ name: v.name, value: stringValue(values[v.name]) })) };
 }
 
-/** Remote values -> the user's `{name: value}`, keeping the user's spelling when equal as text (10 vs "10"). */
-function valuesFromRow(row: ConfigRow, mine: Record<string, string | number | boolean> | undefined): Record<string, string | number | boolean> {
+/** The values row's `[{name, value}]` as `{name: value}`. */
+function valuesFromRow(row: ConfigRow): Record<string, string> {
   const list = Array.isArray((row.configuration as { values?: unknown }).values) ? (row.configuration as { values: Array<{ name?: unknown; value?: unknown }> }).values : [];
-  const out: Record<string, string | number | boolean> = {};
+  const out: Record<string, string> = {};
   for (const item of list) {
     if (typeof item?.name !== "string") continue;
-    const remote = item.value === undefined || item.value === null ? "" : String(item.value);
-    const m = mine?.[item.name];
-    out[item.name] = m !== undefined && stringValue(m) === remote ? m : remote;
+    out[item.name] = item.value === undefined || item.value === null ? "" : String(item.value);
   }
   return out;
 }
@@ -204,37 +139,34 @@ interface Intent {
   explicitConfigId: boolean;
   purgeOnDelete: boolean;
   changeDescription?: string;
-  defaultValues?: Record<string, string | number | boolean>;
-  name: string;
+  adoptExisting: boolean;
 }
 
-function outputs(intent: Intent, c: Configuration, valuesRowId: string | undefined): Props {
+function stateOf(intent: Intent, c: Configuration, valuesRowId: string | undefined): State {
   const row = valuesRowId ? c.rows.find((r) => r.id === valuesRowId) : undefined;
-  const out: Props = {
+  return {
     branchId: intent.branchId,
     configId: c.id,
     name: c.name,
     description: c.description,
     variables: declarationsFrom(c),
-    defaultValues: row ? valuesFromRow(row, intent.defaultValues) : undefined,
+    defaultValues: row ? valuesFromRow(row) : undefined,
     valuesRowId: row?.id,
     version: c.version,
     purgeOnDelete: intent.purgeOnDelete,
     explicitConfigId: intent.explicitConfigId,
-    __resourceName: intent.name,
+    adoptExisting: intent.adoptExisting,
+    ...(intent.changeDescription !== undefined ? { changeDescription: intent.changeDescription } : {}),
   };
-  if (intent.changeDescription !== undefined) out.changeDescription = intent.changeDescription;
-  return out;
 }
 
-function intentOf(p: Parsed, explicitConfigId: boolean, props: Props): Intent {
+function intentOf(p: Parsed): Intent {
   return {
     branchId: p.branchId,
-    explicitConfigId,
+    explicitConfigId: p.configId !== undefined,
     purgeOnDelete: p.purgeOnDelete,
     changeDescription: p.changeDescription,
-    defaultValues: p.defaultValues,
-    name: resourceName(props),
+    adoptExisting: p.adoptExisting,
   };
 }
 
@@ -273,14 +205,14 @@ async function converge(storage: StorageApi, p: Parsed, configId: string, curren
   return row.id;
 }
 
-export const handler: ResourceHandler = {
+export const handler: Handler<typeof variableConfig> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(variableConfigInputsSchema, news);
+    const { value, failures } = checkWith(variableConfig.inputs, news);
     if (!value) return { inputs: news, failures };
     if (failures.length === 0 && !containsUnknown([news.branchId, news.configId])) {
       const found = await firstFailure(
         () => branchFailure(ctx, value.branchId),
-        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...value, componentId: VARIABLES_COMPONENT }, ownerOf(news)) : undefined),
+        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...value, componentId: VARIABLES_COMPONENT }, ctx.call.owner) : undefined),
       );
       if (found) failures.push(found);
     }
@@ -289,18 +221,17 @@ export const handler: ResourceHandler = {
 
   async diff(_ctx, _id, olds, news) {
     const replaces = [...(!same(olds.branchId, news.branchId) ? ["branchId"] : []), ...(configIdReplaces(olds, news) ? ["configId"] : [])];
-    const updates = ["name", "description", "variables", "defaultValues", "purgeOnDelete"].filter((f) => !same(olds[f], news[f]));
+    const updates = ["name", "description", "variables", "defaultValues", "purgeOnDelete"].filter((f) => !same(olds[f as keyof State], news[f]));
     return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
   },
 
-  async create(ctx, inputs) {
-    const p = parseChecked(variableConfigInputsSchema, inputs, what(inputs));
-    const label = what(inputs);
+  async create(ctx, p) {
+    const label = what(ctx.call.name);
     const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const storage = ctx.client().storage;
-    const intent = intentOf(p, p.configId !== undefined, inputs);
-    const owner = ownerOf(inputs);
+    const intent = intentOf(p);
+    const owner = ctx.call.owner;
     const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner);
     const { config, existed } = await createConfigOnce(storage, {
       branch: p.branchId,
@@ -326,68 +257,57 @@ export const handler: ResourceHandler = {
       }
     } catch (err) {
       const left = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId).catch(() => undefined);
-      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, { ...outputs(intent, left, valuesRowId), __provider: inputs.__provider });
+      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intent, left, valuesRowId));
       throw err;
     }
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
-    return { id, outs: outputs(intent, final, valuesRowId) };
+    return { id, outs: stateOf(intent, final, valuesRowId) };
   },
 
-  async read(ctx, id, props) {
+  async read(ctx, id, recorded) {
     const parsedId = parseConfigResourceId(id);
-    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
-    const configId = String(props.configId ?? parsedId?.configId ?? "");
+    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
+    const configId = recorded.configId ?? parsedId?.configId ?? "";
     const c = await findLiveConfig(ctx.client().storage, branch, VARIABLES_COMPONENT, configId);
     if (!c) return { id: "" };
     // On import nothing is recorded: a single row is the values row.
-    let valuesRowId = typeof props.valuesRowId === "string" ? props.valuesRowId : undefined;
-    if (props.valuesRowId === undefined && !("variables" in props) && c.rows.length === 1) valuesRowId = c.rows[0].id;
-    const mine = (props.defaultValues ?? undefined) as Record<string, string | number | boolean> | undefined;
+    let valuesRowId = recorded.valuesRowId;
+    if (valuesRowId === undefined && recorded.variables === undefined && c.rows.length === 1) valuesRowId = c.rows[0].id;
     const intent: Intent = {
       branchId: branch,
-      explicitConfigId: props.explicitConfigId === true,
-      purgeOnDelete: props.purgeOnDelete === true,
-      changeDescription: typeof props.changeDescription === "string" ? props.changeDescription : undefined,
-      defaultValues: mine,
-      name: resourceName(props),
+      explicitConfigId: recorded.explicitConfigId === true,
+      purgeOnDelete: recorded.purgeOnDelete === true,
+      changeDescription: recorded.changeDescription,
+      adoptExisting: recorded.adoptExisting === true,
     };
-    const outs = outputs(intent, c, valuesRowId);
-    const inputs: Props = {
-      branchId: branch,
-      name: outs.name,
-      description: outs.description,
-      variables: outs.variables,
-      purgeOnDelete: intent.purgeOnDelete,
-    };
-    if (intent.explicitConfigId) inputs.configId = c.id;
-    if (outs.defaultValues !== undefined) inputs.defaultValues = outs.defaultValues;
-    if (intent.changeDescription !== undefined) inputs.changeDescription = intent.changeDescription;
-    return { id: configResourceId(branch, VARIABLES_COMPONENT, c.id), props: outs, inputs };
+    const state = stateOf(intent, c, valuesRowId);
+    const { configId: _c, valuesRowId: _v, version: _n, explicitConfigId: _e, ...inputs } = state;
+    return { id: configResourceId(branch, VARIABLES_COMPONENT, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },
 
-  async update(ctx, _id, olds, news) {
-    const p = parseChecked(variableConfigInputsSchema, news, what(news));
-    const label = what(news);
+  async update(ctx, _id, olds, p) {
+    const label = what(ctx.call.name);
     const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const storage = ctx.client().storage;
-    const configId = String(olds.configId);
-    const intent = intentOf(p, p.configId !== undefined, news);
+    const configId = olds.configId ?? p.configId ?? "";
     const current = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId);
     if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
-    const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ownerOf(news) ?? splitMarker(current.changeDescription).owner);
-    const recordedRow = typeof olds.valuesRowId === "string" ? olds.valuesRowId : undefined;
-    const valuesRowId = await converge(storage, p, configId, current, recordedRow, changeDescription);
+    const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ctx.call.owner ?? splitMarker(current.changeDescription).owner);
+    const valuesRowId = await converge(storage, p, configId, current, olds.valuesRowId, changeDescription);
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
-    return { outs: outputs(intent, final, valuesRowId) };
+    return { outs: stateOf(intentOf(p), final, valuesRowId) };
   },
 
-  async delete(ctx, id, props) {
+  async delete(ctx, id, recorded) {
     const parsedId = parseConfigResourceId(id);
-    const branch = String(props.branchId ?? parsedId?.branch ?? "default");
-    const configId = String(props.configId ?? parsedId?.configId);
-    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, what(props), "delete configurations of");
-    if (props.purgeOnDelete === true) assertCanPurge(token, what(props));
-    await deleteConfiguration(ctx.client().storage, branch, VARIABLES_COMPONENT, configId, props.purgeOnDelete === true, withMarker("Deleted by Pulumi", ownerOf(props)));
+    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
+    const configId = recorded.configId ?? parsedId?.configId ?? id;
+    const label = what(ctx.call.name);
+    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label, "delete configurations of");
+    if (recorded.purgeOnDelete === true) assertCanPurge(token, label);
+    await deleteConfiguration(ctx.client().storage, branch, VARIABLES_COMPONENT, configId, recorded.purgeOnDelete === true, withMarker("Deleted by Pulumi", ctx.call.owner));
   },
 };
+
+export const definition = variableConfig;

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { pathOf } from "./failures";
+import { pathOf } from "./paths";
 
 // Zod's issues as a person reads them: the property path, what is wrong, and the fix. Our schemas
 // carry their own messages where a rule needs explaining; zod's default texts ("Invalid input:

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pathOf } from "./failures";
+import { pathOf } from "./paths";
 
 // Typed checks of the Generic Extractor (`ex-generic-v2`) configuration: `parameters.api.pagination`
 // and the jobs in `parameters.config.jobs`, as the extractor (keboola/juicer) reads them.

@@ -1,4 +1,4 @@
-import { pathOf } from "./failures";
+import { pathOf } from "./paths";
 
 // Variable placeholders in component configurations. Keboola renders a configuration that has a
 // `variables_id` with Mustache before a job runs, so `{{name}}` (also `{{ name }}`, `{{{name}}}`,

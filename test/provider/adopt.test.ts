@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { handler as componentConfig } from "../../provider/resources/component-config";
-import { handler as variableConfig } from "../../provider/resources/variable-config";
-import { handler as sourceSettings } from "../../provider/resources/source-settings";
+import { componentConfig } from "./hosted";
+import { variableConfig } from "./hosted";
+import { sourceSettings } from "./hosted";
 import { splitMarker } from "../../provider/resources/ownership";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 

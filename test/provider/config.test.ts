@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Emulator } from "../../emulator/server";
-import { handler as componentConfig } from "../../provider/resources/component-config";
-import { handler as variableConfig } from "../../provider/resources/variable-config";
-import { handler as jobRun } from "../../provider/resources/job-run";
-import type { Props, ResourceContext, ResourceHandler } from "../../provider/resources/types";
-import { createVia, startHarness, updateVia, type Harness } from "./harness";
+import { componentConfig } from "./hosted";
+import { variableConfig } from "./hosted";
+import { jobRun } from "./hosted";
+import type { Props, ResourceContext } from "../../provider/resources/types";
+import type { HostedHandler as ResourceHandler } from "./hosted";
+import { createVia, LIMITED_TOKEN, startHarness, updateVia, type Harness } from "./harness";
 
 // ComponentConfig, VariableConfig and JobRun handlers against the emulator, called as the
 // dynamic provider host calls them: check, then create; check, diff, update with the old outputs.
@@ -18,7 +19,7 @@ beforeAll(async () => {
   h = await startHarness({ taskDurationMs: 20 });
   emu = h.emu;
   ctx = h.ctx;
-  limitedCtx = h.contextFor("limited");
+  limitedCtx = h.contextFor(LIMITED_TOKEN);
 });
 
 afterAll(async () => {
@@ -254,7 +255,7 @@ describe("permissions", () => {
     const news = { __resourceName: "limited", componentId: "keboola.ex-generic-v2", name: "Nope", configuration: {} };
     const checked = await componentConfig.check(limitedCtx, {}, news);
     await expect(componentConfig.create(limitedCtx, checked.inputs as Props)).rejects.toThrow(
-      'ComponentConfig "limited": the token may not manage configurations of component "keboola.ex-generic-v2": the token "Limited token" (id 1002) is not a master token and its componentAccess is empty. Nothing was changed.',
+      'ComponentConfig "limited": the token may not manage configurations of component "keboola.ex-generic-v2": the token "Limited token" (id 1002) is not a master token and its componentAccess is empty. Nothing was changed. Use a master token (pulumi config set --secret keboola:token ...), or a token whose componentAccess includes "keboola.ex-generic-v2".',
     );
     const vchecked = await variableConfig.check(limitedCtx, {}, { __resourceName: "limited-vars", ...variablesArgs });
     await expect(variableConfig.create(limitedCtx, vchecked.inputs as Props)).rejects.toThrow(/VariableConfig "limited-vars": the token may not manage configurations of component "keboola.variables"/);

@@ -2,7 +2,8 @@ import { expect } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import type { EmulatorOptions } from "../../emulator/core/context";
 import { KeboolaClient } from "../../provider/api/client";
-import type { Props, ResourceContext, ResourceHandler } from "../../provider/resources/types";
+import type { Props, ResourceContext } from "../../provider/resources/types";
+import type { HostedHandler as ResourceHandler } from "./hosted";
 
 // Calls resource handlers as the dynamic provider host does, against an in-process emulator.
 
@@ -15,15 +16,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+export const MASTER_TOKEN = "harness-master-token-7f3c9a";
+export const LIMITED_TOKEN = "harness-limited-token-2b8e41";
+
 export async function startHarness(options: Partial<EmulatorOptions> = {}): Promise<Harness> {
-  const emu = await startEmulator({ token: "master", limitedToken: "limited", taskDurationMs: 10, ...options });
+  // Token values no message may contain: errors are redacted of the token as the host shows them.
+  const emu = await startEmulator({ token: MASTER_TOKEN, limitedToken: LIMITED_TOKEN, taskDurationMs: 10, ...options });
   const contextFor = (token: string): ResourceContext => {
     const client = new KeboolaClient({ host: emu.url, token, taskTimeoutSeconds: 20, http: { retryBaseMs: 5, retryMaxMs: 40 } });
     return { client: () => client };
   };
   return {
     emu,
-    ctx: contextFor("master"),
+    ctx: contextFor(MASTER_TOKEN),
     contextFor,
     writes: () => emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`),
     close: () => emu.close(),

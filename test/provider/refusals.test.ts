@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as source } from "../../provider/resources/source";
-import { handler as sink } from "../../provider/resources/sink";
-import { handler as sourceSettings } from "../../provider/resources/source-settings";
-import { handler as sinkSettings } from "../../provider/resources/sink-settings";
-import { handler as componentConfig } from "../../provider/resources/component-config";
-import { handler as variableConfig } from "../../provider/resources/variable-config";
-import { handler as jobRun } from "../../provider/resources/job-run";
-import type { Props, ResourceHandler } from "../../provider/resources/types";
+import { source } from "./hosted";
+import { sink } from "./hosted";
+import { sourceSettings } from "./hosted";
+import { sinkSettings } from "./hosted";
+import { componentConfig } from "./hosted";
+import { variableConfig } from "./hosted";
+import { jobRun } from "./hosted";
+import type { Props } from "../../provider/resources/types";
+import type { HostedHandler as ResourceHandler } from "./hosted";
 import { ensureTable } from "../../emulator/storage/tables";
 import { ownerUrn, startHarness, type Harness } from "./harness";
 

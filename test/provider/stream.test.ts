@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { handler as source } from "../../provider/resources/source";
-import { handler as sink } from "../../provider/resources/sink";
-import { handler as sinkSettings } from "../../provider/resources/sink-settings";
-import { handler as sourceSettings } from "../../provider/resources/source-settings";
+import { source } from "./hosted";
+import { sink } from "./hosted";
+import { sinkSettings } from "./hosted";
+import { sourceSettings } from "./hosted";
 import { PartialFailure, type Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 
@@ -38,7 +38,7 @@ describe("Source", () => {
   it("creates with the id derived from the name, and reads back without drift", async () => {
     const { id, outs, inputs } = await createVia(source, h.ctx, "events", { name: "Web Events" });
     expect(id).toBe("101/web-events");
-    expect(outs).toMatchObject({ sourceId: "web-events", branchId: 101, projectId: 4242, type: "http", name: "Web Events", description: "" });
+    expect(outs).toMatchObject({ sourceId: "web-events", branchId: "default", projectId: 4242, type: "http", name: "Web Events", description: "" });
     expect(String(outs.url)).toMatch(/\/stream\/4242\/web-events\/[A-Za-z0-9]{48}$/);
     expect(h.writes()).toEqual(["POST /stream/v1/branches/default/sources"]);
 

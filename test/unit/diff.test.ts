@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { handler as source } from "../../provider/resources/source";
-import { handler as sink } from "../../provider/resources/sink";
-import { handler as sinkSettings } from "../../provider/resources/sink-settings";
+import { source } from "../provider/hosted";
+import { sink } from "../provider/hosted";
+import { sinkSettings } from "../provider/hosted";
 import type { Props, ResourceContext } from "../../provider/resources/types";
 
 // Diff decisions: only real changes, with the right update or replace. No API is needed.

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { UNKNOWN } from "../../provider/validation/check";
 import { checkPlaceholders, findPlaceholders, placeholdersIn } from "../../provider/validation/placeholders";
-import { handler as componentConfig, planRows } from "../../provider/resources/component-config";
+import { componentConfig } from "../provider/hosted";
+import { planRows } from "../../provider/resources/component-config";
 import type { ConfigRow } from "../../provider/api/storage";
 import type { KeboolaClient } from "../../provider/api/client";
 import type { ResourceContext } from "../../provider/resources/types";
@@ -184,7 +185,9 @@ describe("ComponentConfig check", () => {
 
 describe("ComponentConfig diff", () => {
   const binding = { configId: "11", valuesRowId: "12", declared };
-  const olds = { ...extractor(), branchId: "default", description: "", isDisabled: false, purgeOnDelete: false, configId: "20", rowIds: ["1", "2"], variables: binding };
+  // State as recorded: the checked inputs, rows with their defaults.
+  const rows = extractor().rows.map((r) => ({ description: "", isDisabled: false, ...r }));
+  const olds = { ...extractor(), rows, branchId: "default", description: "", isDisabled: false, purgeOnDelete: false, configId: "20", rowIds: ["1", "2"], variables: binding };
 
   it("sees no change when only the declarations or unknown-at-preview ids differ", async () => {
     expect(await componentConfig.diff(ctx, "id", olds, { ...olds, configId: undefined, variables: { ...binding, declared: [] } })).toMatchObject({ changes: false });

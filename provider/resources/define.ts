@@ -1,0 +1,161 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import type { ProgramFacts } from "./program";
+import type { Props, ResourceContext } from "./types";
+
+// One zod schema per resource says all there is about its data: the inputs a program passes,
+// what the provider computes (and which of it is secret), and what state keeps for the provider
+// itself. The rest is derived from it here: the properties of the resource class, the outputs
+// Pulumi registers, `additionalSecretOutputs`, the resource's schema.json entry, the typed
+// arguments of its handler and the parsing of state written by this or an older version.
+
+const secretFields = new WeakSet<z.ZodType>();
+
+/** Marks a field that state keeps encrypted (a credential such as an ingestion URL). */
+export function secret<T extends z.ZodType>(field: T): T {
+  secretFields.add(field);
+  return field;
+}
+
+type Shape = z.ZodRawShape;
+
+export interface ResourceSpec<I extends Shape, O extends Shape, K extends Shape> {
+  /** `Source` registers as `pulumi-nodejs:dynamic/keboola:Source`. */
+  type: string;
+  description: string;
+  /** What a program passes. */
+  inputs: I;
+  /** Rules across input fields, each reported at its own path. */
+  refine?: (value: z.output<z.ZodObject<I>>, ctx: z.RefinementCtx) => void;
+  /** Computed by the provider and readable on the resource; an input may be repeated here with its settled type. */
+  outputs: O;
+  /** Bookkeeping state keeps for the provider alone: neither on the class nor in schema.json. */
+  internal?: K;
+  /** Rewrites state written by an older version into today's field names before it is parsed. */
+  upgrade?: (old: Props) => Props;
+}
+
+// `{}` as a shape type: no extra fields (Record<string, never> would forbid extending).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+type None = {};
+
+export function defineResource<I extends Shape, O extends Shape, K extends Shape = None>(spec: ResourceSpec<I, O, K>) {
+  const base = z.object(spec.inputs).strict();
+  const inputs = spec.refine ? base.superRefine(spec.refine) : base;
+  const outputs = z.object(spec.outputs);
+  const visible = z.object(spec.inputs).extend(spec.outputs);
+  const state = visible.extend(spec.internal ?? ({} as K));
+  const names = Object.keys(visible.shape);
+  return {
+    type: spec.type,
+    description: spec.description,
+    inputs,
+    outputs,
+    /** What the resource class shows: inputs and outputs. */
+    visible,
+    state,
+    outputNames: names,
+    secretOutputs: names.filter((n) => secretFields.has((visible.shape as unknown as Record<string, z.ZodType>)[n])),
+    /**
+     * State as this version reads it. Each field is parsed on its own: one a version cannot read
+     * (or that is missing, as after `pulumi import` or a half-finished create) is left out, and the
+     * handler treats it as not recorded instead of failing a refresh or a destroy.
+     */
+    parseState(raw: Props): Partial<z.output<typeof state>> {
+      const old = spec.upgrade ? spec.upgrade(raw) : raw;
+      const out: Props = {};
+      for (const [key, field] of Object.entries(state.shape as unknown as Record<string, z.ZodType>)) {
+        if (old[key] === undefined || old[key] === null) continue;
+        const parsed = field.safeParse(old[key]);
+        if (parsed.success) out[key] = parsed.data;
+      }
+      return out as Partial<z.output<typeof state>>;
+    },
+  };
+}
+
+export interface AnyDefinition {
+  type: string;
+  description: string;
+  inputs: z.ZodType;
+  outputs: z.ZodObject;
+  visible: z.ZodObject;
+  state: z.ZodObject;
+  outputNames: readonly string[];
+  secretOutputs: readonly string[];
+  parseState(raw: Props): Props;
+}
+
+/** Inputs as a program writes them. */
+export type InputsOf<D extends AnyDefinition> = z.input<D["inputs"]>;
+/** Inputs after `check`: parsed, defaults applied. */
+export type CheckedOf<D extends AnyDefinition> = z.output<D["inputs"]>;
+/** Everything state holds for the resource. */
+export type StateOf<D extends AnyDefinition> = z.output<D["state"]>;
+/** State as recorded: any field may be missing (import, a half-finished create, an older version). */
+export type RecordedOf<D extends AnyDefinition> = Partial<StateOf<D>>;
+
+// The keys of the class's properties. Extract<> keeps the mapped type below non-homomorphic, so an
+// optional field becomes an Output that may hold undefined rather than an optional property.
+type Keys<T> = Extract<keyof T, string>;
+
+/** The properties of a resource class: every input and output as a `pulumi.Output`. */
+export type OutputsOf<D extends AnyDefinition> = { readonly [K in Keys<z.output<D["visible"]>>]: pulumi.Output<z.output<D["visible"]>[K]> };
+
+/** Who a call is about: what the resource class adds to the inputs (never user data). */
+export interface CallIdentity {
+  /** The resource's name in the program (its id for state written before names were recorded). */
+  name: string;
+  /** The owner marker written onto every object the resource creates: its URN. */
+  owner?: string;
+  /** What the program declares around the resource (see program.ts). */
+  facts: ProgramFacts;
+}
+
+export interface CallContext extends ResourceContext {
+  call: CallIdentity;
+}
+
+/**
+ * A resource's lifecycle, typed by its definition. `check` and `diff` see the inputs as the engine
+ * passes them (values unknown at preview included); the others get them parsed by the schema.
+ */
+export interface Handler<D extends AnyDefinition> {
+  check(ctx: CallContext, olds: Props, news: Props): Promise<dynamic.CheckResult>;
+  diff(ctx: CallContext, id: string, olds: RecordedOf<D>, news: Props): Promise<dynamic.DiffResult>;
+  create(ctx: CallContext, inputs: CheckedOf<D>): Promise<{ id: string; outs: StateOf<D> }>;
+  read(ctx: CallContext, id: string, recorded: RecordedOf<D>): Promise<{ id: string; props?: StateOf<D>; inputs?: Partial<CheckedOf<D>> }>;
+  update(ctx: CallContext, id: string, olds: RecordedOf<D>, news: CheckedOf<D>): Promise<{ outs: StateOf<D> }>;
+  delete(ctx: CallContext, id: string, recorded: RecordedOf<D>): Promise<void>;
+}
+
+/**
+ * The arguments of `pulumi.dynamic.Resource` for a resource of this definition: every output
+ * registered (so it exists as a property), the secret ones encrypted, plus the hidden inputs
+ * naming the resource, its owner marker and what the program declares around it.
+ */
+export function registration(
+  /** The kind's provider object (provider/kinds/): one per kind, so Pulumi serializes it once. */
+  provider: dynamic.ResourceProvider,
+  def: AnyDefinition,
+  name: string,
+  args: object,
+  opts: pulumi.CustomResourceOptions | undefined,
+  facts?: ProgramFacts,
+): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
+  const token = `pulumi-nodejs:dynamic/keboola:${def.type}`;
+  const props: pulumi.Inputs = {
+    ...Object.fromEntries(def.outputNames.map((o) => [o, undefined])),
+    ...args,
+    ...(facts ? { __program: facts } : {}),
+    __resourceName: name,
+    // The owner marker written onto every object this resource creates (see ownership.ts).
+    __owner: pulumi.createUrn(name, token, opts?.parent),
+  };
+  const options: pulumi.CustomResourceOptions = {
+    ...opts,
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...def.secretOutputs],
+  };
+  return [provider, name, props, options, "keboola", def.type];
+}
