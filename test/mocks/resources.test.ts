@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import * as keboola from "../../provider";
 import { providerFor } from "../../provider/shim";
+import { source as sourceDefinition } from "../../provider/resources/source";
+import { componentConfig as componentConfigDefinition } from "../../provider/resources/component-config";
 
 // Resource wiring under Pulumi's mocks: types, inputs passed through, outputs as properties, and
 // the serialized provider kept tiny and free of secrets.
@@ -17,9 +19,9 @@ beforeAll(async () => {
         created.push(args);
         const outs: Record<string, unknown> = { ...args.inputs };
         if (args.type === "pulumi-nodejs:dynamic/keboola:Source") {
-          Object.assign(outs, { sourceId: "quick-events", branchId: 101, projectId: 4242, url: "https://stream-in.example/stream/4242/quick-events/s3cr3t" });
+          Object.assign(outs, { sourceId: "quick-events", branchId: "default", projectId: 4242, url: "https://stream-in.example/stream/4242/quick-events/s3cr3t" });
         }
-        if (args.type === "pulumi-nodejs:dynamic/keboola:Sink") Object.assign(outs, { sinkId: args.inputs.sinkId ?? "raw", branchId: 101 });
+        if (args.type === "pulumi-nodejs:dynamic/keboola:Sink") Object.assign(outs, { sinkId: args.inputs.sinkId ?? "raw", branchId: "default" });
         return { id: `${args.name}-id`, state: outs };
       },
       call: () => ({}),
@@ -52,6 +54,17 @@ describe("resources under mocks", () => {
     expect(sinkArgs.inputs.__resourceName).toBe("raw");
     expect(sinkArgs.inputs.sourceId).toBe("quick-events");
     expect(created.find((c) => c.name === "events")!.type).toBe("pulumi-nodejs:dynamic/keboola:Source");
+  });
+
+  it("has every input and output of its schema as an Output property" /* secrets in state: test/e2e/stream.e2e.test.ts */, async () => {
+    const source = new keboola.Source("props", { name: "Props" });
+    for (const name of sourceDefinition.outputNames) {
+      expect(pulumi.Output.isInstance((source as unknown as Record<string, unknown>)[name]), name).toBe(true);
+    }
+    const config = new keboola.ComponentConfig("props-config", { componentId: "keboola.ex-generic-v2", name: "C" });
+    for (const name of componentConfigDefinition.outputNames) {
+      expect(pulumi.Output.isInstance((config as unknown as Record<string, unknown>)[name]), name).toBe(true);
+    }
   });
 
   it("keeps the serialized provider tiny, without clients or secrets", async () => {

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
+import { CATALOG } from "../../provider/catalog";
+import { source } from "../../provider/resources/source";
+import { sink } from "../../provider/resources/sink";
+import { componentConfig } from "../../provider/resources/component-config";
+
+// One schema per resource (provider/resources/define.ts): what is derived from it, how old state
+// is read with it, and the boundaries between the modules around it.
+
+const root = path.resolve(__dirname, "..", "..");
+
+describe("derived from each resource's schema", () => {
+  it("registers every input and output, and exactly the marked fields as secret", () => {
+    for (const def of CATALOG) {
+      expect(def.outputNames).toEqual(Object.keys(def.visible.shape));
+      expect(def.outputNames).toEqual(expect.arrayContaining(Object.keys(def.outputs.shape)));
+      expect(def.outputNames).toEqual(expect.arrayContaining(Object.keys((def.inputs as unknown as { shape: object }).shape)));
+    }
+    expect(Object.fromEntries(CATALOG.map((d) => [d.type, d.secretOutputs]))).toEqual({
+      Source: ["url", "baseUrl", "secret"],
+      Sink: [],
+      SourceSettings: [],
+      SinkSettings: [],
+      VariableConfig: [],
+      ComponentConfig: [],
+      JobRun: [],
+    });
+  });
+
+  it("keeps bookkeeping out of the class and the schema.json entry, but in state", () => {
+    expect(componentConfig.outputNames).not.toContain("explicitConfigId");
+    expect(Object.keys(componentConfig.state.shape)).toContain("explicitConfigId");
+  });
+});
+
+describe("reading state", () => {
+  it("reads a Source's state written by 0.1.0: the declared branch was `branch`, `branchId` the numeric one", () => {
+    const old = { branch: "default", branchId: 101, sourceId: "events", name: "Events", description: "", type: "http", projectId: 4242, url: "https://in/x", adoptExisting: false, __provider: "exports.handler = ..." };
+    expect(source.parseState(old)).toEqual({ branchId: "default", sourceId: "events", name: "Events", description: "", type: "http", projectId: 4242, url: "https://in/x", adoptExisting: false });
+    // State without `branch` (0.2 and later) keeps its branchId, numeric ids as their text.
+    expect(source.parseState({ branchId: "123", sourceId: "events" })).toEqual({ branchId: "123", sourceId: "events" });
+    expect(sink.parseState({ branch: "555", branchId: 101, sinkId: "raw" })).toEqual({ branchId: "555", sinkId: "raw" });
+  });
+
+  it("leaves out a field this version cannot read instead of failing a refresh or a destroy", () => {
+    expect(source.parseState({ sourceId: "events", projectId: "not a number", type: "carrier pigeon" })).toEqual({ sourceId: "events" });
+    expect(componentConfig.parseState({})).toEqual({});
+  });
+});
+
+describe("module boundaries", () => {
+  const resourceFiles = ["source", "sink", "source-settings", "sink-settings", "component-config", "variable-config", "job-run"];
+
+  it("resource files do not import each other (shared pieces live in shared modules)", () => {
+    for (const file of resourceFiles) {
+      const text = fs.readFileSync(path.join(root, "provider", "resources", `${file}.ts`), "utf8");
+      const imports = [...text.matchAll(/from "\.\/([\w-]+)"/g)].map((m) => m[1]);
+      expect({ file, imports: imports.filter((i) => resourceFiles.includes(i)) }).toEqual({ file, imports: [] });
+    }
+  });
+
+  it("a program using the provider, and the provider process running every kind, never load the emulator or its server libraries", () => {
+    const script = `
+      const keboola = require(${JSON.stringify(path.join(root, "dist", "provider", "index.js"))});
+      const runtime = require(${JSON.stringify(path.join(root, "dist", "provider", "runtime.js"))});
+      for (const kind of ["source", "sink", "sourceSettings", "sinkSettings", "componentConfig", "variableConfig", "jobRun"]) {
+        runtime.call(kind, "check", [{}, {}]).catch(() => undefined);
+      }
+      setImmediate(() => {
+        const loaded = Object.keys(require.cache);
+        console.log(JSON.stringify({ classes: Object.keys(keboola).length, modules: loaded.length, server: loaded.filter((f) => /[\\\\/](emulator|hono|@hono)[\\\\/]/.test(f)) }));
+      });`;
+    const res = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", cwd: root });
+    expect(res.stderr).toBe("");
+    const out = JSON.parse(res.stdout) as { classes: number; modules: number; server: string[] };
+    expect(out.classes).toBeGreaterThan(7);
+    expect(out.modules).toBeGreaterThan(20);
+    expect(out.server).toEqual([]);
+  });
+});
