@@ -68,8 +68,27 @@ describe("e2e: upgrading a stack created by keboola-pulumi 0.1.0", () => {
     expect(oldProviders.every((p) => p.includes('require("keboola-pulumi/runtime")') && !p.includes("keboola-pulumi/kinds/"))).toBe(true);
     expect(live()).toEqual({ sources: ["changed:before", "kept:"], sinks: ["removed"] });
 
+    // Phase 1 ran today's runtime: put its state into the shape 0.1.0 stored (resources/source.ts
+    // and sink.ts at eab4aec): the declared branch as `branch`, the service's numeric one as `branchId`.
+    const exported = await ws.exportStack();
+    let rewritten = 0;
+    for (const r of exported.deployment.resources ?? []) {
+      if (!/keboola:(Source|Sink)$/.test(r.type) || !r.outputs) continue;
+      r.outputs.branch = r.outputs.branchId;
+      r.outputs.branchId = Number(String(r.id).split("/")[0]);
+      rewritten++;
+    }
+    expect(rewritten).toBe(3);
+    const file = path.join(ws.programDir, "old-state.json");
+    fs.writeFileSync(file, JSON.stringify(exported));
+    ok(await ws.pulumi(["stack", "import", "--file", file]));
+    expect((await ws.stackResources()).filter((r) => typeof r.outputs?.branchId === "number")).toHaveLength(3);
+
     fs.writeFileSync(path.join(ws.programDir, "index.js"), NEW_PROGRAM);
     ok(await ws.refresh(["--expect-no-changes"]));
+    // Refresh rewrote the state in today's shape, without showing a change.
+    const refreshed = (await ws.stackResources()).filter((r) => /keboola:(Source|Sink)$/.test(r.type));
+    expect(refreshed.map((r) => [r.outputs?.branchId, r.outputs?.branch])).toEqual([["default", undefined], ["default", undefined], ["default", undefined]]);
     const up = ok(await ws.up());
     expect(up.stdout).toMatch(/1 updated/);
     expect(up.stdout).toMatch(/1 deleted/);
