@@ -1,10 +1,12 @@
 import { KeboolaTaskError, KeboolaTimeoutError } from "./errors";
 
-// Waiting for Stream tasks and Queue jobs: the first poll comes soon after the 202 and the interval
-// stays short (at most `fastPollMs`, 150 ms) for the first `fastForMs` (10 s), where most tasks end:
-// a task noticed late holds one of Pulumi's parallel slots for nothing. Only a longer task backs
-// off, doubling up to 2 s. The deadline is our own: Pulumi's customTimeouts never reach a dynamic
-// provider.
+// Waiting for Stream tasks and Queue jobs: polls come every `fastPollMs` (150 ms) for the first
+// `fastForMs` (10 s), where most tasks end, so a finished task is noticed within 150 ms: a task
+// noticed late holds one of Pulumi's parallel slots for nothing. The first poll waits those 150 ms
+// too: polling sooner would notice no task later than that bound, and each poll is a request
+// (a first poll at 50 ms and a second at 150 ms cost one request more per task than one poll at
+// 150 ms, for a task that takes 300 ms). Only a longer task backs off, doubling up to 2 s. The
+// deadline is our own: Pulumi's customTimeouts never reach a dynamic provider.
 
 export interface WaitOptions {
   /** What is being waited for, for messages, e.g. `Sink "events/raw"`. */
@@ -32,7 +34,9 @@ export async function waitUntilFinished<T>(
   const started = Date.now();
   const deadline = started + opts.deadlineSeconds * 1000;
   const fastUntil = started + (opts.fastForMs ?? 10_000);
-  let interval = opts.firstPollMs ?? 50;
+  const fastPollMs = opts.fastPollMs ?? 150;
+  const firstPollMs = opts.firstPollMs ?? fastPollMs;
+  let interval = firstPollMs;
   let current = initial;
   for (;;) {
     const p = toPollable(current);
@@ -42,8 +46,8 @@ export async function waitUntilFinished<T>(
     }
     if (Date.now() + interval > deadline) throw new KeboolaTimeoutError(opts.what, p.id, opts.deadlineSeconds);
     await new Promise((r) => setTimeout(r, interval));
-    const cap = Date.now() < fastUntil ? (opts.fastPollMs ?? 150) : (opts.maxPollMs ?? 2000);
-    interval = Math.min(interval * 2, Math.max(cap, opts.firstPollMs ?? 50));
+    const cap = Date.now() < fastUntil ? fastPollMs : (opts.maxPollMs ?? 2000);
+    interval = Math.min(interval * 2, Math.max(cap, firstPollMs));
     current = await poll(current);
   }
 }
