@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../emulator/server";
 import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./lib/pulumi-workspace";
 import { packAndInstall } from "./lib/packed";
+import { sampleCpu } from "./lib/cpu-sample";
 
 // The fleet benchmark (`npm run bench`): a fleet of sources x sinks, each sink with SinkSettings,
 // deployed with the real Pulumi CLI on the emulator whose tasks take D ms, installed from the
@@ -13,9 +14,16 @@ import { packAndInstall } from "./lib/packed";
 // the three tasks on the critical path (source, sink, settings). Also the requests per created
 // resource, the writes of the no-op preview and the size of the serialized provider in state.
 //
-//   node dist/scripts/bench-fleet.js [--sources 10] [--sinks 10] [--task-ms 1000] [--parallel 32]
+//   node dist/scripts/bench-fleet.js [--sources 10] [--sinks 10] [--task-ms 1000] [--parallel 32] [--cpu-prof DIR] [--pulumi-profile PREFIX]
+//
+// Also prints the CPU seconds each kind of process spent during `up` (Linux). With --cpu-prof, the
+// Node processes of `up` (program, dynamic provider) write V8 CPU profiles into DIR; with
+// --pulumi-profile, the engine of `up` writes its Go profiles to PREFIX.<pid>.{cpu,mem,trace}
+// (Pulumi's own --profiling flag).
 
 interface Options {
+  cpuProf?: string;
+  pulumiProfile?: string;
   sources: number;
   sinks: number;
   taskMs: number;
@@ -28,7 +36,7 @@ function parseArgs(argv: string[]): Options[] {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   if (get("task-ms") !== undefined) {
-    return [{ sources: Number(get("sources") ?? 10), sinks: Number(get("sinks") ?? 10), taskMs: Number(get("task-ms")), parallel: get("parallel") ? Number(get("parallel")) : undefined }];
+    return [{ sources: Number(get("sources") ?? 10), sinks: Number(get("sinks") ?? 10), taskMs: Number(get("task-ms")), parallel: get("parallel") ? Number(get("parallel")) : undefined, cpuProf: get("cpu-prof"), pulumiProfile: get("pulumi-profile") }];
   }
   // The issue's two measurements: D=1000 with --parallel 32 and D=300 with the default parallelism.
   return [
@@ -98,7 +106,11 @@ async function run(o: Options, nodeModules: string): Promise<void> {
 
     const ws = await setUp("bench-fleet", program(o));
     emu.clearRequests();
-    const up = await timed(() => ws.up(extra, { timeoutMs: 1_800_000 }), "up");
+    const env = o.cpuProf ? { NODE_OPTIONS: `--require ${path.join(__dirname, "lib", "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(o.cpuProf) } : undefined;
+    const cpu = sampleCpu();
+    const profiling = o.pulumiProfile ? ["--profiling", path.resolve(o.pulumiProfile)] : [];
+    const up = await timed(() => ws.up([...extra, ...profiling], { timeoutMs: 1_800_000, env }), "up");
+    const upCpu = cpu.stop();
     const upLog = emu.requests();
     const upRequests = upLog.length;
     emu.clearRequests();
@@ -110,6 +122,7 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     const state = await ws.exportStack();
     const providers = (state.deployment.resources ?? []).map((r) => String((r.inputs as { __provider?: string } | undefined)?.__provider ?? "")).filter(Boolean);
     const stateBytes = JSON.stringify(state).length;
+    if (process.env.BENCH_DUMP_STATE) fs.writeFileSync(process.env.BENCH_DUMP_STATE, JSON.stringify(state, null, 1));
     const destroy = await timed(() => ws.destroy(extra, { timeoutMs: 1_800_000 }), "destroy");
 
     const ratio = (s: number) => `${s.toFixed(1)} s (${(s / bound).toFixed(2)}x bound)`;
@@ -120,6 +133,14 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     console.log(`  refresh   ${ratio(refresh)}, ${(refreshRequests / resources).toFixed(2)} requests per resource`);
     console.log(`  destroy   ${ratio(destroy)}`);
     console.log(`  up requests by kind: ${breakdown(upLog)}`);
+    const cpuTotal = Object.values(upCpu.byKind).reduce((a, b) => a + b, 0);
+    console.log(
+      `  up CPU    ${cpuTotal.toFixed(1)} s in ${upCpu.wallSeconds.toFixed(1)} s:` +
+        Object.entries(upCpu.byKind)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `\n    ${v.toFixed(1).padStart(5)} s ${k}`)
+          .join(""),
+    );
     console.log(`  state     ${(stateBytes / 1024).toFixed(0)} KB, __provider ${Math.max(...providers.map((p) => p.length))} B per resource`);
   } finally {
     for (const ws of wss.reverse()) await ws.cleanup();
@@ -131,7 +152,7 @@ async function run(o: Options, nodeModules: string): Promise<void> {
 function breakdown(log: ReadonlyArray<{ method: string; path: string }>): string {
   const counts = new Map<string, number>();
   for (const e of log) {
-    const shape = `${e.method} ${e.path.replace(/\?.*$/, "").replace(/\/(?:[0-9]+|[a-z0-9-]+-[0-9]+|task\.[^/]+|[a-f0-9-]{20,})(?=\/|$)/g, "/:id")}`;
+    const shape = `${e.method} ${e.path.replace(/\?.*$/, "").replace(/\/v1\/tasks\/.*$/, "/v1/tasks/:id").replace(/\/(?:[0-9]+|[a-z0-9-]+-[0-9]+|task\.[^/]+|[a-f0-9-]{20,}|(?:in|out)\.c-[^/.]+\.[^/]+)(?=\/|$)/g, "/:id")}`;
     counts.set(shape, (counts.get(shape) ?? 0) + 1);
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `\n    ${String(n).padStart(5)} ${k}`).join("");
