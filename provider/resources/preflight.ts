@@ -1,6 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
-import { KeboolaApiError, notFoundAsUndefined } from "../api/errors";
+import { KeboolaApiError } from "../api/errors";
 import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
@@ -117,7 +117,9 @@ export async function sinkSlotFailure(
   property: string,
 ): Promise<Failure> {
   const stream = await ctx.client().stream();
-  const list = await notFoundAsUndefined(stream.listSinks(p.branchId, p.sourceId, undefined, 100));
+  // The sinks this process already knows of the source, kept with its own writes (StreamApi.sinkRoster):
+  // the sinks of one source are checked one after another, each listing would differ only by ours.
+  const list = await stream.sinkRoster(p.branchId, p.sourceId);
   if (!list) {
     if (facts.declared) return undefined; // its Source is created in this same run
     return {
@@ -125,8 +127,8 @@ export async function sinkSlotFailure(
       reason: `source "${p.sourceId}" does not exist in branch ${p.branchId}: pass the sourceId of a Source (for example events.sourceId, not the source's name), or create that source first`,
     };
   }
-  const existing = list.sinks.find((s) => s.sinkId === p.sinkId) ?? (list.page.totalCount > list.sinks.length ? await stream.findSink(p.branchId, p.sourceId, p.sinkId) : undefined);
-  return slot("sink", existing, list.page.totalCount, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}"`, owner, p.adoptExisting, property, p.sinkId);
+  const existing = list.sinks.find((s) => s.sinkId === p.sinkId) ?? (list.totalCount > list.sinks.length ? await stream.findSink(p.branchId, p.sourceId, p.sinkId) : undefined);
+  return slot("sink", existing, list.totalCount, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}"`, owner, p.adoptExisting, property, p.sinkId);
 }
 
 /** An explicit configId of a new configuration is free, or ours (or taken over with adoptExisting). */

@@ -30,8 +30,9 @@ export function settingsHandler<D extends AnyDefinition>(def: D, label: string):
     const t = target(p, "");
     const stream = await ctx.client().stream();
     let patch = settingsPatch(p, olds);
-    if (!olds && patch.length > 0) {
+    if (!olds && patch.length > 0 && !stream.createdHere(t.branchId, t.sourceId, t.sinkId)) {
       // A first apply (e.g. taking over an exported project) writes only the values that differ.
+      // On a source or sink this process has just created, every managed key is written unread.
       const remote = (await stream.getSettings(t.branchId, t.sourceId, t.sinkId)).settings;
       patch = patch.filter((w) => !remote.some((r) => r.key === w.key && sameSetting(SETTINGS.find((d) => d.key === w.key)!, r.value, w.value)));
     }

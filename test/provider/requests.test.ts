@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { handler as source } from "../../provider/resources/source";
+import { handler as sink } from "../../provider/resources/sink";
+import { handler as sinkSettings } from "../../provider/resources/sink-settings";
+import type { Props } from "../../provider/resources/types";
+import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
+
+// The requests a fleet costs: what one provider process reuses (a source's sinks, known from its
+// own writes) and skips (reading the settings of a sink it has just created), and that the reuse
+// never hides a change this process made.
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.close());
+beforeEach(() => {
+  h.emu.clearRequests();
+  h.emu.setFaults({});
+});
+
+const COLUMNS = [{ type: "uuid", name: "id" }];
+const sinkLists = () => h.emu.requests().filter((r) => r.method === "GET" && /\/sources\/[^/]+\/sinks(\?|$)/.test(r.path)).length;
+const settingsReads = () => h.emu.requests().filter((r) => r.method === "GET" && r.path.endsWith("/settings")).length;
+const checkSink = (name: string, news: Props) => sink.check(h.ctx, {}, { __resourceName: name, __owner: ownerUrn(name), ...news });
+
+describe("the sinks of a source, as one process knows them", () => {
+  it("are listed once for all the sinks checked, and include the sinks this process created since", async () => {
+    const src = await createVia(source, h.ctx, "roster-src", { name: "Roster", sourceId: "roster-src" });
+    h.emu.clearRequests();
+    const args = (n: number) => ({ sourceId: src.outs.sourceId, name: `S${n}`, sinkId: `s${n}`, tableId: `in.c-roster.t${n}`, columns: COLUMNS });
+    for (let n = 1; n <= 3; n++) await createVia(sink, h.ctx, `s${n}`, args(n));
+    expect(sinkLists()).toBe(1);
+
+    // A sink this process created is seen by the check of another resource that wants its id.
+    const taken = await checkSink("other", { ...args(2), tableId: "in.c-roster.t2" });
+    expect(taken.failures).toEqual([{ property: "sinkId", reason: expect.stringMatching(/sink "s2" already exists in source "roster-src" and belongs to .*resource keboola:Resource "s2"/) }]);
+    expect(sinkLists()).toBe(1);
+  });
+
+  it("are listed again after any other write to the source's sinks: a deleted sink's id is free", async () => {
+    const src = await createVia(source, h.ctx, "roster-del", { name: "Roster Del", sourceId: "roster-del" });
+    const args = { sourceId: src.outs.sourceId, name: "Gone", sinkId: "gone", tableId: "in.c-roster.gone", columns: COLUMNS };
+    const created = await createVia(sink, h.ctx, "gone", args);
+    expect((await checkSink("again", args)).failures).toHaveLength(1);
+    h.emu.clearRequests();
+    await sink.delete(h.ctx, created.id, created.outs);
+    expect((await checkSink("again", args)).failures).toEqual([]);
+    expect(sinkLists()).toBe(1);
+  });
+
+  it("are listed again after a create whose task failed", async () => {
+    const src = await createVia(source, h.ctx, "roster-fail", { name: "Roster Fail", sourceId: "roster-fail" });
+    const args = { sourceId: src.outs.sourceId, name: "Broken", sinkId: "broken", tableId: "in.c-roster.broken", columns: COLUMNS };
+    const checked = await checkSink("broken", args);
+    h.emu.setFaults({ failTasks: ["api.create.sink"] });
+    await expect(sink.create(h.ctx, checked.inputs as Props)).rejects.toThrow(/task .* failed/);
+    h.emu.setFaults({});
+    h.emu.clearRequests();
+    // Not created: its id is free again, which only a new listing can tell.
+    expect((await checkSink("other-broken", args)).failures).toEqual([]);
+    expect(sinkLists()).toBe(1);
+  });
+});
+
+describe("SinkSettings on a sink", () => {
+  it("that this process has just created writes every key without reading the settings", async () => {
+    const src = await createVia(source, h.ctx, "fresh-src", { name: "Fresh", sourceId: "fresh-src" });
+    const snk = await createVia(sink, h.ctx, "fresh-sink", { sourceId: src.outs.sourceId, name: "Fresh", tableId: "in.c-fresh.t", columns: COLUMNS });
+    h.emu.clearRequests();
+    // 10000 is the service default of the staging count: written all the same. The sink is declared
+    // in the same program (as the class passes it), so check does not ask whether it exists.
+    await createVia(sinkSettings, h.ctx, "fresh-settings", { sourceId: src.outs.sourceId, sinkId: snk.outs.sinkId, stagingUploadTrigger: { count: 10000, size: "1MB" }, __program: { declared: true } });
+    expect(settingsReads()).toBe(0);
+    expect(h.writes()).toEqual(["PATCH /stream/v1/branches/default/sources/fresh-src/sinks/fresh/settings"]);
+    const remote = (await (await h.ctx.client().stream()).getSettings("default", "fresh-src", "fresh")).settings;
+    expect(remote.find((s) => s.key === "storage.level.staging.upload.trigger.count")).toMatchObject({ value: 10000, overwritten: true });
+  });
+
+  it("that another process created reads the settings first and writes only what differs", async () => {
+    const src = await createVia(source, h.ctx, "old-src", { name: "Old", sourceId: "old-src" });
+    const snk = await createVia(sink, h.ctx, "old-sink", { sourceId: src.outs.sourceId, name: "Old", tableId: "in.c-old.t", columns: COLUMNS });
+    const other = h.contextFor("master"); // a new client: another provider process
+    h.emu.clearRequests();
+    await createVia(sinkSettings, other, "old-settings", { sourceId: src.outs.sourceId, sinkId: snk.outs.sinkId, stagingUploadTrigger: { count: 10000 } });
+    // One read by check (the sink must exist), one by create right before deciding what to write.
+    expect(settingsReads()).toBe(2);
+    expect(h.writes()).toEqual([]);
+  });
+});
