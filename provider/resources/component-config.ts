@@ -9,7 +9,7 @@ import { variableDeclarationSchema, type VariableDeclaration } from "../validati
 import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { same, type ArgsOf } from "./common";
-import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props } from "./types";
 import { splitMarker, withMarker } from "./ownership";
@@ -150,10 +150,10 @@ type State = StateOf<typeof componentConfig>;
 export interface ComponentConfigArgs extends ArgsOf<ComponentConfigInputs> {}
 
 export interface ComponentConfig extends OutputsOf<typeof componentConfig> {}
-export class ComponentConfig extends pulumi.dynamic.Resource {
+export class ComponentConfig extends KeboolaResource {
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("ComponentConfig", name, args);
-    super(...registration(kindProvider, componentConfig, name, args, opts));
+    super(kindProvider, componentConfig, name, args, opts);
   }
 }
 

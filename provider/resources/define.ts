@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ProgramFacts } from "./program";
+import { quietStacks } from "../registration";
 import type { Props, ResourceContext } from "./types";
 
 // One zod schema per resource says all there is about its data: the inputs a program passes,
@@ -158,4 +159,21 @@ export function registration(
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...def.secretOutputs],
   };
   return [provider, name, props, options, "keboola", def.type];
+}
+
+/**
+ * The base of every resource class: registers the resource as `registration()` describes, without
+ * the SDK's per-promise debug stack traces (see provider/registration.ts).
+ */
+export abstract class KeboolaResource extends pulumi.dynamic.Resource {
+  protected constructor(provider: dynamic.ResourceProvider, def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: ProgramFacts) {
+    const stacks = quietStacks();
+    try {
+      super(...registration(provider, def, name, args, opts, facts));
+    } catch (err) {
+      throw stacks.explain(err);
+    } finally {
+      stacks.restore();
+    }
+  }
 }

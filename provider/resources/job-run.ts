@@ -8,7 +8,7 @@ import { checkWith, containsUnknown } from "../validation/check";
 import { stringValue, valueIssues, variableValuesSchema } from "../validation/variables";
 import { jobFailures, unlessForbidden } from "./preflight";
 import { same, type ArgsOf } from "./common";
-import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/job-run";
 import { assertCanManage, unknownAsOld } from "./configurations";
 import { jobFacts } from "./program";
@@ -62,9 +62,9 @@ const RERUN_FIELDS = ["branchId", "componentId", "configId", "variableValuesData
 export interface JobRunArgs extends ArgsOf<JobRunInputs> {}
 
 export interface JobRun extends OutputsOf<typeof jobRun> {}
-export class JobRun extends pulumi.dynamic.Resource {
+export class JobRun extends KeboolaResource {
   constructor(name: string, args: JobRunArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...registration(kindProvider, jobRun, name, args, opts, jobFacts(args)));
+    super(kindProvider, jobRun, name, args, opts, jobFacts(args));
   }
 }
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import type { ArgsOf } from "./common";
-import { defineResource, registration, type InputsOf, type OutputsOf } from "./define";
+import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
 import kindProvider from "../kinds/sink-settings";
 import { settingsHandler } from "./settings-handler";
 import { settingsFacts } from "./program";
@@ -29,9 +29,9 @@ export type SinkSettingsInputs = InputsOf<typeof sinkSettings>;
 export interface SinkSettingsArgs extends ArgsOf<SinkSettingsInputs> {}
 
 export interface SinkSettings extends OutputsOf<typeof sinkSettings> {}
-export class SinkSettings extends pulumi.dynamic.Resource {
+export class SinkSettings extends KeboolaResource {
   constructor(name: string, args: SinkSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...registration(kindProvider, sinkSettings, name, args, opts, settingsFacts(args)));
+    super(kindProvider, sinkSettings, name, args, opts, settingsFacts(args));
   }
 }
 

@@ -9,7 +9,7 @@ import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, norma
 import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
 import { diffFields, same, type ArgsOf } from "./common";
-import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/sink";
 import { PartialFailure, type Props, type ResourceContext } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
@@ -64,10 +64,10 @@ type State = StateOf<typeof sink>;
 export interface SinkArgs extends ArgsOf<SinkInputs> {}
 
 export interface Sink extends OutputsOf<typeof sink> {}
-export class Sink extends pulumi.dynamic.Resource {
+export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
     declareSink(name, args);
-    super(...registration(kindProvider, sink, name, args, opts, sinkFacts(args)));
+    super(kindProvider, sink, name, args, opts, sinkFacts(args));
   }
 }
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import type { ArgsOf } from "./common";
-import { defineResource, registration, type InputsOf, type OutputsOf } from "./define";
+import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
 import kindProvider from "../kinds/source-settings";
 import { settingsHandler } from "./settings-handler";
 import { settingsFacts } from "./program";
@@ -28,9 +28,9 @@ export type SourceSettingsInputs = InputsOf<typeof sourceSettings>;
 export interface SourceSettingsArgs extends ArgsOf<SourceSettingsInputs> {}
 
 export interface SourceSettings extends OutputsOf<typeof sourceSettings> {}
-export class SourceSettings extends pulumi.dynamic.Resource {
+export class SourceSettings extends KeboolaResource {
   constructor(name: string, args: SourceSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...registration(kindProvider, sourceSettings, name, args, opts, settingsFacts(args)));
+    super(kindProvider, sourceSettings, name, args, opts, settingsFacts(args));
   }
 }
 

@@ -9,7 +9,7 @@ import { show } from "../validation/messages";
 import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
 import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { diffFields, type ArgsOf } from "./common";
-import { defineResource, registration, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/source";
 import { PartialFailure, type Props } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
@@ -54,10 +54,10 @@ type State = StateOf<typeof source>;
 export interface SourceArgs extends ArgsOf<SourceInputs> {}
 
 export interface Source extends OutputsOf<typeof source> {}
-export class Source extends pulumi.dynamic.Resource {
+export class Source extends KeboolaResource {
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
     declareSource(name, args);
-    super(...registration(kindProvider, source, name, args, opts));
+    super(kindProvider, source, name, args, opts);
     declaredSource(args, this);
   }
 }

@@ -8,7 +8,7 @@ import { checkWith, containsUnknown } from "../validation/check";
 import { stringValue, valueIssues, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import { same, type ArgsOf } from "./common";
-import { defineResource, registration, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/variable-config";
 import { PartialFailure } from "./types";
 import {
@@ -89,10 +89,10 @@ export interface VariablesBinding {
 }
 
 export interface VariableConfig extends OutputsOf<typeof variableConfig> {}
-export class VariableConfig extends pulumi.dynamic.Resource {
+export class VariableConfig extends KeboolaResource {
   constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("VariableConfig", name, { ...args, componentId: VARIABLES_COMPONENT });
-    super(...registration(kindProvider, variableConfig, name, args, opts));
+    super(kindProvider, variableConfig, name, args, opts);
   }
 
   /**

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { handler as source } from "../../provider/resources/source";
-import { handler as sink } from "../../provider/resources/sink";
-import { handler as sinkSettings } from "../../provider/resources/sink-settings";
+import { sink, sinkSettings, source } from "./hosted";
 import type { Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 
