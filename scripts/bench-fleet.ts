@@ -106,8 +106,10 @@ async function run(o: Options, nodeModules: string): Promise<void> {
 
     const ws = await setUp("bench-fleet", program(o));
     emu.clearRequests();
-    const env = o.cpuProf ? { NODE_OPTIONS: `--require ${path.join(__dirname, "lib", "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(o.cpuProf) } : undefined;
+    const env = process.env.BENCH_TIMELINE_PRELOAD ? { NODE_OPTIONS: `--require ${process.env.BENCH_TIMELINE_PRELOAD}`, KEBOOLA_TIMELINE: "/tmp/timeline.txt" } : o.cpuProf ? { NODE_OPTIONS: `--require ${path.join(__dirname, "lib", "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(o.cpuProf) } : undefined;
     const cpu = sampleCpu();
+    const upStarted = Date.now();
+    if (process.env.BENCH_TIMELINE_PRELOAD) fs.writeFileSync("/tmp/timeline.txt", `${upStarted} 0 bench up-start\n`);
     const profiling = o.pulumiProfile ? ["--profiling", path.resolve(o.pulumiProfile)] : [];
     const up = await timed(() => ws.up([...extra, ...profiling], { timeoutMs: 1_800_000, env }), "up");
     const upCpu = cpu.stop();
@@ -133,6 +135,7 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     console.log(`  refresh   ${ratio(refresh)}, ${(refreshRequests / resources).toFixed(2)} requests per resource`);
     console.log(`  destroy   ${ratio(destroy)}`);
     console.log(`  up requests by kind: ${breakdown(upLog)}`);
+    console.log(`  up timeline (s after start, first..last): ${timeline(upLog, upStarted)}`);
     const cpuTotal = Object.values(upCpu.byKind).reduce((a, b) => a + b, 0);
     console.log(
       `  up CPU    ${cpuTotal.toFixed(1)} s in ${upCpu.wallSeconds.toFixed(1)} s:` +
@@ -146,6 +149,23 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     for (const ws of wss.reverse()) await ws.cleanup();
     await emu.close();
   }
+}
+
+/** When the requests of each phase came: the first and the last of each kind of write and of the table reads. */
+function timeline(log: ReadonlyArray<{ method: string; path: string; at: string }>, started: number): string {
+  const kinds: Array<[string, RegExp]> = [
+    ["any request", /./],
+    ["GET table", /^GET \/v2\/storage\/tables\//],
+    ["POST source", /^POST .*\/sources$/],
+    ["POST sink", /^POST .*\/sinks$/],
+    ["PATCH settings", /^PATCH .*\/settings$/],
+  ];
+  return kinds
+    .map(([name, re]) => {
+      const at = log.filter((e) => re.test(`${e.method} ${e.path.replace(/\?.*$/, "")}`)).map((e) => (Date.parse(e.at) - started) / 1000);
+      return at.length ? `\n    ${name.padEnd(15)} ${Math.min(...at).toFixed(2)} .. ${Math.max(...at).toFixed(2)}` : "";
+    })
+    .join("");
 }
 
 /** Requests grouped by method and path shape (ids and query values elided), most frequent first. */
