@@ -37,6 +37,11 @@ export async function waitUntilFinished<T>(
   const fastPollMs = opts.fastPollMs ?? 150;
   const firstPollMs = opts.firstPollMs ?? fastPollMs;
   let interval = firstPollMs;
+  // Polls are due at fixed times from the start (150, 300, 450 ms ...), not an interval after each
+  // answer: the time a poll takes does not push the next one back, so the 150 ms bound holds from
+  // the task's end. A poll answered after the next was due is followed an interval after its answer
+  // (no burst of polls after a slow answer).
+  let dueAt = started + interval;
   let current = initial;
   for (;;) {
     const p = toPollable(current);
@@ -44,10 +49,12 @@ export async function waitUntilFinished<T>(
       if (!p.ok) throw new KeboolaTaskError(p.id, p.message ?? "unknown error", opts.what);
       return current;
     }
-    if (Date.now() + interval > deadline) throw new KeboolaTimeoutError(opts.what, p.id, opts.deadlineSeconds);
-    await new Promise((r) => setTimeout(r, interval));
+    if (dueAt > deadline) throw new KeboolaTimeoutError(opts.what, p.id, opts.deadlineSeconds);
+    await new Promise((r) => setTimeout(r, Math.max(0, dueAt - Date.now())));
     const cap = Date.now() < fastUntil ? fastPollMs : (opts.maxPollMs ?? 2000);
     interval = Math.min(interval * 2, Math.max(cap, firstPollMs));
     current = await poll(current);
+    const now = Date.now();
+    dueAt = dueAt + interval >= now ? dueAt + interval : now + interval;
   }
 }

@@ -7,7 +7,7 @@ import { waitUntilFinished } from "../../provider/api/tasks";
 type T = { done: boolean };
 
 /** Waits for a task that finishes `durationMs` after the 202; answers the poll times and when it was noticed. */
-async function schedule(durationMs: number, opts: { fastForMs?: number } = {}) {
+async function schedule(durationMs: number, opts: { fastForMs?: number; pollTakesMs?: number } = {}) {
   const started = Date.now();
   const polls: number[] = [];
   const wait = waitUntilFinished<T>(
@@ -16,9 +16,10 @@ async function schedule(durationMs: number, opts: { fastForMs?: number } = {}) {
     async () => {
       const at = Date.now() - started;
       polls.push(at);
+      if (opts.pollTakesMs) await new Promise((r) => setTimeout(r, opts.pollTakesMs));
       return { done: at >= durationMs };
     },
-    { what: "Sink \"a/b\"", deadlineSeconds: 600, ...opts },
+    { what: "Sink \"a/b\"", deadlineSeconds: 600, fastForMs: opts.fastForMs },
   );
   let noticed = -1;
   void wait.then(() => (noticed = Date.now() - started));
@@ -47,6 +48,16 @@ describe("task polling schedule", () => {
       expect(noticed - d).toBeLessThanOrEqual(150);
       expect(polls.length).toBe(Math.ceil(d / 150));
     }
+  });
+
+  it("keeps the polls on the 150 ms grid however long each takes to answer", async () => {
+    const { polls } = await schedule(1000, { pollTakesMs: 20 });
+    expect(polls).toEqual([150, 300, 450, 600, 750, 900, 1050]);
+  });
+
+  it("polls an interval after a slow answer instead of catching up with a burst", async () => {
+    const { polls } = await schedule(1000, { pollTakesMs: 400 });
+    expect(polls).toEqual([150, 700, 1250]);
   });
 
   it("backs off only after the fast period, up to 2 s between polls", async () => {
