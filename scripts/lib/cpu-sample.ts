@@ -42,8 +42,14 @@ function classify(pid: number): string {
   return cmd.split(" ")[0] || "other";
 }
 
+/** CPU seconds the whole machine has spent busy so far (all processes), from /proc/stat. */
+function machineBusySeconds(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  return (user + nice + system + irq + softirq + steal) * TICK_S;
+}
+
 export interface CpuReport {
-  /** CPU seconds per kind of process. */
+  /** CPU seconds per kind of process; "not this benchmark" is everything else the machine ran meanwhile. */
   byKind: Record<string, number>;
   wallSeconds: number;
 }
@@ -52,6 +58,7 @@ export interface CpuReport {
 export function sampleCpu(): { stop(): CpuReport } {
   if (!fs.existsSync("/proc/self/stat")) return { stop: () => ({ byKind: {}, wallSeconds: 0 }) };
   const started = Date.now();
+  const machineBefore = machineBusySeconds();
   const first = readAll();
   const kinds = new Map<number, string>();
   const last = new Map<number, number>();
@@ -78,6 +85,8 @@ export function sampleCpu(): { stop(): CpuReport } {
         const kind = kinds.get(pid) ?? "other";
         byKind[kind] = (byKind[kind] ?? 0) + (ticks - (first.get(pid)?.ticks ?? 0)) * TICK_S;
       }
+      const ours = Object.values(byKind).reduce((a, b) => a + b, 0);
+      byKind["not this benchmark (other load)"] = Math.max(0, machineBusySeconds() - machineBefore - ours);
       return { byKind, wallSeconds: (Date.now() - started) / 1000 };
     },
   };
