@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sink, sinkSettings, source } from "./hosted";
 import type { Props } from "../../provider/resources/types";
-import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
+import { createVia, MASTER_TOKEN, ownerUrn, startHarness, type Harness } from "./harness";
 
 // The requests a fleet costs: what one provider process reuses (a source's sinks, known from its
 // own writes) and skips (reading the settings of a sink it has just created), and that the reuse
@@ -79,7 +79,7 @@ describe("SinkSettings on a sink", () => {
   it("that another process created reads the settings first and writes only what differs", async () => {
     const src = await createVia(source, h.ctx, "old-src", { name: "Old", sourceId: "old-src" });
     const snk = await createVia(sink, h.ctx, "old-sink", { sourceId: src.outs.sourceId, name: "Old", tableId: "in.c-old.t", columns: COLUMNS });
-    const other = h.contextFor("master"); // a new client: another provider process
+    const other = h.contextFor(MASTER_TOKEN); // a new client: another provider process
     h.emu.clearRequests();
     await createVia(sinkSettings, other, "old-settings", { sourceId: src.outs.sourceId, sinkId: snk.outs.sinkId, stagingUploadTrigger: { count: 10000 } });
     // One read by check (the sink must exist), one by create right before deciding what to write.
