@@ -19,7 +19,7 @@ import { sampleCpu } from "./lib/cpu-sample";
 // Also prints the CPU seconds each kind of process spent during `up` (Linux). With --cpu-prof, the
 // Node processes of `up` (program, dynamic provider) write V8 CPU profiles into DIR; with
 // --pulumi-profile, the engine of `up` writes its Go profiles to PREFIX.<pid>.{cpu,mem,trace}
-// (Pulumi's own --profiling flag).
+// (Pulumi's own --profiling flag). BENCH_DUMP_STATE=FILE writes the exported state after refresh.
 
 interface Options {
   cpuProf?: string;
@@ -106,10 +106,9 @@ async function run(o: Options, nodeModules: string): Promise<void> {
 
     const ws = await setUp("bench-fleet", program(o));
     emu.clearRequests();
-    const env = process.env.BENCH_TIMELINE_PRELOAD ? { NODE_OPTIONS: `--require ${process.env.BENCH_TIMELINE_PRELOAD}`, KEBOOLA_TIMELINE: "/tmp/timeline.txt" } : o.cpuProf ? { NODE_OPTIONS: `--require ${path.join(__dirname, "lib", "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(o.cpuProf) } : undefined;
+    const env = o.cpuProf ? { NODE_OPTIONS: `--require ${path.join(__dirname, "lib", "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(o.cpuProf) } : undefined;
     const cpu = sampleCpu();
     const upStarted = Date.now();
-    if (process.env.BENCH_TIMELINE_PRELOAD) fs.writeFileSync("/tmp/timeline.txt", `${upStarted} 0 bench up-start\n`);
     const profiling = o.pulumiProfile ? ["--profiling", path.resolve(o.pulumiProfile)] : [];
     const up = await timed(() => ws.up([...extra, ...profiling], { timeoutMs: 1_800_000, env }), "up");
     const upCpu = cpu.stop();
