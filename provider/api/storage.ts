@@ -68,7 +68,13 @@ export interface RowBody {
   changeDescription?: string;
 }
 
+/** How long one listing of a bucket's tables answers the checks of the sinks into it. */
+const LISTING_MS = 10_000;
+
 export class StorageApi {
+  /** Listings of buckets' tables by branch and bucket, for checks only (see findTableListed). */
+  private readonly listings = new Map<string, { at: number; tables: Promise<Map<string, StorageTable> | undefined> }>();
+
   constructor(
     private readonly http: HttpClient,
     readonly baseUrl: string,
@@ -95,6 +101,30 @@ export class StorageApi {
     // Tables of the default branch live at the plain path; dev branches have their own storage.
     const path = branch === "default" ? `/v2/storage/tables/${enc(tableId)}` : `/v2/storage/branch/${enc(branch)}/tables/${enc(tableId)}`;
     return orUndefined(this.call<StorageTable>("GET", path));
+  }
+
+  /**
+   * A table as a listing of its bucket from the last few seconds shows it: `check` runs one
+   * resource at a time (the Pulumi engine's step generation), so one listing serves the checks of
+   * every sink into a bucket. Only for checks, whose answer the write re-reads with findTable;
+   * `forgetTable` drops the listing once this process has the service create a table in it.
+   */
+  async findTableListed(branch: string, tableId: string): Promise<StorageTable | undefined> {
+    const bucket = bucketOf(tableId);
+    const k = JSON.stringify([branch, bucket]);
+    let listing = this.listings.get(k);
+    if (!listing || Date.now() - listing.at > LISTING_MS) {
+      const path = branch === "default" ? `/v2/storage/buckets/${enc(bucket)}/tables` : `/v2/storage/branch/${enc(branch)}/buckets/${enc(bucket)}/tables`;
+      const tables = orUndefined(this.call<StorageTable[]>("GET", path, { query: { include: "columns" } })).then((list) => list && new Map(list.map((t) => [t.id, t])));
+      listing = { at: Date.now(), tables };
+      this.listings.set(k, listing);
+      tables.catch(() => this.listings.delete(k)); // a failed listing is not kept
+    }
+    return (await listing.tables)?.get(tableId);
+  }
+
+  forgetTable(branch: string, tableId: string): void {
+    this.listings.delete(JSON.stringify([branch, bucketOf(tableId)]));
   }
 
   // Configurations (branch-scoped; `default` is accepted as branch id)
@@ -150,3 +180,6 @@ function toForm(body: ConfigBody | RowBody): Record<string, string> {
   }
   return form;
 }
+
+/** `in.c-events.raw` -> `in.c-events`. */
+const bucketOf = (tableId: string) => tableId.split(".").slice(0, 2).join(".");

@@ -108,9 +108,13 @@ function apiBody(p: Parsed, owner: string | undefined): Record<string, unknown> 
   };
 }
 
-/** Failure when the destination table exists with other columns than the mapping. */
-async function tableFailure(ctx: ResourceContext, branch: string, tableId: string, columns: Column[]): Promise<string | undefined> {
-  const table = await ctx.client().storage.findTable(branch, tableId);
+/**
+ * Failure when the destination table exists with other columns than the mapping. `check` may ask
+ * a recent listing of the bucket (`listed`); a write decision reads the table itself.
+ */
+async function tableFailure(ctx: ResourceContext, branch: string, tableId: string, columns: Column[], listed = false): Promise<string | undefined> {
+  const storage = ctx.client().storage;
+  const table = listed ? await storage.findTableListed(branch, tableId) : await storage.findTable(branch, tableId);
   if (!table) return undefined;
   return mappingMismatch(tableId, table.columns, columns.map((c) => c.name)) ?? primaryKeyMismatch(tableId, table.primaryKey ?? [], columns);
 }
@@ -153,7 +157,7 @@ async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, curr
       const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns);
       if (failure) throw new Error(`${label}: ${failure}`);
     }
-    await stream.runTask(await stream.updateSink(p.branchId, p.sourceId, p.sinkId, { ...want, changeDescription: "Updated by Pulumi." }), label);
+    await stream.runTask(await stream.updateSink(p.branchId, p.sourceId, p.sinkId, { ...want, changeDescription: "Updated by Pulumi." }), label).finally(() => ctx.client().storage.forgetTable(p.branchId, p.tableId));
   }
   const isEnabled = !current.disabled;
   if (rotate && p.enabled) {
@@ -204,7 +208,7 @@ export const handler: Handler<typeof sink> = {
     const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
     const firstMapping = !olds.tableId;
     if (failures.length === 0 && known && (firstMapping || mappingChanged(olds, p))) {
-      const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns);
+      const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns, true);
       if (failure) failures.push({ property: "columns", reason: failure });
     }
     return { inputs: { ...news, ...p }, failures };
@@ -231,6 +235,9 @@ export const handler: Handler<typeof sink> = {
       // The sink exists even though a step failed: keep tracking it rather than orphan it.
       throw new PartialFailure(err.message, idOf(left), stateOf(p, left));
     };
+    // The service creates the table with the sink: a listing of its bucket is stale from now on.
+    const forget = () => ctx.client().storage.forgetTable(p.branchId, p.tableId);
+    forget();
     const created = await createOnce({
       label,
       where: `in source "${p.sourceId}" of branch ${p.branchId}`,
@@ -246,7 +253,7 @@ export const handler: Handler<typeof sink> = {
           : undefined,
       leftBehind,
       fix: "Choose another sinkId (or name), or set adoptExisting: true to take this sink over (it is then brought to the declared state).",
-    });
+    }).finally(forget);
     let current = created.object;
     if (created.existed || !p.enabled) {
       try {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sink, sinkSettings, source } from "./hosted";
+import { ensureTable } from "../../emulator/storage/tables";
 import type { Props } from "../../provider/resources/types";
 import { createVia, MASTER_TOKEN, ownerUrn, startHarness, type Harness } from "./harness";
 
@@ -59,6 +60,46 @@ describe("the sinks of a source, as one process knows them", () => {
     // Not created: its id is free again, which only a new listing can tell.
     expect((await checkSink("other-broken", args)).failures).toEqual([]);
     expect(sinkLists()).toBe(1);
+  });
+});
+
+describe("the destination tables, as the checks of sinks see them", () => {
+  const tableReads = () => h.emu.requests().filter((r) => r.method === "GET" && /\/v2\/storage\/tables\//.test(r.path)).length;
+  const bucketListings = () => h.emu.requests().filter((r) => r.method === "GET" && /\/buckets\/[^/]+\/tables/.test(r.path)).length;
+
+  it("come from one listing of the bucket for all the checks, while each create reads its table itself", async () => {
+    const src = await createVia(source, h.ctx, "tables-src", { name: "Tables", sourceId: "tables-src" });
+    h.emu.clearRequests();
+    for (let n = 1; n <= 4; n++) {
+      await checkSink(`t${n}`, { sourceId: src.outs.sourceId, name: `T${n}`, tableId: `in.c-tables.t${n}`, columns: COLUMNS, __program: { declared: true } });
+    }
+    expect({ bucketListings: bucketListings(), tableReads: tableReads() }).toEqual({ bucketListings: 1, tableReads: 0 });
+    h.emu.clearRequests();
+    await createVia(sink, h.ctx, "t1", { sourceId: src.outs.sourceId, name: "T1", tableId: "in.c-tables.t1", columns: COLUMNS });
+    expect(tableReads()).toBe(1);
+  });
+
+  it("include a table this process had the service create: a second sink of it with other columns is refused at check", async () => {
+    const src = await createVia(source, h.ctx, "shared-src", { name: "Shared", sourceId: "shared-src" });
+    const first = { sourceId: src.outs.sourceId, name: "First", tableId: "in.c-shared.events", columns: COLUMNS };
+    const second = { sourceId: src.outs.sourceId, name: "Second", tableId: "in.c-shared.events", columns: [{ type: "uuid", name: "other" }] };
+    // Both checked before anything exists (one listing: the table is absent), then the first created.
+    expect((await checkSink("second", second)).failures).toEqual([]);
+    await createVia(sink, h.ctx, "first", first);
+    const refused = await checkSink("second", second);
+    expect(refused.failures).toEqual([{ property: "columns", reason: expect.stringMatching(/in\.c-shared\.events/) }]);
+  });
+
+  it("never stand in for the table at create: a table made meanwhile with other columns stops the create", async () => {
+    const src = await createVia(source, h.ctx, "late-src", { name: "Late", sourceId: "late-src" });
+    const args = { sourceId: src.outs.sourceId, name: "Late", tableId: "in.c-late.events", columns: COLUMNS };
+    const checked = await checkSink("late", args);
+    expect(checked.failures).toEqual([]);
+    // Someone else creates the table with other columns after the check.
+    ensureTable(h.emu.context, 101, "in.c-late.events", ["something", "else"]);
+    h.emu.clearRequests();
+    await expect(sink.create(h.ctx, checked.inputs as Props)).rejects.toThrow(/in\.c-late\.events/);
+    expect(h.writes()).toEqual([]);
   });
 });
 
