@@ -1,6 +1,6 @@
 import type { HttpClient, RetryPolicy } from "./http";
 import { notFoundAsUndefined as orUndefined } from "./errors";
-import { expectedEnd, waitUntilFinished } from "./tasks";
+import { waitUntilFinished } from "./tasks";
 
 // Typed calls of the Stream API (`/v1`). Every write answers 202 with a task; `runTask` waits
 // for it and returns the finished task.
@@ -76,12 +76,7 @@ export interface SinkEntry {
 
 const key = (branch: string, sourceId: string, sinkId?: string) => JSON.stringify([branch, sourceId, sinkId ?? null]);
 
-/** How many finished tasks tell when the next one is expected to end (api/tasks.ts expectedEnd). */
-const RECENT_TASKS = 8;
-
 export class StreamApi {
-  /** The durations the service reported for this process's last tasks. */
-  private durations: number[] = [];
   /**
    * The sinks of a source as this process knows them: a complete listing the service gave, with
    * the sinks this process has created since added to it (from the moment the create was
@@ -158,9 +153,8 @@ export class StreamApi {
         task,
         (t) => ({ id: t.taskId, finished: t.isFinished, ok: t.status === "success", message: t.error }),
         (t) => this.call<StreamTask>("GET", `/v1/tasks/${t.taskId}`),
-        { what, deadlineSeconds: this.taskDeadlineSeconds, expectedMs: expectedEnd(this.durations) },
+        { what, deadlineSeconds: this.taskDeadlineSeconds },
       );
-      if (typeof finished.duration === "number") this.durations = [...this.durations.slice(-(RECENT_TASKS - 1)), finished.duration];
       ok = true;
       return finished;
     } finally {

@@ -16,30 +16,6 @@ export interface WaitOptions {
   fastPollMs?: number;
   fastForMs?: number;
   maxPollMs?: number;
-  /**
-   * When the task is expected to end, counted from the start of the wait (see expectedEnd). The
-   * 150 ms grid is shifted so that a poll comes just after that moment: a task of the usual length
-   * is noticed right away, and any other still within 150 ms, with no more polls than before.
-   */
-  expectedMs?: number;
-}
-
-/** A poll this long after the expected end, for the answer's way back and the service's own clock. */
-const AFTER_END_MS = 20;
-
-/** The first poll of a grid of `step` whose polls fall AFTER_END_MS after `expectedMs` (at most `step`). */
-export function alignedFirstPoll(expectedMs: number, step: number): number {
-  return Math.round(expectedMs + AFTER_END_MS) % step || step;
-}
-
-/**
- * When a task is expected to end: the median of the durations the service reported for the last
- * tasks (each StreamTask carries its `duration`). Undefined until there is one.
- */
-export function expectedEnd(recentDurationsMs: readonly number[]): number | undefined {
-  if (recentDurationsMs.length === 0) return undefined;
-  const sorted = [...recentDurationsMs].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 export interface Pollable {
@@ -59,13 +35,13 @@ export async function waitUntilFinished<T>(
   const deadline = started + opts.deadlineSeconds * 1000;
   const fastUntil = started + (opts.fastForMs ?? 10_000);
   const fastPollMs = opts.fastPollMs ?? 150;
-  const firstPollMs = opts.firstPollMs ?? (opts.expectedMs !== undefined ? alignedFirstPoll(opts.expectedMs, fastPollMs) : fastPollMs);
-  let interval = fastPollMs;
+  const firstPollMs = opts.firstPollMs ?? fastPollMs;
+  let interval = firstPollMs;
   // Polls are due at fixed times from the start (150, 300, 450 ms ...), not an interval after each
   // answer: the time a poll takes does not push the next one back, so the 150 ms bound holds from
   // the task's end. A poll answered after the next was due is followed an interval after its answer
   // (no burst of polls after a slow answer).
-  let dueAt = started + firstPollMs;
+  let dueAt = started + interval;
   let current = initial;
   for (;;) {
     const p = toPollable(current);
@@ -75,9 +51,10 @@ export async function waitUntilFinished<T>(
     }
     if (dueAt > deadline) throw new KeboolaTimeoutError(opts.what, p.id, opts.deadlineSeconds);
     await new Promise((r) => setTimeout(r, Math.max(0, dueAt - Date.now())));
+    const cap = Date.now() < fastUntil ? fastPollMs : (opts.maxPollMs ?? 2000);
+    interval = Math.min(interval * 2, Math.max(cap, firstPollMs));
     current = await poll(current);
     const now = Date.now();
-    if (now >= fastUntil) interval = Math.min(interval * 2, opts.maxPollMs ?? 2000);
     dueAt = dueAt + interval >= now ? dueAt + interval : now + interval;
   }
 }

@@ -1,7 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { alignedFirstPoll, expectedEnd, waitUntilFinished } from "../../provider/api/tasks";
-import type { HttpClient, HttpRequest } from "../../provider/api/http";
-import { StreamApi, type StreamTask } from "../../provider/api/stream";
+import { waitUntilFinished } from "../../provider/api/tasks";
 
 // The polling schedule of Stream tasks and Queue jobs, on fake timers: a finished task is noticed
 // within 150 ms during the first 10 s, with as few polls as that allows.
@@ -9,7 +7,7 @@ import { StreamApi, type StreamTask } from "../../provider/api/stream";
 type T = { done: boolean };
 
 /** Waits for a task that finishes `durationMs` after the 202; answers the poll times and when it was noticed. */
-async function schedule(durationMs: number, opts: { fastForMs?: number; pollTakesMs?: number; expectedMs?: number } = {}) {
+async function schedule(durationMs: number, opts: { fastForMs?: number; pollTakesMs?: number } = {}) {
   const started = Date.now();
   const polls: number[] = [];
   const wait = waitUntilFinished<T>(
@@ -21,7 +19,7 @@ async function schedule(durationMs: number, opts: { fastForMs?: number; pollTake
       if (opts.pollTakesMs) await new Promise((r) => setTimeout(r, opts.pollTakesMs));
       return { done: at >= durationMs };
     },
-    { what: "Sink \"a/b\"", deadlineSeconds: 600, fastForMs: opts.fastForMs, expectedMs: opts.expectedMs },
+    { what: "Sink \"a/b\"", deadlineSeconds: 600, fastForMs: opts.fastForMs },
   );
   let noticed = -1;
   void wait.then(() => (noticed = Date.now() - started));
@@ -68,68 +66,5 @@ describe("task polling schedule", () => {
     expect(gaps.slice(0, 5)).toEqual([150, 150, 150, 150, 150]);
     expect(Math.max(...gaps)).toBe(2000);
     expect(gaps.every((g, i) => i === 0 || g >= gaps[i - 1])).toBe(true);
-  });
-
-  it("shifts the grid so a task of the expected length is noticed 20 ms after its end, with no more polls", async () => {
-    // Unaligned, a 300 ms task whose end races the poll at 300 ms is noticed at 450 ms.
-    expect((await schedule(301)).noticed).toBe(450);
-    const aligned = await schedule(301, { expectedMs: 300 });
-    expect(aligned.polls).toEqual([20, 170, 320]);
-    expect(aligned.noticed).toBe(320);
-    const second = await schedule(1000, { expectedMs: 1000 });
-    expect(second.polls).toEqual([120, 270, 420, 570, 720, 870, 1020]);
-  });
-
-  it("still notices every task within 150 ms of its end, whatever was expected", async () => {
-    for (const expectedMs of [0, 7, 130, 300, 1000, 4000]) {
-      for (const d of [1, 149, 151, 299, 1000, 4321, 9800]) {
-        const { polls, noticed } = await schedule(d, { expectedMs });
-        expect(noticed - d).toBeGreaterThanOrEqual(0);
-        expect(noticed - d).toBeLessThanOrEqual(150);
-        expect(polls.length).toBeLessThanOrEqual(Math.ceil(d / 150) + 1);
-      }
-    }
-  });
-});
-
-describe("when a task is expected to end", () => {
-  it("is the median of the durations the service reported for the last tasks", () => {
-    expect(expectedEnd([])).toBeUndefined();
-    expect(expectedEnd([300])).toBe(300);
-    expect(expectedEnd([310, 290, 5000, 300])).toBe(300);
-    expect(alignedFirstPoll(300, 150)).toBe(20);
-    expect(alignedFirstPoll(130, 150)).toBe(150);
-  });
-});
-
-describe("StreamApi waiting for its tasks", () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it("aligns the polls of a task with the durations the service reported for the previous ones", async () => {
-    const polledAt: number[] = [];
-    let started = 0;
-    const http = {
-      request: async (req: HttpRequest) => {
-        polledAt.push(Date.now() - started);
-        return { status: 200, headers: {}, body: { taskId: req.path.split("/").pop(), type: "t", url: "", status: "success", isFinished: true, createdAt: "", duration: 300 } };
-      },
-    } as unknown as HttpClient;
-    const api = new StreamApi(http, "http://stream", 10);
-    const task = (id: string): StreamTask => ({ taskId: id, type: "t", url: "", status: "processing", isFinished: false, createdAt: "" });
-    const run = async (id: string) => {
-      started = Date.now();
-      polledAt.length = 0;
-      const done = api.runTask(task(id), "Sink \"a/b\"");
-      await vi.advanceTimersByTimeAsync(200);
-      await done;
-      return [...polledAt];
-    };
-    expect(await run("first")).toEqual([150]); // nothing known yet: the plain grid
-    expect(await run("second")).toEqual([20]); // 300 ms reported: a poll 20 ms after 300 ms, i.e. the grid shifted to 20 ms
   });
 });
