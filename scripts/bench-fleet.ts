@@ -114,6 +114,8 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     const upCpu = cpu.stop();
     const upLog = emu.requests();
     const upRequests = upLog.length;
+    // Polls of Stream tasks: how many follows from D and the 150 ms noticing rule (api/tasks.ts).
+    const upPolls = upLog.filter((e) => e.method === "GET" && /\/v1\/tasks\//.test(e.path)).length;
     emu.clearRequests();
     const preview = await timed(() => ws.previewExpectNoChanges(extra, { timeoutMs: 600_000 }), "no-op preview");
     const previewWrites = emu.writes().length;
@@ -129,7 +131,7 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     const ratio = (s: number) => `${s.toFixed(1)} s (${(s / bound).toFixed(2)}x bound)`;
     console.log(`\nfleet: ${label} (load average ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`);
     console.log(`  bound     ${bound.toFixed(1)} s (empty up ${emptyUp.toFixed(1)} s + 3 x ${o.taskMs} ms)`);
-    console.log(`  up        ${ratio(up)}, ${(upRequests / resources).toFixed(2)} requests per created resource`);
+    console.log(`  up        ${ratio(up)}, ${(upRequests / resources).toFixed(2)} requests per created resource (${((upRequests - upPolls) / resources).toFixed(2)} without the ${(upPolls / resources).toFixed(2)} task polls)`);
     console.log(`  preview   ${ratio(preview)}, ${previewWrites} writes`);
     console.log(`  refresh   ${ratio(refresh)}, ${(refreshRequests / resources).toFixed(2)} requests per resource`);
     console.log(`  destroy   ${ratio(destroy)}`);
