@@ -38,7 +38,6 @@ export interface ResourceSpec<I extends Shape, O extends Shape, K extends Shape>
 }
 
 // `{}` as a shape type: no extra fields (Record<string, never> would forbid extending).
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 type None = {};
 
 export function defineResource<I extends Shape, O extends Shape, K extends Shape = None>(spec: ResourceSpec<I, O, K>) {
