@@ -2,6 +2,7 @@ import { badRequest, forbidden, type StreamError } from "./errors";
 import { asSentence, truncateBytes } from "./gofmt";
 import { DurationError, formatByteSize, formatGoDuration, parseByteSize, parseGoDuration, SizeError } from "../../provider/validation/quantities";
 import type { SettingPatchKV } from "./state";
+import { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../provider/validation/settings";
 
 // Source and sink settings: the keys the real service lists (same set on sources and sinks), how a
 // PATCH is bound and checked, and how GET dumps them. Overrides are stored as sent and re-parsed
@@ -29,8 +30,25 @@ export interface SettingDef {
   max?: bigint;
 }
 
-const d = (s: string): bigint => parseGoDuration(s);
-const b = (s: string): bigint => parseByteSize(s);
+/**
+ * An editable key: its default, `validate` tag and range from the one record the provider's
+ * inputs use too (provider/validation/settings.ts EDITABLE_SETTINGS).
+ */
+function editable(key: EditableSetting["key"], shown: Pick<SettingDef, "type" | "goType" | "description">): SettingDef {
+  const fact = EDITABLE_SETTINGS.find((e) => e.key === key)!;
+  const validation = "validation" in fact ? fact.validation : undefined;
+  const { min, max } = rangeOf(validation);
+  const value = (v: string) => (fact.kind === "duration" ? parseGoDuration(v) : fact.kind === "size" ? parseByteSize(v) : BigInt(v));
+  return {
+    key,
+    kind: fact.kind,
+    default: fact.default,
+    protected: false,
+    ...shown,
+    ...(validation ? { validation } : {}),
+    ...(min !== undefined && max !== undefined ? { min: value(min), max: value(max) } : {}),
+  };
+}
 
 // In the order the service's configuration structure declares them (errors are reported in this order).
 export const SETTINGS: SettingDef[] = [
@@ -45,7 +63,7 @@ export const SETTINGS: SettingDef[] = [
   { key: "storage.level.local.encoding.compression.gzip.blockSize", type: "string", kind: "size", goType: "datasize.ByteSize", description: "GZIP parallel block size.", default: "256KB", protected: true, validation: "required,minBytes=16kB,maxBytes=100MB" },
   { key: "storage.level.local.encoding.compression.gzip.concurrency", type: "int", kind: "int", goType: "int", description: "GZIP parallel concurrency, 0 = auto.", default: 0, protected: true },
   { key: "storage.level.local.encoding.sync.mode", type: "string", kind: "string", goType: "writesync.Mode", description: 'Sync mode: "cache" or "disk".', default: "disk", protected: true, validation: "required,oneof=disk cache" },
-  { key: "storage.level.local.encoding.sync.wait", type: "bool", kind: "bool", goType: "bool", description: "Wait for sync to disk OS cache or to disk hardware, depending on the mode.", default: true, protected: false },
+  editable("storage.level.local.encoding.sync.wait", { type: "bool", goType: "bool", description: "Wait for sync to disk OS cache or to disk hardware, depending on the mode." }),
   { key: "storage.level.local.encoding.sync.checkInterval", type: "string", kind: "duration", goType: "duration.Duration", description: "Minimal interval between syncs to disk.", default: "5ms", protected: true, validation: "required,minDuration=1ms,maxDuration=30s" },
   { key: "storage.level.local.encoding.sync.countTrigger", type: "int", kind: "int", goType: "uint", description: "Written records count to trigger sync.", default: 10000, protected: true, validation: "required,min=1,max=1000000" },
   { key: "storage.level.local.encoding.sync.uncompressedBytesTrigger", type: "string", kind: "size", goType: "datasize.ByteSize", description: "Size of buffered uncompressed data to trigger sync.", default: "1MB", protected: true, validation: "required,minBytes=100B,maxBytes=500MB" },
@@ -53,12 +71,12 @@ export const SETTINGS: SettingDef[] = [
   { key: "storage.level.local.encoding.sync.intervalTrigger", type: "string", kind: "duration", goType: "duration.Duration", description: "Interval from the last sync to trigger sync.", default: "50ms", protected: true, validation: "required,minDuration=10ms,maxDuration=30s" },
   { key: "storage.level.local.volume.assignment.count", type: "int", kind: "int", goType: "int", description: "Volumes count simultaneously utilized per sink.", default: 1, protected: true, validation: "required,min=1,max=100" },
   { key: "storage.level.local.volume.assignment.preferredTypes", type: "[]string", kind: "stringList", goType: "[]string", description: "List of preferred volume types, start with the most preferred.", default: ["default"], protected: true, validation: "required,min=1" },
-  { key: "storage.level.staging.upload.trigger.count", type: "int", kind: "int", goType: "uint64", description: "Records count to trigger slice upload.", default: 10000, protected: false, validation: "required,min=1,max=10000000", min: 1n, max: 10000000n },
-  { key: "storage.level.staging.upload.trigger.size", type: "string", kind: "size", goType: "datasize.ByteSize", description: "Records size to trigger slice upload.", default: "5MB", protected: false, validation: "required,minBytes=100B,maxBytes=50MB", min: b("100B"), max: b("50MB") },
-  { key: "storage.level.staging.upload.trigger.interval", type: "string", kind: "duration", goType: "duration.Duration", description: "Duration from the last slice upload to trigger the next upload.", default: "30s", protected: false, validation: "required,minDuration=1s,maxDuration=30m", min: d("1s"), max: d("30m") },
-  { key: "storage.level.target.import.trigger.count", type: "int", kind: "int", goType: "uint64", description: "Records count to trigger file import.", default: 50000, protected: false, validation: "required,min=1,max=10000000", min: 1n, max: 10000000n },
-  { key: "storage.level.target.import.trigger.size", type: "string", kind: "size", goType: "datasize.ByteSize", description: "Records size to trigger file import.", default: "50MB", protected: false, validation: "required,minBytes=100B,maxBytes=500MB", min: b("100B"), max: b("500MB") },
-  { key: "storage.level.target.import.trigger.interval", type: "string", kind: "duration", goType: "duration.Duration", description: "Duration from the last import to trigger the next import.", default: "1m0s", protected: false, validation: "required,minDuration=30s,maxDuration=24h", min: d("30s"), max: d("24h") },
+  editable("storage.level.staging.upload.trigger.count", { type: "int", goType: "uint64", description: "Records count to trigger slice upload." }),
+  editable("storage.level.staging.upload.trigger.size", { type: "string", goType: "datasize.ByteSize", description: "Records size to trigger slice upload." }),
+  editable("storage.level.staging.upload.trigger.interval", { type: "string", goType: "duration.Duration", description: "Duration from the last slice upload to trigger the next upload." }),
+  editable("storage.level.target.import.trigger.count", { type: "int", goType: "uint64", description: "Records count to trigger file import." }),
+  editable("storage.level.target.import.trigger.size", { type: "string", goType: "datasize.ByteSize", description: "Records size to trigger file import." }),
+  editable("storage.level.target.import.trigger.interval", { type: "string", goType: "duration.Duration", description: "Duration from the last import to trigger the next import." }),
   { key: "storage.level.target.import.trigger.slicesCount", type: "int", kind: "int", goType: "uint64", description: "Number of slices in the file to trigger file import.", default: 100, protected: true, validation: "required,min=1,max=200" },
   { key: "storage.level.target.import.trigger.expiration", type: "string", kind: "duration", goType: "duration.Duration", description: "Min remaining expiration to trigger file import.", default: "30m0s", protected: true, validation: "required,minDuration=5m,maxDuration=45m" },
 ];

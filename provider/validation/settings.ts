@@ -9,6 +9,34 @@ import type { SettingPatch, StreamSetting } from "../api/stream";
 
 type Kind = "duration" | "size" | "int" | "bool";
 
+/**
+ * The editable settings as the service declares them: each key's default and its `validate` tag
+ * (keboola-as-code internal/pkg/service/stream/storage/level/{local,staging,target}/config/config.go,
+ * as GET .../settings shows them). The one record of their ranges and defaults: the inputs below
+ * and the emulator's settings table (emulator/stream/settings.ts) both derive theirs from it.
+ */
+export const EDITABLE_SETTINGS = [
+  { key: "storage.level.local.encoding.sync.wait", kind: "bool", default: true },
+  { key: "storage.level.staging.upload.trigger.count", kind: "int", default: 10000, validation: "required,min=1,max=10000000" },
+  { key: "storage.level.staging.upload.trigger.size", kind: "size", default: "5MB", validation: "required,minBytes=100B,maxBytes=50MB" },
+  { key: "storage.level.staging.upload.trigger.interval", kind: "duration", default: "30s", validation: "required,minDuration=1s,maxDuration=30m" },
+  { key: "storage.level.target.import.trigger.count", kind: "int", default: 50000, validation: "required,min=1,max=10000000" },
+  { key: "storage.level.target.import.trigger.size", kind: "size", default: "50MB", validation: "required,minBytes=100B,maxBytes=500MB" },
+  { key: "storage.level.target.import.trigger.interval", kind: "duration", default: "1m0s", validation: "required,minDuration=30s,maxDuration=24h" },
+] as const;
+
+export type EditableSetting = (typeof EDITABLE_SETTINGS)[number];
+
+/** The range a `validate` tag sets (`min`/`max`, `minDuration`/..., `minBytes`/...), as the tag spells it. */
+export function rangeOf(validation: string | undefined): { min?: string; max?: string } {
+  const out: { min?: string; max?: string } = {};
+  for (const rule of (validation ?? "").split(",")) {
+    const m = /^(min|max)(?:Duration|Bytes)?=(.+)$/.exec(rule);
+    if (m) out[m[1] as "min" | "max"] = m[2];
+  }
+  return out;
+}
+
 interface SettingDef {
   /** Dotted input path, e.g. `targetImportTrigger.interval`. */
   input: string;
@@ -20,14 +48,22 @@ interface SettingDef {
   defaultValue: string | number | boolean;
 }
 
+/** An input path of ours for a key of the service's record. */
+function editable(input: string, key: EditableSetting["key"]): SettingDef {
+  const fact = EDITABLE_SETTINGS.find((e) => e.key === key)!;
+  const { min, max } = rangeOf("validation" in fact ? fact.validation : undefined);
+  const num = (v: string | undefined) => (v === undefined ? undefined : fact.kind === "int" ? Number(v) : v);
+  return { input, key, kind: fact.kind, min: num(min), max: num(max), defaultValue: fact.default };
+}
+
 export const SETTINGS: readonly SettingDef[] = [
-  { input: "stagingUploadTrigger.interval", key: "storage.level.staging.upload.trigger.interval", kind: "duration", min: "1s", max: "30m", defaultValue: "30s" },
-  { input: "stagingUploadTrigger.size", key: "storage.level.staging.upload.trigger.size", kind: "size", min: "100B", max: "50MB", defaultValue: "5MB" },
-  { input: "stagingUploadTrigger.count", key: "storage.level.staging.upload.trigger.count", kind: "int", min: 1, max: 10_000_000, defaultValue: 10000 },
-  { input: "targetImportTrigger.interval", key: "storage.level.target.import.trigger.interval", kind: "duration", min: "30s", max: "24h", defaultValue: "1m0s" },
-  { input: "targetImportTrigger.size", key: "storage.level.target.import.trigger.size", kind: "size", min: "100B", max: "500MB", defaultValue: "50MB" },
-  { input: "targetImportTrigger.count", key: "storage.level.target.import.trigger.count", kind: "int", min: 1, max: 10_000_000, defaultValue: 50000 },
-  { input: "syncWait", key: "storage.level.local.encoding.sync.wait", kind: "bool", defaultValue: true },
+  editable("stagingUploadTrigger.interval", "storage.level.staging.upload.trigger.interval"),
+  editable("stagingUploadTrigger.size", "storage.level.staging.upload.trigger.size"),
+  editable("stagingUploadTrigger.count", "storage.level.staging.upload.trigger.count"),
+  editable("targetImportTrigger.interval", "storage.level.target.import.trigger.interval"),
+  editable("targetImportTrigger.size", "storage.level.target.import.trigger.size"),
+  editable("targetImportTrigger.count", "storage.level.target.import.trigger.count"),
+  editable("syncWait", "storage.level.local.encoding.sync.wait"),
 ];
 
 const PARSERS: Record<"duration" | "size", { parse: (text: string) => Parsed; format: (v: bigint) => string; example: string }> = {
@@ -80,6 +116,16 @@ function count(def: SettingDef) {
 
 const def = (input: string): SettingDef => SETTINGS.find((d) => d.input === input)!;
 
+/** `interval (1s..30m), size (100B..50MB), count (1..10M)` for a trigger's three keys. */
+const ranges = (prefix: string) =>
+  (["interval", "size", "count"] as const)
+    .map((k) => {
+      const d = def(`${prefix}.${k}`);
+      const short = (v: string | number | undefined) => (typeof v === "number" && v % 1_000_000 === 0 ? `${v / 1_000_000}M` : String(v));
+      return `${k} (${short(d.min)}..${short(d.max)})`;
+    })
+    .join(", ");
+
 const trigger = (prefix: string) =>
   z
     .object({
@@ -93,10 +139,8 @@ const trigger = (prefix: string) =>
 export const settingsShape = {
   stagingUploadTrigger: trigger("stagingUploadTrigger")
     .optional()
-    .describe("Step 1, local disk to staging: whichever of interval (1s..30m), size (100B..50MB), count (1..10M) is met first."),
-  targetImportTrigger: trigger("targetImportTrigger")
-    .optional()
-    .describe("Step 2, staging to the table: interval (30s..24h), size (100B..500MB), count (1..10M)."),
+    .describe(`Step 1, local disk to staging: whichever of ${ranges("stagingUploadTrigger")} is met first.`),
+  targetImportTrigger: trigger("targetImportTrigger").optional().describe(`Step 2, staging to the table: ${ranges("targetImportTrigger")}.`),
   syncWait: z.boolean().optional().describe("storage.level.local.encoding.sync.wait: write to local disk before acknowledging (default true)."),
 };
 

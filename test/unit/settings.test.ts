@@ -2,11 +2,15 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   changedSettings,
+  rangeOf,
   resetPatch,
+  SETTINGS,
   settingsFromRemote,
   settingsPatch,
   settingsShape,
 } from "../../provider/validation/settings";
+import { SETTINGS as EMULATOR_SETTINGS } from "../../emulator/stream/settings";
+import { parseByteSize, parseGoDuration } from "../../provider/validation/quantities";
 import type { StreamSetting } from "../../provider/api/stream";
 
 const schema = z.object(settingsShape).strict();
@@ -98,5 +102,29 @@ describe("settings diff and patches", () => {
       { key: "storage.level.local.encoding.sync.wait", type: "bool", description: "", value: true, defaultValue: true, overwritten: false, protected: false },
     ];
     expect(settingsFromRemote(remote, { targetImportTrigger: { interval: "1m", count: 5 } })).toEqual({ targetImportTrigger: { interval: "1m", count: 777 } });
+  });
+});
+
+describe("the editable settings' one record", () => {
+  it("reads ranges from the service's validate tags", () => {
+    expect(rangeOf("required,minDuration=1s,maxDuration=30m")).toEqual({ min: "1s", max: "30m" });
+    expect(rangeOf("required,minBytes=100B,maxBytes=50MB")).toEqual({ min: "100B", max: "50MB" });
+    expect(rangeOf("required,min=1,max=10000000")).toEqual({ min: "1", max: "10000000" });
+    expect(rangeOf(undefined)).toEqual({});
+  });
+
+  it("gives the provider's inputs and the emulator's table the same keys, defaults and ranges", () => {
+    const editableInEmulator = EMULATOR_SETTINGS.filter((s) => !s.protected);
+    expect(editableInEmulator.map((s) => s.key).sort()).toEqual(SETTINGS.map((s) => s.key).sort());
+    for (const input of SETTINGS) {
+      const row = editableInEmulator.find((s) => s.key === input.key)!;
+      expect(row.default, input.key).toEqual(input.defaultValue);
+      if (input.min === undefined) continue;
+      const value = (v: string | number | undefined) => (input.kind === "duration" ? parseGoDuration(String(v)) : input.kind === "size" ? parseByteSize(String(v)) : BigInt(v as number));
+      expect([row.min, row.max], input.key).toEqual([value(input.min), value(input.max)]);
+    }
+    // The service's own ranges: the validate tags in keboola-as-code internal/pkg/service/stream/storage/level/staging/config/config.go and target/config/config.go.
+    expect(SETTINGS.find((s) => s.input === "targetImportTrigger.interval")).toMatchObject({ min: "30s", max: "24h", defaultValue: "1m0s" });
+    expect(SETTINGS.find((s) => s.input === "stagingUploadTrigger.count")).toMatchObject({ min: 1, max: 10_000_000, defaultValue: 10000 });
   });
 });
