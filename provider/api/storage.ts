@@ -98,9 +98,7 @@ export class StorageApi {
     return this.call<TokenInfo>("GET", "/v2/storage/tokens/verify");
   }
   async findTable(branch: string, tableId: string): Promise<StorageTable | undefined> {
-    // Tables of the default branch live at the plain path; dev branches have their own storage.
-    const path = branch === "default" ? `/v2/storage/tables/${enc(tableId)}` : `/v2/storage/branch/${enc(branch)}/tables/${enc(tableId)}`;
-    return orUndefined(this.call<StorageTable>("GET", path));
+    return orUndefined(this.call<StorageTable>("GET", tablesPath(branch, `/tables/${enc(tableId)}`)));
   }
 
   /**
@@ -114,7 +112,7 @@ export class StorageApi {
     const k = JSON.stringify([branch, bucket]);
     let listing = this.listings.get(k);
     if (!listing || Date.now() - listing.at > LISTING_MS) {
-      const path = branch === "default" ? `/v2/storage/buckets/${enc(bucket)}/tables` : `/v2/storage/branch/${enc(branch)}/buckets/${enc(bucket)}/tables`;
+      const path = tablesPath(branch, `/buckets/${enc(bucket)}/tables`);
       const tables = orUndefined(this.call<StorageTable[]>("GET", path, { query: { include: "columns" } })).then((list) => list && new Map(list.map((t) => [t.id, t])));
       listing = { at: Date.now(), tables };
       this.listings.set(k, listing);
@@ -180,6 +178,9 @@ function toForm(body: ConfigBody | RowBody): Record<string, string> {
   }
   return form;
 }
+
+/** Tables of the default branch live at the plain path; dev branches have their own storage. */
+const tablesPath = (branch: string, rest: string) => (branch === "default" ? `/v2/storage${rest}` : `/v2/storage/branch/${enc(branch)}${rest}`);
 
 /** `in.c-events.raw` -> `in.c-events`. */
 const bucketOf = (tableId: string) => tableId.split(".").slice(0, 2).join(".");

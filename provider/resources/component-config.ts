@@ -22,10 +22,10 @@ import {
   configResourceId,
   createConfigOnce,
   createRowOnce,
-  deleteConfiguration,
+  deleteConfigResource,
   findLiveConfig,
   normalizeConfig,
-  parseConfigResourceId,
+  addressedConfig,
   unknownAsOld,
   adoptExistingSchema,
   ADOPT_NEEDS_ID,
@@ -517,10 +517,7 @@ export const handler: Handler<typeof componentConfig> = {
   },
 
   async read(ctx, id, recorded) {
-    const parsedId = parseConfigResourceId(id);
-    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
-    const componentId = recorded.componentId ?? parsedId?.componentId ?? "";
-    const configId = recorded.configId ?? parsedId?.configId ?? "";
+    const { branch, componentId = "", configId = "" } = addressedConfig(id, recorded);
     const c = await findLiveConfig(ctx.client().storage, branch, componentId, configId);
     if (!c) return { id: "" };
     const recordedRowsOf = recordedRows(recorded);
@@ -565,14 +562,8 @@ export const handler: Handler<typeof componentConfig> = {
   },
 
   async delete(ctx, id, recorded) {
-    const parsedId = parseConfigResourceId(id);
-    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
-    const componentId = recorded.componentId ?? parsedId?.componentId ?? "";
-    const configId = recorded.configId ?? parsedId?.configId ?? id;
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, componentId, label, "delete configurations of");
-    if (recorded.purgeOnDelete === true) assertCanPurge(token, label);
-    await deleteConfiguration(ctx.client().storage, branch, componentId, configId, recorded.purgeOnDelete === true, withMarker("Deleted by Pulumi", ctx.call.owner));
+    const { branch, componentId = "", configId = id } = addressedConfig(id, recorded);
+    await deleteConfigResource(ctx, what(ctx.call.name), { branch, componentId, configId }, recorded.purgeOnDelete === true, ctx.call.owner);
   },
 };
 

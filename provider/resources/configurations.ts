@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
-import { conflict, derivedConfigId, splitMarker } from "./ownership";
+import { conflict, derivedConfigId, splitMarker, withMarker } from "./ownership";
 import { containsUnknown } from "../validation/check";
 import type { Props, ResourceContext } from "./types";
 
@@ -18,6 +18,19 @@ export const configResourceId = (branch: string, componentId: string, configId: 
 export function parseConfigResourceId(id: string): { branch: string; componentId: string; configId: string } | undefined {
   const m = /^([^/]+)\/([^/]+)\/(.+)$/.exec(id);
   return m ? { branch: m[1], componentId: m[2], configId: m[3] } : undefined;
+}
+
+/**
+ * The configuration a resource addresses: as its state records it, else as its resource id names
+ * it (after `pulumi import`, or a create that stopped halfway).
+ */
+export function addressedConfig(id: string, recorded: { branchId?: string; componentId?: string; configId?: string }) {
+  const parsed = parseConfigResourceId(id);
+  return {
+    branch: recorded.branchId ?? parsed?.branch ?? "default",
+    componentId: recorded.componentId ?? parsed?.componentId,
+    configId: recorded.configId ?? parsed?.configId,
+  };
 }
 
 const tokenCache = new WeakMap<KeboolaClient, Promise<TokenInfo>>();
@@ -138,6 +151,22 @@ export async function deleteConfiguration(
       if (!isAmbiguous(err) || attempt >= 4) throw err;
     }
   }
+}
+
+/**
+ * The delete of a ComponentConfig or VariableConfig: the token must be allowed to (and to purge,
+ * when asked), then deleteConfiguration with the resource's owner marker in the change description.
+ */
+export async function deleteConfigResource(
+  ctx: ResourceContext,
+  label: string,
+  target: { branch: string; componentId: string; configId: string },
+  purge: boolean,
+  owner: string | undefined,
+): Promise<void> {
+  const token = await assertCanManage(ctx, target.componentId, label, "delete configurations of");
+  if (purge) assertCanPurge(token, label);
+  await deleteConfiguration(ctx.client().storage, target.branch, target.componentId, target.configId, purge, withMarker("Deleted by Pulumi", owner));
 }
 
 async function trashed(storage: StorageApi, branch: string, componentId: string, configId: string): Promise<Configuration | undefined> {

@@ -267,10 +267,7 @@ export const handler: Handler<typeof sink> = {
 
   async read(ctx, id, recorded) {
     const stream = await ctx.client().stream();
-    const parts = id.split("/");
-    const branchId = recorded.branchId ?? "default";
-    const sourceId = recorded.sourceId ?? parts[parts.length - 2] ?? "";
-    const sinkId = recorded.sinkId ?? parts[parts.length - 1] ?? id;
+    const { branchId, sourceId, sinkId } = addressed(id, recorded);
     const s = await stream.findSink(branchId, sourceId, sinkId);
     if (!s) return { id: "" };
     const state = stateOf({ branchId, rotateToken: recorded.rotateToken, adoptExisting: recorded.adoptExisting ?? false }, s);
@@ -290,13 +287,18 @@ export const handler: Handler<typeof sink> = {
 
   async delete(ctx, id, recorded) {
     const stream = await ctx.client().stream();
-    const parts = id.split("/");
-    const p = { branchId: recorded.branchId ?? "default", sourceId: recorded.sourceId ?? parts[parts.length - 2] ?? "", sinkId: recorded.sinkId ?? parts[parts.length - 1] ?? id };
+    const p = addressed(id, recorded);
     // Already gone (or its source is): nothing to do.
     const task = await notFoundAsUndefined(stream.deleteSink(p.branchId, p.sourceId, p.sinkId));
     if (task) await stream.runTask(task, what(ctx.call.name, p));
   },
 };
+
+/** The sink a resource addresses: as its state records it, else as its id (`branch/source/sink`) names it. */
+function addressed(id: string, recorded: Partial<State>): { branchId: string; sourceId: string; sinkId: string } {
+  const parts = id.split("/");
+  return { branchId: recorded.branchId ?? "default", sourceId: recorded.sourceId ?? parts[parts.length - 2] ?? "", sinkId: recorded.sinkId ?? parts[parts.length - 1] ?? id };
+}
 
 const idOf = (s: StreamSink) => `${s.branchId}/${s.sourceId}/${s.sinkId}`;
 

@@ -157,8 +157,7 @@ export const handler: Handler<typeof source> = {
 
   async read(ctx, id, recorded) {
     const stream = await ctx.client().stream();
-    const branchId = recorded.branchId ?? "default";
-    const sourceId = recorded.sourceId ?? id.split("/").pop() ?? id;
+    const { branchId, sourceId } = addressed(id, recorded);
     const s = await stream.findSource(branchId, sourceId);
     if (!s) return { id: "" };
     const state = stateOf({ branchId, adoptExisting: recorded.adoptExisting ?? false }, s);
@@ -177,11 +176,14 @@ export const handler: Handler<typeof source> = {
 
   async delete(ctx, id, recorded) {
     const stream = await ctx.client().stream();
-    const sourceId = recorded.sourceId ?? id.split("/").pop() ?? id;
-    const task = await notFoundAsUndefined(stream.deleteSource(recorded.branchId ?? "default", sourceId)); // undefined: already gone
+    const { branchId, sourceId } = addressed(id, recorded);
+    const task = await notFoundAsUndefined(stream.deleteSource(branchId, sourceId)); // undefined: already gone
     if (task) await stream.runTask(task, what(ctx.call.name, sourceId));
   },
 };
+
+/** The source a resource addresses: as its state records it, else as its id (`branch/source`) names it. */
+const addressed = (id: string, recorded: Partial<State>) => ({ branchId: recorded.branchId ?? "default", sourceId: recorded.sourceId ?? id.split("/").pop() ?? id });
 
 const idOf = (s: StreamSource) => `${s.branchId}/${s.sourceId}`;
 

@@ -13,12 +13,12 @@ import kindProvider from "../kinds/variable-config";
 import { PartialFailure } from "./types";
 import {
   configResourceId,
-  parseConfigResourceId,
+  addressedConfig,
   assertCanManage,
   assertCanPurge,
   findLiveConfig,
   normalizeConfig,
-  deleteConfiguration,
+  deleteConfigResource,
   configIdReplaces,
   createConfigOnce,
   createRowOnce,
@@ -265,9 +265,7 @@ export const handler: Handler<typeof variableConfig> = {
   },
 
   async read(ctx, id, recorded) {
-    const parsedId = parseConfigResourceId(id);
-    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
-    const configId = recorded.configId ?? parsedId?.configId ?? "";
+    const { branch, configId = "" } = addressedConfig(id, recorded);
     const c = await findLiveConfig(ctx.client().storage, branch, VARIABLES_COMPONENT, configId);
     if (!c) return { id: "" };
     // On import nothing is recorded: a single row is the values row.
@@ -300,13 +298,8 @@ export const handler: Handler<typeof variableConfig> = {
   },
 
   async delete(ctx, id, recorded) {
-    const parsedId = parseConfigResourceId(id);
-    const branch = recorded.branchId ?? parsedId?.branch ?? "default";
-    const configId = recorded.configId ?? parsedId?.configId ?? id;
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label, "delete configurations of");
-    if (recorded.purgeOnDelete === true) assertCanPurge(token, label);
-    await deleteConfiguration(ctx.client().storage, branch, VARIABLES_COMPONENT, configId, recorded.purgeOnDelete === true, withMarker("Deleted by Pulumi", ctx.call.owner));
+    const { branch, configId = id } = addressedConfig(id, recorded);
+    await deleteConfigResource(ctx, what(ctx.call.name), { branch, componentId: VARIABLES_COMPONENT, configId }, recorded.purgeOnDelete === true, ctx.call.owner);
   },
 };
 
