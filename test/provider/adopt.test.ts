@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { componentConfig } from "./hosted";
-import { variableConfig } from "./hosted";
-import { sourceSettings } from "./hosted";
+import { componentConfig, variableConfig, sourceSettings } from "./hosted";
 import { splitMarker } from "../../provider/resources/ownership";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 

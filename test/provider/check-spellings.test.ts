@@ -5,9 +5,7 @@
 // keboola/keboola-as-code go.mod pins; template texts: the service's go-jsonnet and
 // internal/pkg/service/stream/mapping/jsonnet/jsonnet.go.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sink } from "./hosted";
-import { sinkSettings } from "./hosted";
-import { sourceSettings } from "./hosted";
+import { sink, sinkSettings, sourceSettings } from "./hosted";
 import { ownerUrn, startHarness, type Harness } from "./harness";
 
 let h: Harness;

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Emulator } from "../../emulator/server";
-import { componentConfig } from "./hosted";
-import { variableConfig } from "./hosted";
-import { jobRun } from "./hosted";
+import { componentConfig, variableConfig, jobRun } from "./hosted";
 import type { Props, ResourceContext } from "../../provider/resources/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { createVia, LIMITED_TOKEN, startHarness, updateVia, type Harness } from "./harness";

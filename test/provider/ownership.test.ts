@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { source } from "./hosted";
-import { componentConfig } from "./hosted";
-import { variableConfig } from "./hosted";
+import { source, componentConfig, variableConfig } from "./hosted";
 import { splitMarker } from "../../provider/resources/ownership";
 import type { Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";

@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { source } from "./hosted";
-import { sink } from "./hosted";
-import { sourceSettings } from "./hosted";
-import { sinkSettings } from "./hosted";
-import { componentConfig } from "./hosted";
-import { variableConfig } from "./hosted";
-import { jobRun } from "./hosted";
+import { source, sink, sourceSettings, sinkSettings, componentConfig, variableConfig, jobRun } from "./hosted";
 import type { Props } from "../../provider/resources/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { ensureTable } from "../../emulator/storage/tables";

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { source } from "./hosted";
-import { sink } from "./hosted";
-import { sinkSettings } from "./hosted";
-import { sourceSettings } from "./hosted";
+import { source, sink, sinkSettings, sourceSettings } from "./hosted";
 import { PartialFailure, type Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 

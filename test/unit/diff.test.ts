@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { source } from "../provider/hosted";
-import { sink } from "../provider/hosted";
-import { sinkSettings } from "../provider/hosted";
+import { source, sink, sinkSettings } from "../provider/hosted";
 import type { Props, ResourceContext } from "../../provider/resources/types";
 
 // Diff decisions: only real changes, with the right update or replace. No API is needed.

@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { TokenInfo } from "../../provider/api/storage";
 import type { ResourceContext } from "../../provider/resources/types";
-import { variableConfig as variables } from "../provider/hosted";
+import { variableConfig as variables, jobRun } from "../provider/hosted";
 import { valueIssues } from "../../provider/validation/variables";
 import { componentAccessProblem } from "../../provider/resources/configurations";
-import { jobRun } from "../provider/hosted";
 import { jobRequest, jobRunInputsSchema } from "../../provider/resources/job-run";
 
 // VariableConfig inputs: declarations and default values, checked at preview (check needs no API).
