@@ -17,6 +17,7 @@ const KEYS = {
   token: ["keboola:token", "KBC_TOKEN"],
   streamUrl: ["keboola:streamUrl", "KBC_STREAM_URL"],
   queueUrl: ["keboola:queueUrl", "KBC_QUEUE_URL"],
+  encryptionUrl: ["keboola:encryptionUrl", "KBC_ENCRYPTION_URL"],
   taskTimeout: ["keboola:taskTimeout", "KBC_TASK_TIMEOUT"],
   requestTimeout: ["keboola:requestTimeout", "KBC_REQUEST_TIMEOUT"],
 } as const;
@@ -58,6 +59,7 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
     token,
     streamUrl: optionalUrl(read(KEYS.streamUrl)),
     queueUrl: optionalUrl(read(KEYS.queueUrl)),
+    encryptionUrl: optionalUrl(read(KEYS.encryptionUrl)),
     taskTimeoutSeconds,
     http: { requestTimeoutMs: requestTimeoutSeconds * 1000 },
   };

@@ -2,6 +2,7 @@ import { HttpClient, type HttpOptions } from "./http";
 import { StorageApi } from "./storage";
 import { StreamApi } from "./stream";
 import { QueueApi } from "./queue";
+import { EncryptionApi } from "./encryption";
 
 // The client for one stack: Storage at the configured host, Stream and Queue discovered from
 // the Storage index (as the official clients do) unless overridden.
@@ -11,6 +12,7 @@ export interface ClientSettings {
   token: string;
   streamUrl?: string;
   queueUrl?: string;
+  encryptionUrl?: string;
   /** Deadline for one async task or job, in seconds. */
   taskTimeoutSeconds: number;
   http?: Omit<HttpOptions, "token">;
@@ -19,7 +21,7 @@ export interface ClientSettings {
 export class KeboolaClient {
   readonly http: HttpClient;
   readonly storage: StorageApi;
-  private services?: Promise<{ stream: StreamApi; queue: QueueApi }>;
+  private services?: Promise<{ stream: StreamApi; queue: QueueApi; encryption?: EncryptionApi }>;
 
   constructor(private readonly settings: ClientSettings) {
     this.http = new HttpClient({ ...settings.http, token: settings.token });
@@ -34,11 +36,18 @@ export class KeboolaClient {
     return (await this.discover()).queue;
   }
 
-  private discover(): Promise<{ stream: StreamApi; queue: QueueApi }> {
+  /** The Encryption API (needed only to write configurations holding `#` values). */
+  async encryption(): Promise<EncryptionApi> {
+    const found = (await this.discover()).encryption;
+    if (!found) throw new Error(`The Storage index of ${this.settings.host} lists no "encryption" service; set keboola:encryptionUrl`);
+    return found;
+  }
+
+  private discover(): Promise<{ stream: StreamApi; queue: QueueApi; encryption?: EncryptionApi }> {
     this.services ??= (async () => {
       const s = this.settings;
-      let { streamUrl, queueUrl } = s;
-      if (!streamUrl || !queueUrl) {
+      let { streamUrl, queueUrl, encryptionUrl } = s;
+      if (!streamUrl || !queueUrl || !encryptionUrl) {
         const index = await this.storage.index();
         if (!index || typeof index !== "object" || !Array.isArray(index.services)) {
           throw new Error(
@@ -49,12 +58,14 @@ export class KeboolaClient {
         const find = (id: string) => index.services.find((x) => x && x.id === id)?.url;
         streamUrl ??= find("stream");
         queueUrl ??= find("queue");
+        encryptionUrl ??= find("encryption");
       }
       if (!streamUrl) throw new Error(`The Storage index of ${s.host} lists no "stream" service; set keboola:streamUrl`);
       if (!queueUrl) throw new Error(`The Storage index of ${s.host} lists no "queue" service; set keboola:queueUrl`);
       return {
         stream: new StreamApi(this.http, streamUrl, s.taskTimeoutSeconds),
         queue: new QueueApi(this.http, queueUrl, s.taskTimeoutSeconds),
+        encryption: encryptionUrl ? new EncryptionApi(this.http, encryptionUrl) : undefined,
       };
     })();
     // A failed discovery is not cached: the next call tries again.

@@ -43,6 +43,8 @@ export interface HttpRequest {
   retry?: RetryPolicy;
   /** What a successful answer is: JSON (default) or any text (CSV previews, health checks). */
   expect?: "json" | "text";
+  /** A public endpoint (the Encryption API): the Storage token is not sent where it is not needed. */
+  anonymous?: boolean;
 }
 
 export interface HttpResponse<T> {
@@ -137,7 +139,7 @@ export class HttpClient {
 
   private headers(req: HttpRequest): Record<string, string> {
     const h: Record<string, string> = {
-      "X-StorageApi-Token": this.opts.token,
+      ...(req.anonymous ? {} : { "X-StorageApi-Token": this.opts.token }),
       "User-Agent": this.opts.userAgent,
       Accept: "application/json",
       ...req.headers,

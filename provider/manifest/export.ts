@@ -9,6 +9,7 @@ import { normalizeConfig } from "../resources/configurations";
 import { orderedRows } from "../resources/component-config";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/configurations";
 import { splitMarker } from "../resources/ownership";
+import { isEncrypted, isSecretKey, passesUnencrypted } from "../validation/secrets";
 
 /** A source's or sink's description without the owner marker (bookkeeping, not declaration), when there is one. */
 const described = (text: string): { description?: string } => {
@@ -20,8 +21,11 @@ import type { ManifestInput } from "./schema";
 // `keboola-pulumi export`: a live project -> keboola.yaml. Every entry carries its ids and
 // `adoptExisting: true`, so deploying the manifest takes the objects over (writing only what
 // differs, which is nothing right after the export) and the next preview shows no changes.
-// Values of `#` keys (Keboola's secret fields) are never written: they become `secrets`
-// entries naming stack config keys, listed in the notes. The output is deterministic (sorted
+// Values of `#` keys (Keboola's secret fields) are written as Keboola holds them: ciphertexts
+// (`KBC::ProjectSecure::...`), which only the stack's job runner can open, so they are safe to
+// commit and deploy back as they are. A `#` value Keboola holds in plain text (written by someone
+// without encrypting) is not written: it becomes a `secrets` entry naming a stack config key,
+// listed in the notes, and deploying encrypts it. The output is deterministic (sorted
 // by id, no timestamps), so exporting an unchanged project again gives the same text.
 
 export interface ExportOptions {
@@ -88,7 +92,7 @@ function uniqueKey(name: string, id: string, taken: Set<string>): string {
   return key;
 }
 
-/** Removes `#` keys (secret values) from a configuration object; returns their paths. */
+/** Removes `#` keys holding plain text from a configuration object (ciphertexts stay); returns their paths. */
 function withoutSecrets(value: Record<string, unknown>, prefix: string): { clean: Record<string, unknown>; paths: string[] } {
   const paths: string[] = [];
   const walk = (v: unknown, path: string): unknown => {
@@ -96,7 +100,8 @@ function withoutSecrets(value: Record<string, unknown>, prefix: string): { clean
     if (!v || typeof v !== "object") return v;
     const out: Record<string, unknown> = {};
     for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
-      if (k.startsWith("#")) paths.push(`${path}.${k}`);
+      const sealed = typeof item === "string" && (isEncrypted(item) || passesUnencrypted(item));
+      if (isSecretKey(k) && typeof item === "string" && !sealed) paths.push(`${path}.${k}`);
       else out[k] = walk(item, `${path}.${k}`);
     }
     return out;
@@ -204,7 +209,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         let unique = configKey;
         for (let n = 2; Object.values(secrets).includes(unique); n++) unique = `${configKey}-${n}`;
         secrets[p] = unique;
-        notes.push(`secret ${componentId}/${c.id} ${p} is not written: set it with \`pulumi config set --secret ${unique} <value>\` (its current, encrypted value works)`);
+        notes.push(`secret ${componentId}/${c.id} ${p} is plain text in Keboola (not encrypted), so it is not written: set it with \`pulumi config set --secret ${unique} <value>\`; deploying writes it encrypted`);
         secretCount++;
       }
       const entry: ConfigurationEntry = {
@@ -237,9 +242,11 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
     "",
     ` Exported by keboola-pulumi export (branch ${branch}). Every entry has adoptExisting: true:`,
     " deploying it takes the existing objects over, writing only what differs.",
-    secretCount
-      ? ` Secrets: ${secretCount} value(s) of # keys are NOT written here; each is read from the stack config key named under \`secrets\` (pulumi config set --secret <key> <value>).`
-      : " Secrets: none found (values of # keys are never written here).",
+    " Secrets: values of # keys are written as Keboola holds them, encrypted (KBC::...Secure::...):",
+    " only this stack's job runner can decrypt them, so they are safe to commit and deploy back.",
+    ...(secretCount
+      ? [` ${secretCount} value(s) of # keys are plain text in Keboola and NOT written here; each is read from the stack config key named under \`secrets\` (pulumi config set --secret <key> <value>).`]
+      : []),
   ];
   const doc = new Document(manifest);
   doc.commentBefore = header.join("\n");

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { pathOf } from "../validation/paths";
+import { isEncrypted, passesUnencrypted, secretLeaves } from "../validation/secrets";
 import { sinkInputsSchema } from "../resources/sink";
 import { sourceSettingsInputsSchema } from "../resources/source-settings";
 import { variableConfigInputsSchema } from "../resources/variable-config";
@@ -103,6 +104,24 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
       if (row && Number(row[1]) >= entry.rows.length) {
         const path = ["configurations", key, "secrets", secretPath];
         at(keyOffset(doc, path) ?? offsetOf(doc, path), path, `rows.${row[1]} does not exist (the configuration has ${entry.rows.length} row(s), counted from 0): fix the row number`);
+      }
+    }
+  }
+
+  // A secret written in plain text in the file is refused (it would be committed); a ciphertext
+  // (what export writes) stays as it is, and so do empty values and {{variable}} placeholders.
+  for (const [key, entry] of Object.entries(manifest.configurations ?? {})) {
+    const documents: Array<[Path, unknown]> = [[["configuration"], entry.configuration], ...entry.rows.map((r, i): [Path, unknown] => [["rows", i, "configuration"], r.configuration])];
+    for (const [prefix, document] of documents) {
+      for (const leaf of secretLeaves(document)) {
+        if (isEncrypted(leaf.value) || passesUnencrypted(leaf.value)) continue;
+        const path = ["configurations", key, ...prefix, ...leaf.path];
+        const secretPath = [...prefix, ...leaf.path].join(".");
+        at(
+          offsetOf(doc, path),
+          path,
+          `a secret in plain text: remove the value and name a stack config key under secrets (secrets: { ${JSON.stringify(secretPath)}: <key> }, then pulumi config set --secret <key> <value>); a KBC::...Secure:: ciphertext, as export writes it, may stay`,
+        );
       }
     }
   }

@@ -9,11 +9,12 @@ import { variableDeclarationSchema, type VariableDeclaration } from "../validati
 import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { same, type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props } from "./types";
 import { splitMarker, withMarker } from "./ownership";
-import { declareConfig } from "./program";
+import { declareConfig, plainSecretPaths, plainSecretWarning } from "./program";
+import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type Encrypt, type SealedDoc, type SecretValues } from "./secret-values";
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import {
   assertCanManage,
@@ -134,6 +135,8 @@ export const componentConfig = defineResource({
   internal: {
     /** Whether configId was declared (else Keboola chose it, and a later declared configId is not a new one). */
     explicitConfigId: z.boolean(),
+    /** Per `#` path of the configuration and of each row: the ciphertext written and its plain text (see secret-values.ts). */
+    secretValues: secret(secretValuesSchema),
   },
 });
 
@@ -153,7 +156,7 @@ export interface ComponentConfig extends OutputsOf<typeof componentConfig> {}
 export class ComponentConfig extends KeboolaResource {
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("ComponentConfig", name, args);
-    super(kindProvider, componentConfig, name, args, opts);
+    super(kindProvider, componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }) });
   }
 }
 
@@ -279,6 +282,8 @@ interface Intent {
   /** Present when the configuration is bound to variables. */
   binding?: { declared?: VariableDeclaration[] };
   warnings: string[];
+  /** What stands for the declared `#` values (rows by id; rows no longer there are dropped). */
+  secretValues: SecretValues;
 }
 
 function stateOf(intent: Intent, c: Configuration): State {
@@ -296,18 +301,19 @@ function stateOf(intent: Intent, c: Configuration): State {
     }
   }
   const rows = orderedRows(c);
+  const rowIds = new Set(rows.map((r) => r.id));
   return {
     branchId: intent.branchId,
     componentId: intent.componentId,
     configId: c.id,
     name: c.name,
     description: c.description,
-    configuration,
+    configuration: withoutPlainText(configuration),
     rows: rows.map((r) => ({
       ...(intent.explicitRowIds.has(r.id) ? { rowId: r.id } : {}),
       name: r.name,
       description: r.description,
-      configuration: r.configuration,
+      configuration: withoutPlainText(r.configuration),
       isDisabled: r.isDisabled,
     })),
     rowIds: rows.map((r) => r.id),
@@ -317,15 +323,19 @@ function stateOf(intent: Intent, c: Configuration): State {
     adoptExisting: intent.adoptExisting,
     explicitConfigId: intent.explicitConfigId,
     warnings: intent.warnings,
+    secretValues: {
+      configuration: intent.secretValues.configuration,
+      rows: Object.fromEntries(Object.entries(intent.secretValues.rows).filter(([id]) => rowIds.has(id))),
+    },
     ...(variables ? { variables } : {}),
     ...(intent.changeDescription !== undefined ? { changeDescription: intent.changeDescription } : {}),
   };
 }
 
-/** The configuration as written: the declared one plus the variables references. */
-function desiredConfiguration(p: Parsed): Record<string, unknown> {
-  if (!p.variables) return p.configuration;
-  const out: Record<string, unknown> = { ...p.configuration, variables_id: p.variables.configId };
+/** The configuration as written (its `#` values sealed) plus the variables references. */
+function desiredConfiguration(p: Parsed, sealed: Record<string, unknown>): Record<string, unknown> {
+  if (!p.variables) return sealed;
+  const out: Record<string, unknown> = { ...sealed, variables_id: p.variables.configId };
   if (p.variables.valuesRowId) out.variables_values_id = p.variables.valuesRowId;
   return out;
 }
@@ -354,7 +364,7 @@ async function verifyBinding(storage: StorageApi, p: Parsed, label: string): Pro
   return warnings;
 }
 
-function intentOf(p: Parsed, warnings: string[]): Intent {
+function intentOf(p: Parsed, warnings: string[], secretValues: SecretValues): Intent {
   return {
     branchId: p.branchId,
     componentId: p.componentId,
@@ -365,6 +375,7 @@ function intentOf(p: Parsed, warnings: string[]): Intent {
     changeDescription: p.changeDescription,
     binding: p.variables ? { declared: p.variables.declared ?? undefined } : undefined,
     warnings,
+    secretValues,
   };
 }
 
@@ -374,11 +385,12 @@ function intentOf(p: Parsed, warnings: string[]): Intent {
  */
 async function reconcileRows(
   storage: StorageApi,
+  encrypt: Encrypt,
   p: Parsed,
   configId: string,
   current: Configuration,
-  recorded: { rows: Array<{ rowId?: string; name: string }>; rowIds: string[] },
-): Promise<{ rowIds: string[]; wrote: boolean }> {
+  recorded: { rows: Array<{ rowId?: string; name: string }>; rowIds: string[]; secrets: Record<string, SealedDoc> },
+): Promise<{ rowIds: string[]; wrote: boolean; secrets: Record<string, SealedDoc> }> {
   const changeDescription = p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION;
   const plan = planRows(p.rows, recorded, current.rows);
   let wrote = plan.deletes.length > 0;
@@ -388,33 +400,38 @@ async function reconcileRows(
     });
   }
   const ids: string[] = [];
+  const secrets: Record<string, SealedDoc> = {};
   for (const [i, d] of p.rows.entries()) {
     const id = plan.matched[i];
-    const body = { name: d.name, description: d.description, configuration: d.configuration, isDisabled: d.isDisabled, changeDescription };
+    // The row's `#` values are encrypted before the row is written (one request, only for new values).
+    const sealed = await sealForWrite(encrypt, d.configuration, id === undefined ? undefined : recorded.secrets[id]);
+    const row = { ...d, configuration: sealed.document };
+    const body = { name: d.name, description: d.description, configuration: sealed.document, isDisabled: d.isDisabled, changeDescription };
     if (id === undefined) {
       const claimed = new Set([...ids, ...plan.matched.filter((m): m is string => m !== undefined)]);
       ids.push(await createRowOnce(storage, { branch: p.branchId, componentId: p.componentId, configId }, { ...(d.rowId ? { rowId: d.rowId } : {}), ...body }, claimed));
       wrote = true;
     } else {
       const remote = current.rows.find((r) => r.id === id)!;
-      if (rowDiffers(remote, d)) {
+      if (rowDiffers(remote, row)) {
         await storage.updateRow(p.branchId, p.componentId, configId, id, body);
         wrote = true;
       }
       ids.push(id);
     }
+    secrets[ids[ids.length - 1]] = sealed.record;
   }
-  return { rowIds: ids, wrote };
+  return { rowIds: ids, wrote, secrets };
 }
 
 /** Writes the configuration's own fields and the row order, only what differs; returns the final state. */
-async function finish(storage: StorageApi, p: Parsed, configId: string, rowIds: string[], afterRows: Configuration | undefined): Promise<Configuration> {
+async function finish(storage: StorageApi, p: Parsed, sealed: Record<string, unknown>, configId: string, rowIds: string[], afterRows: Configuration | undefined): Promise<Configuration> {
   const current = afterRows ?? normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));
   const body: Parameters<StorageApi["updateConfig"]>[3] = {};
   if (current.name !== p.name) body.name = p.name;
   if (current.description !== p.description) body.description = p.description;
   if (current.isDisabled !== p.isDisabled) body.isDisabled = p.isDisabled;
-  const configuration = desiredConfiguration(p);
+  const configuration = desiredConfiguration(p, sealed);
   if (!same(current.configuration, configuration)) body.configuration = configuration;
   if (!same(orderedRows(current).map((r) => r.id), rowIds)) body.rowsSortOrder = rowIds;
   // A configuration taken over (adoptExisting) gets this resource's owner marker even when nothing else differs.
@@ -425,8 +442,28 @@ async function finish(storage: StorageApi, p: Parsed, configId: string, rowIds: 
   return normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));
 }
 
-function recordedRows(olds: Partial<State>): { rows: Array<{ rowId?: string; name: string }>; rowIds: string[] } {
-  return { rows: olds.rows ?? [], rowIds: olds.rowIds ?? [] };
+function recordedRows(olds: Partial<State>): { rows: Array<{ rowId?: string; name: string }>; rowIds: string[]; secrets: Record<string, SealedDoc> } {
+  return { rows: olds.rows ?? [], rowIds: olds.rowIds ?? [], secrets: olds.secretValues?.rows ?? {} };
+}
+
+const NO_SECRETS: SecretValues = { configuration: {}, rows: {} };
+
+/**
+ * For diff: the declared rows as Keboola holds them when nothing changed. Each declared row is
+ * matched to a recorded one as an update would match it, and its `#` values are sealed with that
+ * row's recorded ciphertexts.
+ */
+function expectedRows(news: unknown, olds: Partial<State>): unknown {
+  if (!Array.isArray(news)) return news;
+  const recorded = recordedRows(olds);
+  const desired = news.map((r) => ({ rowId: typeof r?.rowId === "string" ? r.rowId : undefined, name: String(r?.name ?? "") }));
+  const existing = recorded.rowIds.map((id, i) => ({ id, name: recorded.rows[i]?.name ?? "" }) as ConfigRow);
+  const plan = planRows(desired, recorded, existing);
+  return news.map((r, i) => {
+    const id = plan.matched[i];
+    if (!r || typeof r !== "object" || !("configuration" in r)) return r;
+    return { ...r, configuration: expectedRemote(r.configuration, id === undefined ? undefined : recorded.secrets[id]) };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,6 +480,8 @@ export const handler: Handler<typeof componentConfig> = {
       // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.
       for (const w of warnings) console.warn(`warning: ${what(ctx.call.name)}: ${w}`);
     }
+    const plain = ctx.call.facts.plainSecrets;
+    if (Array.isArray(plain)) for (const path of plain) if (typeof path === "string") console.warn(plainSecretWarning(what(ctx.call.name), path));
     const unique = failures.filter((f, i) => failures.findIndex((g) => g.property === f.property && g.reason === f.reason) === i);
     if (!main.value) return { inputs: news, failures: unique };
     if (unique.length === 0 && !containsUnknown([news.branchId, news.componentId, news.configId])) {
@@ -470,7 +509,13 @@ export const handler: Handler<typeof componentConfig> = {
       const b = v as { configId?: unknown; valuesRowId?: unknown };
       return { configId: unknownAsOld(old?.configId, b.configId), valuesRowId: unknownAsOld(old?.valuesRowId, b.valuesRowId ?? undefined) ?? undefined };
     };
-    const updates = (["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"] as const).filter((f) => !same(olds[f], news[f]));
+    // `#` values are compared as Keboola holds them: the recorded ciphertext stands for an unchanged plain text.
+    const expected: Props = {
+      ...news,
+      configuration: expectedRemote(news.configuration, olds.secretValues?.configuration),
+      rows: expectedRows(news.rows, olds),
+    };
+    const updates = (["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"] as const).filter((f) => !same(olds[f], expected[f]));
     const oldBinding = binding(olds.variables) as { configId?: unknown; valuesRowId?: unknown } | undefined;
     const changed: string[] = [...updates];
     if (!same(oldBinding, binding(news.variables, oldBinding))) changed.push("variables");
@@ -483,7 +528,9 @@ export const handler: Handler<typeof componentConfig> = {
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const storage = ctx.client().storage;
     const warnings = await verifyBinding(storage, p, label);
-    const intent = intentOf(p, warnings);
+    const encrypt = encryptorFor(ctx.client(), p.componentId);
+    const root = await sealForWrite(encrypt, p.configuration, undefined);
+    const intent = intentOf(p, warnings, { configuration: root.record, rows: {} });
     const owner = ctx.call.owner;
     const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner) };
     const { config, existed } = await createConfigOnce(storage, {
@@ -496,7 +543,7 @@ export const handler: Handler<typeof componentConfig> = {
       body: {
         name: p.name,
         description: p.description,
-        configuration: desiredConfiguration(p),
+        configuration: desiredConfiguration(p, root.document),
         isDisabled: p.isDisabled,
         changeDescription: w.changeDescription,
       },
@@ -505,8 +552,9 @@ export const handler: Handler<typeof componentConfig> = {
     const id = configResourceId(p.branchId, p.componentId, configId);
     try {
       // Rows of a configuration found again (after a crash or a lost answer) are matched by name.
-      const { rowIds, wrote } = await reconcileRows(storage, w, configId, config, { rows: [], rowIds: [] });
-      const final = await finish(storage, w, configId, rowIds, existed && !wrote ? config : undefined);
+      const { rowIds, wrote, secrets } = await reconcileRows(storage, encrypt, w, configId, config, { rows: [], rowIds: [], secrets: {} });
+      intent.secretValues.rows = secrets;
+      const final = await finish(storage, w, root.document, configId, rowIds, existed && !wrote ? config : undefined);
       return { id, outs: stateOf(intent, final) };
     } catch (err) {
       // The configuration exists: keep it in state so the next `up` finishes the rows.
@@ -535,13 +583,14 @@ export const handler: Handler<typeof componentConfig> = {
       changeDescription: recorded.changeDescription,
       binding: bound ? { declared: oldBinding?.declared ?? undefined } : undefined,
       warnings: [],
+      secretValues: recorded.secretValues ?? NO_SECRETS,
     };
     // Warnings follow the configuration when the declarations are known; otherwise keep the recorded ones.
     const declared = oldBinding?.declared?.map((d) => d.name);
     const stripped = stateOf(intent, c);
     intent.warnings = declared ? placeholderProblems(stripped, declared).warnings : (recorded.warnings ?? []);
     const state = stateOf(intent, c);
-    const { configId: _c, rowIds: _r, version: _v, warnings: _w, explicitConfigId: _e, ...inputs } = state;
+    const { configId: _c, rowIds: _r, version: _v, warnings: _w, explicitConfigId: _e, secretValues: _s, ...inputs } = state;
     return { id: configResourceId(branch, componentId, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },
 
@@ -555,10 +604,12 @@ export const handler: Handler<typeof componentConfig> = {
     if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
     const warnings = await verifyBinding(storage, p, label);
     const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ctx.call.owner ?? splitMarker(current.changeDescription).owner) };
-    const { rowIds, wrote } = await reconcileRows(storage, w, configId, current, recordedRows(olds));
+    const encrypt = encryptorFor(ctx.client(), p.componentId);
+    const root = await sealForWrite(encrypt, p.configuration, olds.secretValues?.configuration);
+    const { rowIds, wrote, secrets } = await reconcileRows(storage, encrypt, w, configId, current, recordedRows(olds));
     // Re-read only when rows were written; otherwise `current` is still accurate.
-    const final = await finish(storage, w, configId, rowIds, wrote ? undefined : current);
-    return { outs: stateOf(intentOf(p, warnings), final) };
+    const final = await finish(storage, w, root.document, configId, rowIds, wrote ? undefined : current);
+    return { outs: stateOf(intentOf(p, warnings, { configuration: root.record, rows: secrets }), final) };
   },
 
   async delete(ctx, id, recorded) {

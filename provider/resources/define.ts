@@ -13,7 +13,7 @@ import type { Props, ResourceContext } from "./types";
 
 const secretFields = new WeakSet<z.ZodType>();
 
-/** Marks a field that state keeps encrypted (a credential such as an ingestion URL). */
+/** Marks a field that state keeps encrypted (a credential such as an ingestion URL, or the plain text of `#` values). */
 export function secret<T extends z.ZodType>(field: T): T {
   secretFields.add(field);
   return field;
@@ -56,7 +56,8 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
     visible,
     state,
     outputNames: names,
-    secretOutputs: names.filter((n) => secretFields.has((visible.shape as unknown as Record<string, z.ZodType>)[n])),
+    /** Outputs state keeps encrypted: secret fields of the outputs and of the bookkeeping. */
+    secretOutputs: Object.entries(state.shape as unknown as Record<string, z.ZodType>).flatMap(([n, f]) => (secretFields.has(f) ? [n] : [])),
     /**
      * State as this version reads it. Each field is parsed on its own: one a version cannot read
      * (or that is missing, as after `pulumi import` or a half-finished create) is left out, and the
@@ -103,6 +104,9 @@ type Keys<T> = Extract<keyof T, string>;
 /** The properties of a resource class: every input and output as a `pulumi.Output`. */
 export type OutputsOf<D extends AnyDefinition> = { readonly [K in Keys<z.output<D["visible"]>>]: pulumi.Output<z.output<D["visible"]>[K]> };
 
+/** ProgramFacts as a resource class passes them: any of them may still be an Output. */
+export type FactsInput = { [K in keyof ProgramFacts]?: pulumi.Input<NonNullable<ProgramFacts[K]>> };
+
 /** Who a call is about: what the resource class adds to the inputs (never user data). */
 export interface CallIdentity {
   /** The resource's name in the program (its id for state written before names were recorded). */
@@ -142,7 +146,7 @@ export function registration(
   name: string,
   args: object,
   opts: pulumi.CustomResourceOptions | undefined,
-  facts?: ProgramFacts,
+  facts?: FactsInput,
 ): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
   const token = `pulumi-nodejs:dynamic/keboola:${def.type}`;
   const props: pulumi.Inputs = {
@@ -165,7 +169,7 @@ export function registration(
  * the SDK's per-promise debug stack traces (see provider/registration.ts).
  */
 export abstract class KeboolaResource extends pulumi.dynamic.Resource {
-  protected constructor(provider: dynamic.ResourceProvider, def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: ProgramFacts) {
+  protected constructor(provider: dynamic.ResourceProvider, def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: FactsInput) {
     const stacks = quietStacks();
     try {
       super(...registration(provider, def, name, args, opts, facts));

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { normalizeId } from "../validation/ids";
+import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../validation/secrets";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
 // process sees one resource at a time). Two resources that would address the same remote object
@@ -51,6 +52,8 @@ export function declaredSource(args: SourceDeclaration, resource: { sourceId: pu
 export interface ProgramFacts {
   sourceType?: string;
   declared?: boolean;
+  /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
+  plainSecrets?: string[];
 }
 
 export function sinkFacts(args: { branchId?: unknown; sourceId?: unknown }): ProgramFacts {
@@ -100,4 +103,33 @@ export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; si
   const sinkDeclared = !!branch && literal(args.sourceId) && literal(args.sinkId) && declared.has(`sink:${branch}/${args.sourceId}/${args.sinkId}`);
   // A sink of a source this program creates may not exist yet either.
   return { declared: sourceDeclared || sinkDeclared };
+}
+
+/**
+ * Paths of `#` values a program gives as literal, non-secret text (`"#token": "abc"`). Keboola
+ * gets them encrypted all the same, but Pulumi keeps a non-secret input in plain text in the
+ * program's state, so `check` warns about each (see plainSecretWarning). Secretness is known only
+ * here, in the program: the provider process receives secrets unwrapped. Unknown at preview when
+ * a value is computed; ciphertext literals (`KBC::...Secure::`) and values inside a secret are fine.
+ */
+export function plainSecretPaths(value: unknown, path: JsonStep[] = []): pulumi.Output<string[]> {
+  if (pulumi.Output.isInstance(value)) {
+    const out = value as pulumi.Output<unknown>;
+    return pulumi.output(pulumi.isSecret(out)).apply((secretValue): pulumi.Output<string[]> => (secretValue ? pulumi.output([]) : out.apply((v) => plainSecretPaths(v, path))));
+  }
+  if (Array.isArray(value)) return pulumi.all(value.map((v, i) => plainSecretPaths(v, [...path, i]))).apply((lists) => lists.flat());
+  if (value && typeof value === "object" && !pulumi.Resource.isInstance(value)) {
+    return pulumi.all(Object.entries(value).map(([k, v]) => plainSecretPaths(v, [...path, k]))).apply((lists) => lists.flat());
+  }
+  const last = path[path.length - 1];
+  const plain = typeof value === "string" && typeof last === "string" && isSecretKey(last) && !isEncrypted(value) && !passesUnencrypted(value);
+  return pulumi.output(plain ? [formatPath(path)] : []);
+}
+
+/** The warning for a literal, non-secret `#` value. */
+export function plainSecretWarning(what: string, path: string): string {
+  return (
+    `warning: ${what}: ${path} is a literal, non-secret value, so Pulumi keeps it in plain text in the program and in its state ` +
+    `(Keboola gets it encrypted). Pass pulumi.secret(...) or read it from stack config (pulumi config set --secret <key> <value>, then config.requireSecret("<key>")).`
+  );
 }

@@ -25,6 +25,14 @@ export function isEncrypted(value: string): boolean {
   return CIPHER.test(value) || LEGACY_CIPHER.test(value);
 }
 
+/**
+ * Values the Encryption API returns unchanged and the job runner accepts unencrypted: empty ones
+ * and `{{variable}}` placeholders (keboola/object-encryptor; ../shared/spec/keboola-api.md).
+ */
+export function passesUnencrypted(value: string): boolean {
+  return value === "" || /^\{\{[^{}]*\}\}$/.test(value.trim());
+}
+
 /** `parameters.items[0].#secret`: map steps joined by dots, array steps in brackets. */
 export function formatPath(path: JsonPath): string {
   let out = "";
