@@ -56,8 +56,9 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
     visible,
     state,
     outputNames: names,
-    /** Outputs state keeps encrypted: secret fields of the outputs and of the bookkeeping. */
-    secretOutputs: Object.entries(state.shape as unknown as Record<string, z.ZodType>).flatMap(([n, f]) => (secretFields.has(f) ? [n] : [])),
+    secretOutputs: names.filter((n) => secretFields.has((visible.shape as unknown as Record<string, z.ZodType>)[n])),
+    /** Everything state keeps encrypted: the secret outputs and secret bookkeeping. */
+    secretState: Object.entries(state.shape as unknown as Record<string, z.ZodType>).flatMap(([n, f]) => (secretFields.has(f) ? [n] : [])),
     /**
      * State as this version reads it. Each field is parsed on its own: one a version cannot read
      * (or that is missing, as after `pulumi import` or a half-finished create) is left out, and the
@@ -85,6 +86,7 @@ export interface AnyDefinition {
   state: z.ZodObject;
   outputNames: readonly string[];
   secretOutputs: readonly string[];
+  secretState: readonly string[];
   parseState(raw: Props): Props;
 }
 
@@ -159,7 +161,7 @@ export function registration(
   };
   const options: pulumi.CustomResourceOptions = {
     ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...def.secretOutputs],
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...def.secretState],
   };
   return [provider, name, props, options, "keboola", def.type];
 }

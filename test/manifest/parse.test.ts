@@ -202,3 +202,28 @@ describe("more problems with positions", () => {
     expect(problems[0].message).toMatch(/write a map of keys to entries/);
   });
 });
+
+describe("secrets in the file", () => {
+  it("a plain value under a # key is refused where it is, with the fix, in the root and in a row", () => {
+    const text = GOOD.replace('configuration: { parameters: { limit: "{{limit}}" } }', 'configuration: { parameters: { limit: "{{limit}}", api: { "#token": s3cr3t-value } } }').replace(
+      "      - { rowId: active, name: Active }",
+      "      - { rowId: active, name: Active, configuration: { items: [{ '#password': hunter2 }] } }",
+    );
+    const problems = problemsOf(text);
+    expect(problems.map((p) => p.path)).toEqual(["configurations.users.configuration.parameters.api.#token", "configurations.users.rows[0].configuration.items[0].#password"]);
+    expect(problems[0]).toMatchObject(positionOf(text, "s3cr3t-value"));
+    expect(problems[0].message).toMatch(/a secret in plain text: remove the value and name a stack config key under secrets \(secrets: \{ "configuration\.parameters\.api\.#token": <key> \}/);
+    expect(problems[1].message).toContain('"rows.0.configuration.items.0.#password"');
+    // The message names the path, never the value.
+    for (const p of problems) expect(p.message).not.toMatch(/s3cr3t|hunter2/);
+  });
+
+  it("a ciphertext, an empty value and a {{variable}} under # keys are accepted as they are", () => {
+    const text = GOOD.replace(
+      'configuration: { parameters: { limit: "{{limit}}" } }',
+      'configuration: { parameters: { limit: "{{limit}}", "#a": "KBC::ProjectSecure::eJwBQAG", "#b": "", "#c": "{{limit}}" } }',
+    );
+    const m = parseManifest(text, "m.yaml");
+    expect(m.configurations!.users.configuration).toMatchObject({ parameters: { "#a": "KBC::ProjectSecure::eJwBQAG" } });
+  });
+});

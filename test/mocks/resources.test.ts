@@ -91,4 +91,27 @@ describe("resources under mocks", () => {
     );
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(32);
   });
+
+  it("tells the provider which # values the program gives as literal, non-secret text (for check's warning)", async () => {
+    const config = new keboola.ComponentConfig("plain-secrets", {
+      componentId: "keboola.ex-generic-v2",
+      name: "Plain secrets",
+      configuration: {
+        "#literal": "plain-literal",
+        "#fromSecret": pulumi.secret("hidden"),
+        "#cipher": "KBC::ProjectSecure::abc",
+        "#placeholder": "{{x}}",
+        nested: pulumi.output({ list: [{ "#inOutput": "plain-in-output" }] }),
+        wholeSecret: pulumi.secret({ "#inSecret": "hidden-too" }),
+      },
+      rows: [{ name: "r", configuration: { "#rowLiteral": "row-plain" } }],
+    });
+    await outputValue(config.urn);
+    const args = created.find((c) => c.name === "plain-secrets")!;
+    expect((args.inputs.__program as { plainSecrets: string[] }).plainSecrets).toEqual([
+      "configuration.#literal",
+      "configuration.nested.list[0].#inOutput",
+      "rows[0].configuration.#rowLiteral",
+    ]);
+  });
 });

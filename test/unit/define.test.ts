@@ -30,6 +30,19 @@ describe("derived from each resource's schema", () => {
     });
   });
 
+  it("keeps the plain text of # values in a secret bookkeeping field, registered as secret", () => {
+    expect(Object.fromEntries(CATALOG.map((d) => [d.type, d.secretState]))).toEqual({
+      Source: ["url", "baseUrl", "secret"],
+      Sink: [],
+      SourceSettings: [],
+      SinkSettings: [],
+      VariableConfig: [],
+      ComponentConfig: ["secretValues"],
+      JobRun: [],
+    });
+    expect(componentConfig.outputNames).not.toContain("secretValues");
+  });
+
   it("keeps bookkeeping out of the class and the schema.json entry, but in state", () => {
     expect(componentConfig.outputNames).not.toContain("explicitConfigId");
     expect(Object.keys(componentConfig.state.shape)).toContain("explicitConfigId");

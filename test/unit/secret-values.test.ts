@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { expectedRemote, PLAIN_IN_KEBOOLA, sealForWrite, withoutPlainText, type Encrypt } from "../../provider/resources/secret-values";
+import { formatPath, isEncrypted, secretLeaves } from "../../provider/validation/secrets";
+
+// The sealing of `#` values, with a counting stand-in for the Encryption API.
+
+function fakeEncryption() {
+  const calls: Array<Record<string, string>> = [];
+  let n = 0;
+  const encrypt: Encrypt = async (values) => {
+    calls.push(values);
+    return Object.fromEntries(Object.entries(values).map(([k]) => [k, `KBC::ProjectSecure::c${++n}`]));
+  };
+  return { encrypt, calls };
+}
+
+const doc = {
+  parameters: {
+    "#token": "t1",
+    "#db": { "#password": "p1", host: "h" },
+    list: [{ "#key": "k1" }, "#not-a-key", { "#key": "" }],
+    "#fromVariable": "{{var}}",
+    "#already": "KBC::ComponentSecure::abc",
+    "#number": 5,
+  },
+};
+
+describe("secret values", () => {
+  it("recognises the Go SDK's ciphertexts, legacy ones included, and formats paths as kbc does", () => {
+    for (const c of ["KBC::ProjectSecure::eJx", "KBC::ComponentSecure::x", "KBC::ConfigSecure::x", "KBC::ProjectWideSecure::x", "KBC::ProjectSecureKV::x", "KBC::BranchTypeSecure::x", "KBC::Encrypted==abc", "KBC::ComponentProjectEncrypted==abc"]) {
+      expect(isEncrypted(c), c).toBe(true);
+    }
+    for (const p of ["plain", "KBC::ProjectSecure::", "KBC::Something::x", "kbc::ProjectSecure::x", ""]) expect(isEncrypted(p), p).toBe(false);
+    expect(formatPath(["parameters", "list", 0, "#key"])).toBe("parameters.list[0].#key");
+    // Strings under # keys at any depth; scalars in arrays and non-strings are not secret values.
+    expect(secretLeaves(doc).map((l) => formatPath(l.path))).toEqual([
+      "parameters.#token",
+      "parameters.#db.#password",
+      "parameters.list[0].#key",
+      "parameters.list[2].#key",
+      "parameters.#fromVariable",
+      "parameters.#already",
+    ]);
+  });
+
+  it("encrypts new plain values in one flat request keyed #<path>, leaving ciphertexts, empty values and placeholders", async () => {
+    const { encrypt, calls } = fakeEncryption();
+    const sealed = await sealForWrite(encrypt, doc, undefined);
+    expect(calls).toEqual([{ "#parameters.#token": "t1", "#parameters.#db.#password": "p1", "#parameters.list[0].#key": "k1" }]);
+    expect(sealed.document.parameters["#token"]).toBe("KBC::ProjectSecure::c1");
+    expect(sealed.document.parameters["#db"]).toEqual({ "#password": "KBC::ProjectSecure::c2", host: "h" });
+    expect(sealed.document.parameters.list).toEqual([{ "#key": "KBC::ProjectSecure::c3" }, "#not-a-key", { "#key": "" }]);
+    expect(sealed.document.parameters["#already"]).toBe("KBC::ComponentSecure::abc");
+    expect(sealed.document.parameters["#fromVariable"]).toBe("{{var}}");
+    expect(sealed.record).toEqual({
+      "parameters.#token": { cipher: "KBC::ProjectSecure::c1", plain: "t1" },
+      "parameters.#db.#password": { cipher: "KBC::ProjectSecure::c2", plain: "p1" },
+      "parameters.list[0].#key": { cipher: "KBC::ProjectSecure::c3", plain: "k1" },
+    });
+    // The input is not changed.
+    expect(doc.parameters["#token"]).toBe("t1");
+  });
+
+  it("reuses recorded ciphertexts of unchanged values: no request at all, or one with only the changed value", async () => {
+    const { encrypt, calls } = fakeEncryption();
+    const first = await sealForWrite(encrypt, doc, undefined);
+    const again = await sealForWrite(encrypt, doc, first.record);
+    expect(calls).toHaveLength(1);
+    expect(again).toEqual(first);
+
+    const changed = structuredClone(doc);
+    changed.parameters["#db"]["#password"] = "p2";
+    const third = await sealForWrite(encrypt, changed, first.record);
+    expect(calls[1]).toEqual({ "#parameters.#db.#password": "p2" });
+    expect(third.document.parameters["#token"]).toBe(first.document.parameters["#token"]);
+    expect(third.record["parameters.#db.#password"]).toEqual({ cipher: "KBC::ProjectSecure::c4", plain: "p2" });
+  });
+
+  it("diff view: unchanged plain text is its recorded ciphertext, a changed one equals nothing Keboola holds", async () => {
+    const { encrypt } = fakeEncryption();
+    const first = await sealForWrite(encrypt, doc, undefined);
+    expect(expectedRemote(doc, first.record)).toEqual(first.document);
+    const changed = structuredClone(doc);
+    changed.parameters["#token"] = "t2";
+    const view = expectedRemote(changed, first.record);
+    expect(view.parameters["#token"]).not.toBe(first.document.parameters["#token"]);
+    expect(view.parameters["#token"]).not.toBe("t2");
+    // Nothing recorded (after an import): every plain value is a change.
+    expect(expectedRemote(doc, undefined)).not.toEqual(first.document);
+  });
+
+  it("state never keeps a plain value found in Keboola", () => {
+    const remote = { "#a": "plain!", "#b": "KBC::ProjectSecure::x", "#c": "", nested: [{ "#d": "also plain" }] };
+    expect(withoutPlainText(remote)).toEqual({ "#a": PLAIN_IN_KEBOOLA, "#b": "KBC::ProjectSecure::x", "#c": "", nested: [{ "#d": PLAIN_IN_KEBOOLA }] });
+  });
+});
