@@ -1,7 +1,9 @@
 // Round trip: a project populated through the APIs (not through Pulumi) is exported with the
 // package's `keboola-pulumi export` command, the export is deployed through the root Pulumi
 // project (taking everything over without writing), previews with no changes, and exporting
-// again gives the same manifest. Secret values never appear in the manifest.
+// again gives the same manifest. Secret values appear in the manifest only as the ciphertexts
+// Keboola holds (as its UI or `kbc push` encrypted them), so the export deploys with no secret
+// stack config to set.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -27,8 +29,15 @@ function ensureBuilt(): void {
   if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
 }
 
+/** A value encrypted as Keboola's UI encrypts it on save (project and component scope). */
+async function encrypted(emu: Emulator, componentId: string, value: string): Promise<string> {
+  const res = await fetch(`${emu.urls.storage}/encryption/encrypt?componentId=${componentId}&projectId=${emu.state.project.id}`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: value });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
 /** Sources, sinks, settings, variables and configurations, written through the APIs. */
-async function populate(client: KeboolaClient): Promise<void> {
+async function populate(client: KeboolaClient, emu: Emulator): Promise<void> {
   const stream = await client.stream();
   const run = async (task: Parameters<typeof stream.runTask>[0]) => stream.runTask(task, "populate");
   await run(await stream.createSource("default", { sourceId: "shop-events", type: "http", name: "Shop events", description: "From the shop" }));
@@ -81,12 +90,12 @@ async function populate(client: KeboolaClient): Promise<void> {
       variables_id: String(vars.id),
       variables_values_id: String(values.id),
       parameters: {
-        api: { baseUrl: "https://shop.example.com/", http: { headers: { "#token": API_SECRET } } },
+        api: { baseUrl: "https://shop.example.com/", http: { headers: { "#token": await encrypted(emu, "keboola.ex-generic-v2", API_SECRET) } } },
         config: { outputBucket: "in.c-orders", jobs: [{ endpoint: "orders", params: { limit: "{{limit}}", status: "{{status}}" } }] },
       },
     },
   });
-  await storage.createRow("default", "keboola.ex-generic-v2", String(config.id), { name: "Open", configuration: { parameters: { config: { "#password": ROW_SECRET } } } });
+  await storage.createRow("default", "keboola.ex-generic-v2", String(config.id), { name: "Open", configuration: { parameters: { config: { "#password": await encrypted(emu, "keboola.ex-generic-v2", ROW_SECRET) } } } });
   await storage.createRow("default", "keboola.ex-generic-v2", String(config.id), { name: "Closed", isDisabled: true, configuration: { parameters: { config: { status: "closed" } } } });
   // Another component, left out by --components.
   await storage.createConfig("default", "keboola.wr-google-sheets", { name: "Sheets", configuration: { parameters: {} } });
@@ -100,7 +109,7 @@ describe("e2e: export a live project and take it over with the exported manifest
   beforeAll(async () => {
     ensureBuilt();
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
-    await populate(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }));
+    await populate(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }), emu);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "export-e2e-"));
     root = await makeRootProject({ prefix: "export-e2e", host: emu.url, token: TOKEN, manifest: path.join(dir, "keboola.yaml") });
   }, 30 * 60 * 1000);
@@ -123,10 +132,14 @@ describe("e2e: export a live project and take it over with the exported manifest
     const text = exported.stdout;
     fs.writeFileSync(path.join(dir, "keboola.yaml"), text);
 
-    // No secret in plain text; the export says where they went.
+    // No secret in plain text: the ciphertexts Keboola holds are written as they are.
     for (const secret of [API_SECRET, ROW_SECRET, TOKEN]) expect(text).not.toContain(secret);
-    expect(text).toMatch(/# Secrets: 2 value\(s\) of # keys are NOT written here/);
-    expect(exported.stderr).toMatch(/note: secret keboola\.ex-generic-v2\/\d+ configuration\.parameters\.api\.http\.headers\.#token is not written: set it with `pulumi config set --secret orders-api-token <value>`/);
+    expect(text).toMatch(/# Secrets: values of # keys are written as Keboola holds them, encrypted/);
+    expect(text).not.toMatch(/NOT written here/);
+    const stored = Object.values(emu.state.storage.configs).find((c) => c.name === "Orders API")!;
+    const storedToken = (stored.configuration as { parameters: { api: { http: { headers: Record<string, string> } } } }).parameters.api.http.headers["#token"];
+    const exportedToken = (parse(text) as { configurations: Record<string, { configuration: typeof stored.configuration }> }).configurations["orders-api"].configuration;
+    expect((exportedToken as { parameters: { api: { http: { headers: Record<string, string> } } } }).parameters.api.http.headers["#token"]).toBe(storedToken);
 
     // Everything the APIs created, with the takeover flag on every entry; the other component is not there.
     const m = parseManifest(text);
@@ -153,14 +166,8 @@ describe("e2e: export a live project and take it over with the exported manifest
     expect(withVariables.manifest.variables!["spare-variables"]).toMatchObject({ configId: String(unbound.id), variables: [{ name: "x", type: "string" }], adoptExisting: true });
     await client.storage.deleteConfig("default", "keboola.variables", String(unbound.id));
 
-    const secrets = (parse(text) as { configurations: Record<string, { secrets: Record<string, string> }> }).configurations["orders-api"].secrets;
-    expect(Object.keys(secrets).sort()).toEqual(["configuration.parameters.api.http.headers.#token", "rows.0.configuration.parameters.config.#password"]);
-    for (const r of [
-      await root.setConfig(secrets["configuration.parameters.api.http.headers.#token"], API_SECRET, { secret: true }),
-      await root.setConfig(secrets["rows.0.configuration.parameters.config.#password"], ROW_SECRET, { secret: true }),
-    ]) {
-      expect(r.code, describeResult(r)).toBe(0);
-    }
+    // Nothing to set: no `secrets` entry, no stack config beyond the host and the token.
+    expect((parse(text) as { configurations: Record<string, { secrets?: unknown }> }).configurations["orders-api"].secrets).toBeUndefined();
 
     // Deploying the export takes every object over. Its only writes are the takeover bookkeeping:
     // one owner marker per object taken over (a source's or sink's description, a configuration's
@@ -172,6 +179,7 @@ describe("e2e: export a live project and take it over with the exported manifest
     });
     const before = contents();
     emu.clearRequests();
+    // (No encryption either: the ciphertexts are written back as they are.)
     const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
     expect(up.code, describeResult(up)).toBe(0);
     expect(up.stdout).toMatch(/\+ 10 created/); // 9 resources and the stack
