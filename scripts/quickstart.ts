@@ -54,6 +54,8 @@ async function main(): Promise<void> {
   try {
     const first = await makeRootProject({ prefix: "quickstart", host, token, manifest: MANIFEST });
     stacks.push(first);
+    // The manifest reads the extractor's API token from stack config (a made-up one here).
+    mustSucceed("pulumi config set", await first.setConfig("usersApiToken", `demo-${randomBytes(12).toString("hex")}`, { secret: true }));
     step(`pulumi up: the root project deploys ${MANIFEST} (stack ${first.stack})`);
     process.stdout.write(mustSucceed("pulumi up", await first.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 })).stdout);
 
@@ -84,6 +86,11 @@ async function main(): Promise<void> {
       const res = mustSucceed("keboola-pulumi export", await runProcess(process.execPath, [cli, "export", "--host", host], { cwd: exportDir, env: { ...process.env, KBC_TOKEN: token } }));
       fs.writeFileSync(exported, res.stdout);
       process.stdout.write(res.stdout + res.stderr);
+      const cipher = /"#token": (KBC::\S+)/.exec(res.stdout)?.[1];
+      process.stdout.write(
+        `\nThe API token is in the export as Keboola holds it, encrypted (${cipher ? `${cipher.slice(0, 32)}...` : "no ciphertext found"}): ` +
+          "only this stack's job runner can decrypt it, so the file is safe to commit, and the export's stack needs no secret config.\n",
+      );
 
       const second = await makeRootProject({ prefix: "quickstart-export", host, token, manifest: exported });
       stacks.push(second);

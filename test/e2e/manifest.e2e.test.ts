@@ -66,7 +66,9 @@ describe("e2e: the manifest through the root Pulumi project", () => {
     const live = () => [...Object.values(emu.state.stream.sources), ...Object.values(emu.state.stream.sinks)].filter((o) => !o.deleted);
     expect(live().map((o) => ("sinkId" in o ? o.sinkId : o.sourceId)).sort()).toEqual(["orders", "orders-raw"]);
     const config = emu.state.storage.configs["101/keboola.ex-generic-v2/orders-extractor"];
-    expect(config.configuration).toMatchObject({ variables_id: "orders-vars", parameters: { api: { http: { headers: { "#token": SECRET } } } } });
+    expect(config.configuration).toMatchObject({ variables_id: "orders-vars", parameters: { api: { http: { headers: { "#token": expect.stringMatching(/^KBC::ProjectSecure::/) } } } } });
+    // Keboola got the secret from stack config encrypted only.
+    expect(JSON.stringify(emu.state)).not.toContain(SECRET);
     expect(config.rows.map((r) => r.id)).toEqual(["open", "closed"]);
     expect(Object.keys(emu.state.queue.jobs)).toHaveLength(1);
     // The secret from stack config is stored encrypted in the state.

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../emulator/server";
 import { componentConfig } from "./hosted";
 import type { Props, ResourceContext } from "../../provider/resources/types";
@@ -163,6 +163,32 @@ describe("ComponentConfig # values", () => {
     const { id, outs } = await deployed("enc-refresh");
     const read = await componentConfig.read(ctx, id, outs);
     expect(read.props).toEqual(outs);
+  });
+});
+
+describe("literal, non-secret # values of a program", () => {
+  it("check warns of each, naming the resource, the path and the fix, never the value, and writes nothing", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      const checked = await componentConfig.check(ctx, {}, {
+        __resourceName: "literal",
+        __program: { plainSecrets: ["configuration.parameters.#token", "rows[0].configuration.#password"] },
+        componentId: COMPONENT,
+        name: "Literal",
+        configuration: { parameters: { "#token": "literal-value-xyz" } },
+        rows: [{ name: "r", configuration: { "#password": "literal-row-xyz" } }],
+      });
+      expect(checked.failures).toEqual([]);
+      const lines = warn.mock.calls.map((c) => String(c[0]));
+      expect(lines).toEqual([
+        expect.stringMatching(/^warning: ComponentConfig "literal": configuration\.parameters\.#token is a literal, non-secret value, .*Pass pulumi\.secret\(\.\.\.\) or read it from stack config/),
+        expect.stringMatching(/^warning: ComponentConfig "literal": rows\[0\]\.configuration\.#password is a literal/),
+      ]);
+      expect(lines.join("\n")).not.toMatch(/literal-(value|row)-xyz/);
+      expect(emu.writes()).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 
