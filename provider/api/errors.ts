@@ -13,8 +13,9 @@ export function registerSecret(value: string | undefined): void {
 export function redact(text: string): string {
   let out = text;
   for (const s of secrets) out = out.split(s).join("[secret]");
-  // Ingestion URLs embed a secret as their last path segment.
-  return out.replace(/(\/stream\/\d+\/[^/\s"]+\/)[A-Za-z0-9]{16,}/g, "$1[secret]");
+  // Ingestion URLs embed a secret as their last path segment: `/stream/<project>/<source>/<secret>`
+  // for HTTP sources, `/otlp/<project>/<source>/<secret>` for OTLP ones.
+  return out.replace(/(\/(?:stream|otlp)\/\d+\/[^/\s"]+\/)[A-Za-z0-9]{16,}/g, "$1[secret]");
 }
 
 export interface RequestInfo {

@@ -89,4 +89,23 @@ describe("HttpClient", () => {
     const err2 = (await client().request({ service: "storage", baseUrl: s2.url, method: "GET", path: "/v2" }).catch((e: unknown) => e)) as KeboolaApiError;
     expect([err2.status, err2.code, err2.apiMessage]).toEqual([403, "accessDenied", "You don't have access to the resource."]);
   });
+
+  // The ingestion URL is a credential (keboola-api.md, "Sources"): an error quoting one, in its
+  // path or in the service's message, shows [secret] where its last segment was, for HTTP
+  // (`/stream/<project>/<source>/<secret>`) and OTLP (`/otlp/<project>/<source>/<secret>`) sources
+  // alike, though nothing registered the secret beforehand.
+  it("shows [secret] in place of an ingestion URL's secret in every error message", async () => {
+    const secret = "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7dEf0hIj3kLm6n";
+    for (const kind of ["stream", "otlp"]) {
+      const path = `/${kind}/4242/app-events/${secret}`;
+      const s = await serve([json(404, { statusCode: 404, error: "stream.in.noSourceFound", message: `no source at https://stream-in.keboola.com${path}` })]);
+      const err = (await client().request({ service: "streamIn", baseUrl: s.url, method: "POST", path, body: "{}" }).catch((e: unknown) => e)) as KeboolaApiError;
+      expect(err).toBeInstanceOf(KeboolaApiError);
+      expect(err.message).not.toContain(secret);
+      expect(err.message).toContain(`POST /${kind}/4242/app-events/[secret]`);
+      expect(err.message).toContain(`https://stream-in.keboola.com/${kind}/4242/app-events/[secret]`);
+      await new Promise<void>((r) => server!.close(() => r()));
+      server = undefined;
+    }
+  });
 });
