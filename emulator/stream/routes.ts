@@ -25,6 +25,7 @@ import {
   registerSourceTasks,
   switchSource,
   updateSource,
+  rotateSourceSecret,
   updateSourceSettings,
 } from "./sources";
 import { getTask, registerTaskRunner, taskView } from "./tasks";
@@ -57,6 +58,7 @@ const ROUTES: Route[] = [
   { method: "GET", path: `${SOURCE}/settings`, handler: getSourceSettings },
   { method: "PATCH", path: `${SOURCE}/settings`, handler: updateSourceSettings },
   { method: "POST", path: `${SOURCE}/test`, handler: testSource },
+  { method: "POST", path: `${SOURCE}/rotate-secret`, handler: rotateSourceSecret },
   { method: "PUT", path: `${SOURCE}/disable`, handler: (ctx, c) => switchSource(ctx, c, false) },
   { method: "PUT", path: `${SOURCE}/enable`, handler: (ctx, c) => switchSource(ctx, c, true) },
   { method: "GET", path: `${SOURCE}/sinks`, handler: listSinks },

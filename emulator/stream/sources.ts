@@ -162,6 +162,24 @@ export function deleteSource(ctx: EmulatorContext, c: Context): Promise<Response
   });
 }
 
+/**
+ * `POST .../sources/{s}/rotate-secret`: synchronous (no task), 200 with the source. A new 48-character
+ * secret for HTTP and OTLP sources; the old one stops working at once; the version description is
+ * "Rotated secret." (keboola-as-code `internal/pkg/service/stream/api/service/source.go`
+ * RotateSourceSecret, recorded case `test/stream/api/source/rotate-secret-ok`).
+ */
+export function rotateSourceSecret(ctx: EmulatorContext, c: Context): Promise<Response> {
+  return handle(ctx, () => {
+    const errs = new GoaErrors();
+    const sourceId = sourceIdParam(c, errs);
+    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
+    const source = mustGetSource(ctx, scope.branchId, sourceId);
+    source.secret = newSourceSecret(ctx);
+    source.version = nextVersion(source, isoTime(ctx.now()), scope.auth.by, "Rotated secret.");
+    return jsonResponse(200, sourceView(ctx, source));
+  });
+}
+
 /** Go's strconv.ParseBool. */
 function parseGoBool(s: string): boolean | undefined {
   if (["1", "t", "T", "TRUE", "true", "True"].includes(s)) return true;

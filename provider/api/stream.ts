@@ -216,6 +216,14 @@ export class StreamApi {
   updateSource(branch: string, sourceId: string, body: Record<string, unknown>) {
     return this.other(branch, sourceId, undefined, () => this.call<StreamTask>("PATCH", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}`, body, "idempotent"));
   }
+  /**
+   * A new ingestion secret for the source, answered synchronously with the source (no task); the
+   * old URL stops working at once. Not idempotent: sent once, and an ambiguous failure is settled
+   * by the caller reading the source back (keboola-as-code `api/stream/design.go` RotateSourceSecret).
+   */
+  rotateSourceSecret(branch: string, sourceId: string) {
+    return this.call<StreamSource>("POST", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}/rotate-secret`, undefined, "rejected-only");
+  }
   deleteSource(branch: string, sourceId: string) {
     return this.other(branch, sourceId, undefined, () => this.call<StreamTask>("DELETE", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}`, undefined, "idempotent"), true);
   }

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
-import { notFoundAsUndefined } from "../api/errors";
+import { isAmbiguous, notFoundAsUndefined } from "../api/errors";
 import { createOnce } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { show } from "../validation/messages";
@@ -29,6 +29,13 @@ export const source = defineResource({
     name: streamNameSchema,
     description: descriptionSchema,
     type: z.enum(["http", "otlp"], { message: 'must be "http" or "otlp"' }).default("http"),
+    rotateSecret: z
+      .string()
+      .optional()
+      .describe(
+        "Change this value to rotate the source's ingestion secret in place: the url output changes and the old URL is refused at once. " +
+          "A rotation already made since the recorded state (an answer lost, an interrupted run) is not repeated.",
+      ),
     adoptExisting: z
       .boolean()
       .default(false)
@@ -69,19 +76,41 @@ function resolveId(parsed: Parsed, olds: Props): string {
   return normalizeId(parsed.name);
 }
 
-function stateOf(p: Pick<Parsed, "branchId" | "adoptExisting">, s: StreamSource): State {
+function stateOf(p: Pick<Parsed, "branchId" | "adoptExisting" | "rotateSecret">, s: StreamSource): State {
   return {
     branchId: p.branchId,
     sourceId: s.sourceId,
     name: s.name,
     description: splitMarker(s.description).text,
     type: s.type,
+    ...(p.rotateSecret !== undefined ? { rotateSecret: p.rotateSecret } : {}),
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
-    url: (s.type === "otlp" ? s.otlp?.url : s.http?.url) ?? "",
+    url: urlOf(s),
     baseUrl: s.otlp?.baseUrl,
     secret: s.otlp?.secret,
   };
+}
+
+/** The ingestion URL: it embeds the source's secret, so it changes exactly when the secret does. */
+const urlOf = (s: StreamSource): string => (s.type === "otlp" ? s.otlp?.url : s.http?.url) ?? "";
+
+/**
+ * Rotates the ingestion secret once. `before` is the URL the rotation must replace: the one recorded
+ * in state (else the one read now). When the source no longer has it, a rotation already happened
+ * (this call's answer was lost, or an interrupted run rotated and could not record it) and is not
+ * repeated; an ambiguous failure is settled by reading the source back.
+ */
+async function rotateOnce(stream: StreamApi, p: Parsed & { sourceId: string }, current: StreamSource, before: string, label: string): Promise<StreamSource> {
+  for (let attempt = 1; ; attempt++) {
+    if (urlOf(current) !== before) return current;
+    try {
+      return await stream.rotateSourceSecret(p.branchId, p.sourceId);
+    } catch (err) {
+      if (!isAmbiguous(err) || attempt >= 3) throw new Error(`${label}: rotating its ingestion secret failed: ${(err as Error).message}`);
+      current = await stream.getSource(p.branchId, p.sourceId);
+    }
+  }
 }
 
 const what = (name: string, id: string) => `Source "${id}" (resource "${name}")`;
@@ -121,7 +150,7 @@ export const handler: Handler<typeof source> = {
   },
 
   async diff(_ctx, _id, olds, news) {
-    return diffFields(olds, news, { update: ["name", "description", "type"], replace: ["sourceId", "branchId"] });
+    return diffFields(olds, news, { update: ["name", "description", "type", "rotateSecret"], replace: ["sourceId", "branchId"] });
   },
 
   async create(ctx, inputs) {
@@ -160,18 +189,28 @@ export const handler: Handler<typeof source> = {
     const { branchId, sourceId } = addressed(id, recorded);
     const s = await stream.findSource(branchId, sourceId);
     if (!s) return { id: "" };
-    const state = stateOf({ branchId, adoptExisting: recorded.adoptExisting ?? false }, s);
+    const state = stateOf({ branchId, adoptExisting: recorded.adoptExisting ?? false, rotateSecret: recorded.rotateSecret }, s);
     const { projectId: _p, url: _u, baseUrl: _b, secret: _s, ...inputs } = state;
     return { id: idOf(s), props: state, inputs };
   },
 
-  async update(ctx, _id, _olds, news) {
+  async update(ctx, _id, olds, news) {
     const p = settled(news);
     const stream = await ctx.client().stream();
     const label = what(ctx.call.name, p.sourceId);
-    const current = await stream.findSource(p.branchId, p.sourceId);
-    if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` to recreate it`);
-    return { outs: stateOf(p, await converge(stream, p, current, label, ctx.call.owner)) };
+    const found = await stream.findSource(p.branchId, p.sourceId);
+    if (!found) throw new Error(`${label} no longer exists: run \`pulumi refresh\` to recreate it`);
+    const before = olds.url || urlOf(found);
+    let current = await converge(stream, p, found, label, ctx.call.owner);
+    if (p.rotateSecret !== undefined && p.rotateSecret !== olds.rotateSecret) {
+      try {
+        current = await rotateOnce(stream, p, current, before, label);
+      } catch (err) {
+        // The other changes are made: state records them, and the rotation is asked for again next time.
+        throw new PartialFailure((err as Error).message, idOf(current), stateOf({ ...p, rotateSecret: olds.rotateSecret }, current));
+      }
+    }
+    return { outs: stateOf(p, current) };
   },
 
   async delete(ctx, id, recorded) {

@@ -308,6 +308,43 @@ describe("sources", () => {
     }
   });
 
+  // keboola-as-code test/stream/api/source/rotate-secret-{ok,not-found-404,missing-storage-token-400}.
+  it("rotates a source's secret synchronously; the old ingestion URL is refused at once", async () => {
+    await createSource({ name: "Rot Source", type: "http" });
+    const path = "/v1/branches/default/sources/rot-source";
+    const before = (await api("GET", path)).body;
+    const rotated = await api("POST", `${path}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toEqual({
+      ...before,
+      http: { url: expect.stringMatching(new RegExp(`^${em.urls.streamIn}/stream/4242/rot-source/[0-9a-zA-Z]{48}$`)) },
+      version: { number: 2, hash: expect.stringMatching(/^[0-9a-f]{16}$/), description: "Rotated secret.", at: expect.stringMatching(ISO), by: BY },
+    });
+    expect(rotated.body.http.url).not.toBe(before.http.url);
+    expect((await api("GET", path)).body).toEqual(rotated.body);
+
+    const oldPost = await call(before.http.url, "POST", "", { body: "{}" });
+    expect(oldPost.status).toBe(404);
+    expect(oldPost.body).toMatchObject({ statusCode: 404, error: "stream.in.noSourceFound", message: "The specified combination of projectID, sourceID and secret was not found." });
+    expect((await call(rotated.body.http.url, "POST", "", { body: "{}" })).status).not.toBe(404);
+
+    const otlp = await createSource({ name: "Rot OTLP", type: "otlp" });
+    const otlpPath = `/v1/branches/default/sources/${otlp.outputs.sourceId}`;
+    const otlpBefore = (await api("GET", otlpPath)).body.otlp;
+    const otlpAfter = (await api("POST", `${otlpPath}/rotate-secret`)).body.otlp;
+    expect(otlpAfter.secret).toMatch(/^[0-9a-zA-Z]{48}$/);
+    expect(otlpAfter).toEqual({ url: `${otlpBefore.baseUrl}/${otlpAfter.secret}`, baseUrl: otlpBefore.baseUrl, secret: otlpAfter.secret });
+    expect(otlpAfter.secret).not.toBe(otlpBefore.secret);
+
+    const missing = await api("POST", "/v1/branches/default/sources/my-source-x/rotate-secret");
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ statusCode: 404, error: "stream.api.sourceNotFound", message: 'Source "my-source-x" not found in the branch.' });
+    const noToken = await api("POST", `${path}/rotate-secret`, { token: null });
+    expect(noToken.status).toBe(400);
+    expect(noToken.body).toEqual(MISSING_TOKEN);
+    expect((await api("GET", `${path}/rotate-secret`)).status).toBe(405);
+  });
+
   it("soft-deletes a source; creating the id again brings it back with a new secret", async () => {
     await createSource({ name: "Del Source", type: "http" });
     await createSink("del-source", sinkBody("Del Sink", "in.c-del.t", UUID_BODY));
