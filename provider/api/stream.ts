@@ -33,6 +33,16 @@ export interface StreamSource {
   deleted?: { at: string };
 }
 
+/**
+ * The reason the service gives a sink it disabled together with its source
+ * (keboola-as-code `internal/pkg/service/stream/definition/repository/sink/sink_disable.go`).
+ * Such a sink is not disabled by its own declaration: enabling the source enables it again.
+ */
+export const AUTO_DISABLED_WITH_SOURCE = "Auto-disabled with the parent source.";
+
+/** Whether a sink is disabled by itself (not only because its source is). */
+export const sinkDisabledDirectly = (s: Pick<StreamSink, "disabled">): boolean => !!s.disabled && s.disabled.reason !== AUTO_DISABLED_WITH_SOURCE;
+
 export type StreamColumn =
   | { type: "uuid" | "datetime" | "ip" | "body" | "headers"; name: string; primaryKey?: boolean }
   | { type: "path"; name: string; path: string; defaultValue?: string; rawString?: boolean; primaryKey?: boolean }
@@ -223,6 +233,12 @@ export class StreamApi {
    */
   rotateSourceSecret(branch: string, sourceId: string) {
     return this.call<StreamSource>("POST", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}/rotate-secret`, undefined, "rejected-only");
+  }
+  disableSource(branch: string, sourceId: string) {
+    return this.other(branch, sourceId, undefined, () => this.call<StreamTask>("PUT", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}/disable`, undefined, "idempotent"));
+  }
+  enableSource(branch: string, sourceId: string) {
+    return this.other(branch, sourceId, undefined, () => this.call<StreamTask>("PUT", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}/enable`, undefined, "idempotent"));
   }
   deleteSource(branch: string, sourceId: string) {
     return this.other(branch, sourceId, undefined, () => this.call<StreamTask>("DELETE", `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}`, undefined, "idempotent"), true);

@@ -1,7 +1,7 @@
 import { Document } from "yaml";
 import type { KeboolaClient } from "../api/client";
 import type { Configuration, ConfigRow } from "../api/storage";
-import type { StreamSink, StreamSource } from "../api/stream";
+import { sinkDisabledDirectly, type StreamSink, type StreamSource } from "../api/stream";
 import { canonicalColumn } from "../validation/columns";
 import { normalizeId } from "../validation/ids";
 import { SETTINGS, sameSetting } from "../validation/settings";
@@ -134,6 +134,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
       name: s.name,
       ...described(s.description),
       ...(s.type !== "http" ? { type: s.type } : {}),
+      ...(s.disabled ? { enabled: false } : {}),
       adoptExisting: true,
       ...(settings ? { settings } : {}),
     };
@@ -157,7 +158,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         tableId: k.table.tableId,
         columns: k.table.mapping.columns.map(canonicalColumn),
         ...(k.allowedSignals?.length ? { allowedSignals: k.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),
-        ...(k.disabled ? { enabled: false } : {}),
+        ...(sinkDisabledDirectly(k) ? { enabled: false } : {}),
         adoptExisting: true,
         ...(sinkSettings ? { settings: sinkSettings } : {}),
       };

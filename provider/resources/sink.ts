@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { StreamApi, StreamSink } from "../api/stream";
+import { sinkDisabledDirectly, type StreamApi, type StreamSink } from "../api/stream";
 import { notFoundAsUndefined } from "../api/errors";
 import { createOnce } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
@@ -91,7 +91,7 @@ function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, 
     tableId: s.table?.tableId ?? "",
     columns: (s.table?.mapping.columns ?? []).map(canonicalColumn),
     ...(s.allowedSignals && s.allowedSignals.length > 0 ? { allowedSignals: s.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),
-    enabled: !s.disabled,
+    enabled: !sinkDisabledDirectly(s),
     ...(p.rotateToken !== undefined ? { rotateToken: p.rotateToken } : {}),
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
@@ -159,7 +159,8 @@ async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, curr
     }
     await stream.runTask(await stream.updateSink(p.branchId, p.sourceId, p.sinkId, { ...want, changeDescription: "Updated by Pulumi." }), label).finally(() => ctx.client().storage.forgetTable(p.branchId, p.tableId));
   }
-  const isEnabled = !current.disabled;
+  // A sink disabled only with its source counts as enabled: the source's enable brings it back.
+  const isEnabled = !sinkDisabledDirectly(current);
   if (rotate && p.enabled) {
     if (isEnabled) await setEnabled(stream, p, false, label);
     await setEnabled(stream, p, true, label);

@@ -29,6 +29,10 @@ export const source = defineResource({
     name: streamNameSchema,
     description: descriptionSchema,
     type: z.enum(["http", "otlp"], { message: 'must be "http" or "otlp"' }).default("http"),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe("A disabled source accepts no events and disables its sinks with it; enabling it enables them again."),
     rotateSecret: z
       .string()
       .optional()
@@ -49,7 +53,8 @@ export const source = defineResource({
     secret: secret(z.string().optional().describe("OTLP secret (OTLP sources). Secret.")),
   },
   // Up to 0.2, `branchId` held the numeric branch and the declared one was kept as `branch`.
-  upgrade: ({ branch, ...old }) => (typeof branch === "string" ? { ...old, branchId: branch } : old),
+  // Up to 0.2, `enabled` was not recorded: every source was enabled.
+  upgrade: ({ branch, ...old }) => ({ enabled: true, ...(typeof branch === "string" ? { ...old, branchId: branch } : old) }),
 });
 
 /** Kept for the manifest's schema: the inputs of a Source. */
@@ -83,6 +88,7 @@ function stateOf(p: Pick<Parsed, "branchId" | "adoptExisting" | "rotateSecret">,
     name: s.name,
     description: splitMarker(s.description).text,
     type: s.type,
+    enabled: !s.disabled,
     ...(p.rotateSecret !== undefined ? { rotateSecret: p.rotateSecret } : {}),
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
@@ -122,8 +128,15 @@ async function converge(stream: StreamApi, p: Parsed & { sourceId: string }, cur
   if (current.name !== p.name) changes.name = p.name;
   if (current.description !== description) changes.description = description;
   if (current.type !== p.type) changes.type = p.type;
-  if (Object.keys(changes).length === 0) return current;
-  await stream.runTask(await stream.updateSource(p.branchId, p.sourceId, { ...changes, changeDescription: "Updated by Pulumi." }), label);
+  const switches = !current.disabled !== p.enabled;
+  if (Object.keys(changes).length === 0 && !switches) return current;
+  if (Object.keys(changes).length > 0) {
+    await stream.runTask(await stream.updateSource(p.branchId, p.sourceId, { ...changes, changeDescription: "Updated by Pulumi." }), label);
+  }
+  if (switches) {
+    // A task each way (keboola-as-code `api/stream/design.go` DisableSource/EnableSource); repeating one is harmless.
+    await stream.runTask(await (p.enabled ? stream.enableSource(p.branchId, p.sourceId) : stream.disableSource(p.branchId, p.sourceId)), label);
+  }
   return stream.getSource(p.branchId, p.sourceId);
 }
 
@@ -150,7 +163,7 @@ export const handler: Handler<typeof source> = {
   },
 
   async diff(_ctx, _id, olds, news) {
-    return diffFields(olds, news, { update: ["name", "description", "type", "rotateSecret"], replace: ["sourceId", "branchId"] });
+    return diffFields(olds, news, { update: ["name", "description", "type", "enabled", "rotateSecret"], replace: ["sourceId", "branchId"] });
   },
 
   async create(ctx, inputs) {
@@ -174,7 +187,8 @@ export const handler: Handler<typeof source> = {
       fix: "Choose another sourceId (or name), or set adoptExisting: true to take this source over (it is then brought to the declared state).",
     });
     let current = created.object;
-    if (created.existed) {
+    // A taken-over source is brought to the declared state; a new one is created enabled and disabled after.
+    if (created.existed || !p.enabled) {
       try {
         current = await converge(stream, p, current, label, owner);
       } catch (err) {

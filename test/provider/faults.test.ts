@@ -61,6 +61,14 @@ describe.each(Object.keys(FAULTS) as Kind[])("under a %s on each write", (kind) 
       updateVia(source, h.ctx, `src-${kind}`, src.id, src.outs, src.inputs, { name: id, description: "changed", ...owner("src") }),
     );
     expect(srcUpdated.outs.description).toBe("changed");
+    const srcOff = await faulted(kind, "PUT", `${STREAM}/${id}/disable`, () =>
+      updateVia(source, h.ctx, `src-${kind}`, src.id, srcUpdated.outs, srcUpdated.inputs, { name: id, description: "changed", enabled: false, ...owner("src") }),
+    );
+    expect(srcOff.outs.enabled).toBe(false);
+    const srcOn = await faulted(kind, "PUT", `${STREAM}/${id}/enable`, () =>
+      updateVia(source, h.ctx, `src-${kind}`, src.id, srcOff.outs, srcOff.inputs, { name: id, description: "changed", enabled: true, ...owner("src") }),
+    );
+    expect(srcOn.outs.enabled).toBe(true);
 
     const sinkArgs = { sourceId: id, name: "Out", tableId: `in.c-faults.${id.replace(/-/g, "_")}`, columns: [{ type: "uuid", name: "id" }], ...owner("sink") };
     const snk = await faulted(kind, "POST", `${STREAM}/${id}/sinks`, () => createVia(sink, h.ctx, `sink-${kind}`, sinkArgs));

@@ -52,14 +52,16 @@ describe("derived from each resource's schema", () => {
 describe("reading state", () => {
   it("reads a Source's state written by 0.1.0: the declared branch was `branch`, `branchId` the numeric one", () => {
     const old = { branch: "default", branchId: 101, sourceId: "events", name: "Events", description: "", type: "http", projectId: 4242, url: "https://in/x", adoptExisting: false, __provider: "exports.handler = ..." };
-    expect(source.parseState(old)).toEqual({ branchId: "default", sourceId: "events", name: "Events", description: "", type: "http", projectId: 4242, url: "https://in/x", adoptExisting: false });
+    expect(source.parseState(old)).toEqual({ branchId: "default", sourceId: "events", name: "Events", description: "", type: "http", enabled: true, projectId: 4242, url: "https://in/x", adoptExisting: false });
     // State without `branch` (0.2 and later) keeps its branchId, numeric ids as their text.
-    expect(source.parseState({ branchId: "123", sourceId: "events" })).toEqual({ branchId: "123", sourceId: "events" });
+    expect(source.parseState({ branchId: "123", sourceId: "events", enabled: false })).toEqual({ branchId: "123", sourceId: "events", enabled: false });
+    // Sources were all enabled before `enabled` was recorded.
+    expect(source.parseState({ branchId: "123", sourceId: "events" })).toEqual({ branchId: "123", sourceId: "events", enabled: true });
     expect(sink.parseState({ branch: "555", branchId: 101, sinkId: "raw" })).toEqual({ branchId: "555", sinkId: "raw" });
   });
 
   it("leaves out a field this version cannot read instead of failing a refresh or a destroy", () => {
-    expect(source.parseState({ sourceId: "events", projectId: "not a number", type: "carrier pigeon" })).toEqual({ sourceId: "events" });
+    expect(source.parseState({ sourceId: "events", projectId: "not a number", type: "carrier pigeon", enabled: true })).toEqual({ sourceId: "events", enabled: true });
     expect(componentConfig.parseState({})).toEqual({});
   });
 });

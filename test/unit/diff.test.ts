@@ -75,13 +75,15 @@ describe("Sink diff", () => {
 
 describe("Source diff", () => {
   const outs: Props = { branch: "default", branchId: 101, sourceId: "events", name: "Events", description: "", type: "http", url: "u", adoptExisting: false };
-  const news = (over: Props = {}): Props => ({ branchId: "default", sourceId: "events", name: "Events", description: "", type: "http", adoptExisting: false, ...over });
+  const news = (over: Props = {}): Props => ({ branchId: "default", sourceId: "events", name: "Events", description: "", type: "http", enabled: true, adoptExisting: false, ...over });
 
   it("updates name, description and type in place; replaces for id or branch", async () => {
     expect(await source.diff(ctx, "id", outs, news())).toMatchObject({ changes: false });
     expect(await source.diff(ctx, "id", outs, news({ type: "otlp" }))).toMatchObject({ changes: true, replaces: [] });
     expect((await source.diff(ctx, "id", outs, news({ sourceId: "x" }))).replaces).toEqual(["sourceId"]);
     expect((await source.diff(ctx, "id", outs, news({ branchId: "7" }))).replaces).toEqual(["branchId"]);
+    expect(await source.diff(ctx, "id", outs, news({ enabled: false }))).toMatchObject({ changes: true, replaces: [] });
+    expect(await source.diff(ctx, "id", outs, news({ rotateSecret: "1" }))).toMatchObject({ changes: true, replaces: [] });
   });
 });
 
