@@ -15,7 +15,7 @@ const fs = require("fs");
 const keboola = require("keboola-pulumi");
 const spec = JSON.parse(fs.readFileSync(__dirname + "/spec.json", "utf8"));
 
-const web = new keboola.Source("web", { name: "Web Events", description: "from the web app" });
+const web = new keboola.Source("web", { name: "Web Events", description: "from the web app", ...(spec.web || {}) });
 const otel = new keboola.Source("otel", { name: "Otel", type: "otlp" });
 
 const sinks = {};
@@ -68,7 +68,7 @@ const SPEC = {
   },
 };
 
-type Spec = typeof SPEC & { sinks: Record<string, unknown> };
+type Spec = typeof SPEC & { sinks: Record<string, unknown>; web?: { rotateSecret?: string; enabled?: boolean } };
 
 let emu: Emulator;
 let ws: PulumiWorkspace;
@@ -208,6 +208,59 @@ describe("e2e: Stream resources with the real Pulumi CLI", () => {
     ok(await ws.up());
     const paused = await streamGet<{ disabled?: unknown }>("/v1/branches/default/sources/web-events/sinks/paused");
     expect(paused.body.disabled).toBeDefined();
+    ok(await ws.previewExpectNoChanges());
+  }, 120_000);
+
+  /** The last spec the steps above leave: the changed mapping and the paused sink. */
+  const lastSpec = (): Spec => {
+    const spec = structuredClone(SPEC) as Spec;
+    spec.sinks.actions.columns[1] = { type: "path", name: "user", path: "user.uid", defaultValue: "anonymous", rawString: true };
+    spec.sinks.paused = { name: "Paused", tableId: "in.c-e2e.paused", enabled: false, columns: [{ type: "uuid", name: "id" }] };
+    return spec;
+  };
+  const ingest = async (url: string) => {
+    const res = await fetch(url, { method: "POST", body: JSON.stringify({ user: { id: "u1" } }), headers: { "Content-Type": "application/json" } });
+    return { status: res.status, body: await res.text() };
+  };
+
+  it("rotates a leaked ingestion URL in place: one rotation, the old URL refused, no change after", async () => {
+    const before = String((await ws.stackOutputs({ showSecrets: true })).webUrl);
+    expect((await ingest(before)).status).toBeLessThan(300);
+    const spec = lastSpec();
+    spec.web = { rotateSecret: "leak-1" };
+    writeSpec(spec);
+    const preview = ok(await ws.previewDiff());
+    expect(preview.stdout).toMatch(/~ pulumi-nodejs:dynamic\/keboola:Source: \(update\)\n\s+\[id=101\/web-events\]/);
+    expect(preview.stdout.match(/\(update\)/g)).toHaveLength(1);
+    emu.clearRequests();
+    ok(await ws.up());
+    expect(emu.requests().filter((r) => r.path.endsWith("/rotate-secret"))).toHaveLength(1);
+    const after = String((await ws.stackOutputs({ showSecrets: true })).webUrl);
+    expect(after).not.toBe(before);
+    const refused = await ingest(before);
+    expect(refused.status).toBe(404);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: "stream.in.noSourceFound" });
+    expect((await ingest(after)).status).toBeLessThan(300);
+    expect(stateText()).not.toContain(after.split("/").pop()!);
+    ok(await ws.previewExpectNoChanges());
+    ok(await ws.pulumi(["refresh", "--yes", "--skip-preview", "--expect-no-changes"]));
+  }, 120_000);
+
+  it("disables a source in place (its sinks follow with no diff of their own) and enables it again", async () => {
+    const spec = lastSpec();
+    spec.web = { rotateSecret: "leak-1", enabled: false };
+    writeSpec(spec);
+    ok(await ws.up());
+    const source = await streamGet<{ disabled?: unknown }>("/v1/branches/default/sources/web-events");
+    expect(source.body.disabled).toBeDefined();
+    const raw = await streamGet<{ disabled?: { reason: string } }>("/v1/branches/default/sources/web-events/sinks/raw");
+    expect(raw.body.disabled?.reason).toBe("Auto-disabled with the parent source.");
+    ok(await ws.previewExpectNoChanges());
+    ok(await ws.pulumi(["refresh", "--yes", "--skip-preview", "--expect-no-changes"]));
+    spec.web = { rotateSecret: "leak-1", enabled: true };
+    writeSpec(spec);
+    ok(await ws.up());
+    expect((await streamGet<{ disabled?: unknown }>("/v1/branches/default/sources/web-events/sinks/raw")).body.disabled).toBeUndefined();
     ok(await ws.previewExpectNoChanges());
   }, 120_000);
 
