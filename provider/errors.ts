@@ -39,10 +39,27 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * What works after a token rotation depends on the command. `pulumi refresh` and `pulumi destroy`
+ * do not run the program: the provider gets the configuration stored with the stack's last
+ * deployment, so a `pulumi config set` made since does not reach them (only KBC_TOKEN, which wins,
+ * or `--run-program`, which runs the program with the current config). Preview and up run the
+ * program with the current config.
+ */
+function tokenRefused(method: Method): string {
+  if (method === "read" || method === "delete") {
+    return (
+      "The token was refused. `pulumi refresh` and `pulumi destroy` use the token stored with the stack's last deployment, not the current `pulumi config`: " +
+      "run them with KBC_TOKEN=<valid token> in the environment (it wins over the stored one), or add --run-program (`pulumi refresh --run-program`), which runs the program with the current config."
+    );
+  }
+  return "The token was refused: set a valid one with `pulumi config set --secret keboola:token <token>`, or KBC_TOKEN (it wins over keboola:token).";
+}
+
 /** What to do about a failure of this kind, or undefined when the message already says it. */
-function fixFor(err: unknown): string | undefined {
+function fixFor(err: unknown, method: Method): string | undefined {
   if (err instanceof KeboolaApiError) {
-    if (err.status === 401) return "The token was refused: set a valid one with `pulumi config set --secret keboola:token ...` or KBC_TOKEN (KBC_TOKEN wins over the token stored with the stack, so refresh and destroy use it too).";
+    if (err.status === 401) return tokenRefused(method);
     if (err.status === 403) return "The token may not do this: Stream writes need a master token of a project admin; configurations need access to the component.";
     if (err.status === 429 || err.status >= 500) return "The service is failing or overloaded; nothing is left half-done that a rerun cannot finish: run the same `pulumi up` (or destroy) again.";
     return undefined;
@@ -68,7 +85,7 @@ export function userFacingError(kind: ResourceKind, method: Method, props: Props
     err instanceof KeboolaTaskError ||
     err instanceof KeboolaTimeoutError ||
     err instanceof ConfigurationError;
-  const fix = fixFor(err);
+  const fix = fixFor(err, method);
   if (fix) message += ` ${fix}`;
   if (!known && !(err instanceof Error)) message += " (unexpected failure of keboola-pulumi; please report it)";
   return new ProviderError(redact(message));

@@ -1,6 +1,7 @@
-// After the token is rotated, `pulumi refresh` and `pulumi destroy` (which run with the stack
-// config stored in the state, not the program) work with the new token from KBC_TOKEN; without it
-// they fail with a message that says so, not with a stack trace.
+// After the token is rotated and set with `pulumi config set --secret keboola:token <new>`, a plain
+// `pulumi refresh` still runs with the config stored in the state (not the program), so it fails,
+// with a message that says what works: KBC_TOKEN, or `--run-program` (which runs the program with
+// the current config). Both are shown to work, as the README's rotation section says.
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { type PulumiWorkspace, describeResult, initEmulatorStack, makePulumiWorkspace, ok } from "./helpers/pulumi";
@@ -17,7 +18,7 @@ afterAll(async () => {
 });
 
 describe("e2e: a rotated token", () => {
-  it("works for refresh and destroy through KBC_TOKEN, which wins over the stored keboola:token", async () => {
+  it("after `pulumi config set`, refresh says what works; --run-program and KBC_TOKEN (which wins over the stored keboola:token) work for refresh and destroy", async () => {
     emu = await startEmulator({ token: OLD, taskDurationMs: 10 });
     ws = await makePulumiWorkspace({ project: "rotation" });
     ws.writeProgram({ "index.js": `new (require("keboola-pulumi").Source)("events", { name: "Events" });\n` }, { linkProjectPackage: true });
@@ -28,9 +29,15 @@ describe("e2e: a rotated token", () => {
     const master = emu.state.tokens.find((t) => t.token === OLD)!;
     master.token = NEW;
 
+    ok(await ws.setConfig("keboola:token", NEW, { secret: true }));
     const refused = await ws.refresh();
     expect(refused.code).not.toBe(0);
-    expect(refused.stdout + refused.stderr).toMatch(/Source "events": reading \(refresh\) failed: .*401.*KBC_TOKEN wins over the token stored with the stack/);
+    const said = refused.stdout + refused.stderr;
+    expect(said).toMatch(/Source "events": reading \(refresh\) failed: .*401.*run them with KBC_TOKEN=<valid token>.*--run-program/);
+    expect(said).not.toContain(NEW);
+    expect(said).not.toContain(OLD);
+    const runProgram = await ws.refresh(["--run-program"]);
+    expect(runProgram.code, describeResult(runProgram)).toBe(0);
 
     const withEnv = { env: { KBC_TOKEN: NEW } };
     const refreshed = await ws.refresh([], withEnv);
