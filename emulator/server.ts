@@ -13,6 +13,7 @@ import { initialQueueState } from "./queue/state";
 import { registerStorageRoutes } from "./storage/routes";
 import { registerStreamRoutes } from "./stream/routes";
 import { registerQueueRoutes } from "./queue/routes";
+import { jobInputs, type JobInputs } from "./queue/jobs";
 import { encryptionApp } from "./encryption/routes";
 import { initialEncryptionState } from "./encryption/state";
 import { apiErrorControlBody } from "./core/api-error-control";
@@ -35,6 +36,11 @@ export interface Emulator {
   /** Faults injected into the logged requests, per kind and per method. */
   faultCounts(): FaultCounts;
   setFaults(faults: FaultOptions): void;
+  /**
+   * What the last run of a queue job handed its component: the configuration, rows and state
+   * with their `#` values decrypted. Kept in memory only (never in state, files or logs).
+   */
+  jobInputs(jobId: string): JobInputs | undefined;
   close(): Promise<void>;
 }
 
@@ -220,6 +226,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       faultRandom = seededRandom(f.seed ?? 1);
       injected = 0;
     },
+    jobInputs: (jobId) => jobInputs(ctx, jobId),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections?.();
