@@ -13,6 +13,11 @@ import { initialQueueState } from "./queue/state";
 import { registerStorageRoutes } from "./storage/routes";
 import { registerStreamRoutes } from "./stream/routes";
 import { registerQueueRoutes } from "./queue/routes";
+import { jobInputs, type JobInputs } from "./queue/jobs";
+import { encryptionApp } from "./encryption/routes";
+import { initialEncryptionState } from "./encryption/state";
+import { apiErrorControlBody } from "./core/api-error-control";
+import { exceptionId } from "./storage/errors";
 
 type NodeBindings = { incoming: IncomingMessage; outgoing: ServerResponse };
 
@@ -31,6 +36,11 @@ export interface Emulator {
   /** Faults injected into the logged requests, per kind and per method. */
   faultCounts(): FaultCounts;
   setFaults(faults: FaultOptions): void;
+  /**
+   * What the last run of a queue job handed its component: the configuration, rows and state
+   * with their `#` values decrypted. Kept in memory only (never in state, files or logs).
+   */
+  jobInputs(jobId: string): JobInputs | undefined;
   close(): Promise<void>;
 }
 
@@ -46,6 +56,7 @@ export function initialState(options: EmulatorOptions, now: string): EmulatorSta
     storage: initialStorageState(),
     stream: initialStreamState(),
     queue: initialQueueState(),
+    encryption: initialEncryptionState(),
   };
 }
 
@@ -53,8 +64,9 @@ function loadState(options: EmulatorOptions): EmulatorState {
   const fresh = initialState(options, new Date().toISOString());
   if (!options.stateFile || !existsSync(options.stateFile)) return fresh;
   const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as EmulatorState;
-  // Tokens come from the command line, not the file, so a restart with a new token works.
-  return { ...saved, tokens: fresh.tokens };
+  // Tokens come from the command line, not the file, so a restart with a new token works. A file
+  // from before the Encryption API gets a key now.
+  return { ...saved, tokens: fresh.tokens, encryption: saved.encryption ?? fresh.encryption };
 }
 
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
@@ -73,6 +85,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     stream: `${baseUrl}/stream`,
     streamIn: `${baseUrl}/stream-in`,
     queue: `${baseUrl}/queue`,
+    encryption: `${baseUrl}/encryption`,
     import: `${baseUrl}/import`,
     files: `${baseUrl}/files`,
   });
@@ -162,11 +175,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
     if (fault.kind === "429") {
       entry.status = 429;
-      return faultResponse(url.pathname, 429, "Too Many Requests", { "Retry-After": String(fault.retryAfter) });
+      return faultResponse(ctx, url.pathname, 429, "Too Many Requests", { "Retry-After": String(fault.retryAfter) });
     }
     if (fault.kind === "5xx") {
       entry.status = fault.status;
-      return faultResponse(url.pathname, fault.status, "Internal Server Error");
+      return faultResponse(ctx, url.pathname, fault.status, "Internal Server Error");
     }
     // A task or job that completes here is saved even when only reads follow, so what it
     // generated (e.g. a sink token) survives a restart unchanged.
@@ -186,6 +199,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   registerStorageRoutes(app as unknown as Hono, ctx);
   registerStreamRoutes(app as unknown as Hono, ctx);
   registerQueueRoutes(app as unknown as Hono, ctx);
+  app.route("/encryption", encryptionApp(ctx));
 
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.host ?? "127.0.0.1" }, () =>
@@ -212,6 +226,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       faultRandom = seededRandom(f.seed ?? 1);
       injected = 0;
     },
+    jobInputs: (jobId) => jobInputs(ctx, jobId),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections?.();
@@ -222,9 +237,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 
 // Injected faults answer in the error shape of the service the path belongs to, as a
 // proxy in front of the real service would pass them on.
-function faultResponse(pathname: string, status: number, message: string, headers: Record<string, string> = {}): Response {
+function faultResponse(ctx: EmulatorContext, pathname: string, status: number, message: string, headers: Record<string, string> = {}): Response {
   const body = pathname.startsWith("/stream/")
     ? { statusCode: status, error: status === 429 ? "stream.api.tooManyRequests" : "stream.api.internalError", message }
-    : { error: message, code: status === 429 ? "tooManyRequests" : "internalError", status: "error" };
+    : pathname.startsWith("/encryption/")
+      ? apiErrorControlBody(status === 429 ? message : "Internal Server Error occurred.", status, exceptionId(ctx))
+      : { error: message, code: status === 429 ? "tooManyRequests" : "internalError", status: "error" };
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }

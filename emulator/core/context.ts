@@ -5,6 +5,7 @@ import type { TokenRecord } from "./tokens";
 import type { StorageState } from "../storage/state";
 import type { StreamState } from "../stream/state";
 import type { QueueState } from "../queue/state";
+import type { EncryptionState } from "../encryption/state";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -28,6 +29,7 @@ export interface EmulatorState {
   storage: StorageState;
   stream: StreamState;
   queue: QueueState;
+  encryption: EncryptionState;
 }
 
 export interface RequestLogEntry {
@@ -91,6 +93,7 @@ export interface ServiceUrls {
   stream: string;
   streamIn: string;
   queue: string;
+  encryption: string;
   import: string;
   /** Object store emulation for file uploads and downloads. */
   files: string;

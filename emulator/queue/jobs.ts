@@ -9,12 +9,25 @@ import { resolveBranch } from "../storage/router";
 import { QueueHttpError } from "./errors";
 import type { QueueJobRecord } from "./state";
 import { VariablesError, loadVariables, missingPlaceholdersError, render } from "./variables";
+import { CipherTextError, decryptForJob, encryptDocument, type JobCipherScope } from "../encryption/cipher";
 
 // Queue jobs: created (`created`), then `waiting`, `processing` after half of taskDurationMs,
 // and finished after taskDurationMs: the configuration (and its enabled rows, or the
 // `configRowIds`) is read, variables are substituted, and the job ends `success` with
 // `result.message` "Component processing finished." or `error` with the failure in
-// `result.message`. The substituted configuration is kept in `state.queue.resolved[<jobId>]`.
+// `result.message`. The substituted configuration is kept in `state.queue.resolved[<jobId>]`,
+// with its `#` values as Storage holds them (ciphers).
+//
+// Secrets, as the real Queue and runner treat them:
+// - At creation, the `#` values of `configData` are encrypted for the component in the project
+//   (keboola/job-queue-internal-api-php-client `src/NewJobFactory.php` encrypts the job's data with
+//   `JobObjectEncryptor::encrypt`: `encryptForProject`), so the job holds and shows ciphers only.
+// - Before the component runs, after variables are substituted, every `#` value of the
+//   configuration, its rows and their states is decrypted for the job's component, project,
+//   configuration and branch type (keboola/job-runner `src/JobDefinitionFactory.php`
+//   `decryptConfiguration`; see encryption/cipher.ts `decryptForJob` for the scopes accepted); a
+//   value that does not decrypt fails the job with object-encryptor's message as `result.message`
+//   (a user error). What the component got is kept in memory only (`jobInputs`), never in state.
 // Fault injection: `failTasks` may name a job id, `queue.job` or a component id.
 
 type JsonObject = { [key: string]: JsonValue };
@@ -83,7 +96,9 @@ export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: Jo
   }
   const rowIds = Array.isArray(req.configRowIds) ? req.configRowIds.map((x) => String(x)) : [];
   const configData =
-    req.configData && typeof req.configData === "object" && !Array.isArray(req.configData) ? (req.configData as JsonObject) : null;
+    req.configData && typeof req.configData === "object" && !Array.isArray(req.configData)
+      ? encryptDocument(ctx.state.encryption.key, { kind: "project", componentId: component, projectId: String(ctx.state.project.id) }, req.configData as JsonObject)
+      : null;
 
   const id = String(ctx.nextId("queue.job", 1000001));
   const job: QueueJobRecord = {
@@ -170,11 +185,55 @@ class JobError extends Error {
   }
 }
 
-/** Runs the job: reads its configuration, substitutes variables; throws JobError/VariablesError on failure. */
+/** What a job's component got: its configuration, rows and state, `#` values decrypted. */
+export interface JobInputs {
+  configuration: JsonObject;
+  state: JsonObject;
+  rows: Array<{ id: string; configuration: JsonObject; state: JsonObject }>;
+}
+
+// In memory only: plain texts never enter the emulator's state, its file or its logs.
+const inputsByContext = new WeakMap<EmulatorContext, Map<string, JobInputs>>();
+
+/** The decrypted inputs of the last run of a job, if it got that far. */
+export function jobInputs(ctx: EmulatorContext, jobId: string): JobInputs | undefined {
+  return inputsByContext.get(ctx)?.get(jobId);
+}
+
+/** Decrypts a job's documents as the runner does; a value that does not decrypt fails the job. */
+function decryptInputs(ctx: EmulatorContext, job: QueueJobRecord, branchId: number, inputs: JobInputs): JobInputs {
+  const scope: JobCipherScope = {
+    componentId: job.component,
+    projectId: String(job.projectId),
+    configId: job.config,
+    branchType: branchId === ctx.state.project.defaultBranchId ? "default" : "dev",
+  };
+  const open = (document: JsonObject): JsonObject => decryptForJob(ctx.state.encryption.key, scope, document);
+  try {
+    return {
+      configuration: open(inputs.configuration),
+      state: open(inputs.state),
+      rows: inputs.rows.map((r) => ({ id: r.id, configuration: open(r.configuration), state: open(r.state) })),
+    };
+  } catch (err) {
+    if (err instanceof CipherTextError) throw new JobError(err.message);
+    throw err;
+  }
+}
+
+function keepInputs(ctx: EmulatorContext, jobId: string, inputs: JobInputs): void {
+  let byJob = inputsByContext.get(ctx);
+  if (!byJob) inputsByContext.set(ctx, (byJob = new Map()));
+  byJob.set(jobId, inputs);
+}
+
+/** Runs the job: reads its configuration, substitutes variables, decrypts; throws JobError/VariablesError on failure. */
 function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
   const branchId = Number(job.branchId);
   if (!job.config) {
-    ctx.state.queue.resolved[job.id] = { configuration: job.configData ?? {}, rows: [], variables: {} };
+    const configuration = job.configData ?? {};
+    keepInputs(ctx, job.id, decryptInputs(ctx, job, branchId, { configuration, state: {}, rows: [] }));
+    ctx.state.queue.resolved[job.id] = { configuration, rows: [], variables: {} };
     return null;
   }
   const cfg = findConfig(ctx, branchId, job.component, job.config);
@@ -202,6 +261,13 @@ function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
     rows = rows.map((r) => ({ id: r.id, configuration: render(r.configuration, values, missing) }));
     if (missing.length) throw missingPlaceholdersError(missing);
   }
+  const states = new Map(selected.map((r) => [r.id, r.state ?? {}]));
+  const inputs = decryptInputs(ctx, job, branchId, {
+    configuration,
+    state: cfg.state ?? {},
+    rows: rows.map((r) => ({ ...r, state: states.get(r.id) ?? {} })),
+  });
+  keepInputs(ctx, job.id, inputs);
   ctx.state.queue.resolved[job.id] = { configuration, rows, variables: values ?? {} };
   return String(cfg.version);
 }

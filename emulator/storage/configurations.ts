@@ -97,7 +97,7 @@ export function jsonObjectParam(value: unknown, field: "configuration" | "state"
   return v as { [key: string]: JsonValue };
 }
 
-/** Marks a new version of the configuration. */
+/** Marks a new version of the configuration, and keeps the configuration as it now is in its history. */
 export function bumpVersion(ctx: EmulatorContext, cfg: ConfigRecord, token: TokenRecord, changeDescription: string): void {
   cfg.version += 1;
   cfg.changeDescription = changeDescription;
@@ -107,6 +107,18 @@ export function bumpVersion(ctx: EmulatorContext, cfg: ConfigRecord, token: Toke
     changeDescription,
     versionIdentifier: versionIdentifier(ctx),
   };
+  (cfg.versions ??= []).push(
+    structuredClone({
+      version: cfg.version,
+      ...cfg.currentVersion,
+      isDeleted: cfg.isDeleted,
+      name: cfg.name,
+      description: cfg.description,
+      configuration: cfg.configuration,
+      rowsSortOrder: cfg.rowsSortOrder,
+      rows: orderedRows(cfg).map(rowJson) as Array<{ [key: string]: JsonValue }>,
+    }),
+  );
 }
 
 export function generatedId(ctx: EmulatorContext): string {
@@ -210,6 +222,8 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
       rowsSortOrder: [],
       rows: [],
       currentVersion: { created: now, creatorToken: creatorToken(token), changeDescription, versionIdentifier: "" },
+      // Re-created from the trash: the versions continue.
+      versions: existing?.versions,
     };
     applyCommonFields(cfg, body);
     bumpVersion(ctx, cfg, token, changeDescription);

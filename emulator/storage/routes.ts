@@ -12,6 +12,7 @@ import { registerIndexRoutes } from "./service-index";
 import { upgradeStorageState } from "./state";
 import { registerTableRoutes } from "./table-routes";
 import { registerTokenRoutes } from "./tokens";
+import { registerVersionRoutes } from "./versions";
 
 // The Storage API (`/v2/storage/...`), the upload helper (`/import/upload-file`) and the
 // emulated object store (`/files/...`).
@@ -28,6 +29,7 @@ export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
   registerFileRoutes(router, app, ctx);
   registerConfigurationRoutes(router, ctx);
   registerRowRoutes(router, ctx);
+  registerVersionRoutes(router, ctx);
   // Anything else under /v2/storage is an unknown resource.
   app.all("/v2/storage/*", (c) => storageErrorResponse(c, ctx, errors.routeNotFound()));
 }

@@ -74,6 +74,7 @@ export function registerIndexRoutes(router: StorageRouter, ctx: EmulatorContext)
         body.components = KNOWN_COMPONENTS.map((k) => componentDefinition(k.id, details));
       }
       body.services = [
+        { id: "encryption", url: urls.encryption },
         { id: "import", url: urls.import },
         { id: "queue", url: urls.queue },
         { id: "stream", url: urls.stream },

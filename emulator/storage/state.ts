@@ -123,6 +123,19 @@ export interface ConfigRecord {
   rowsSortOrder: string[];
   rows: RowRecord[];
   currentVersion: VersionInfo;
+  /** Every version, oldest first (absent in state files of older emulators). */
+  versions?: ConfigVersionRecord[];
+}
+
+/** A configuration as it was at one version (`GET .../configs/{id}/versions/{version}`). */
+export interface ConfigVersionRecord extends VersionInfo {
+  version: number;
+  isDeleted: boolean;
+  name: string;
+  description: string;
+  configuration: { [key: string]: JsonValue };
+  rowsSortOrder: string[];
+  rows: Array<{ [key: string]: JsonValue }>;
 }
 
 export interface StorageState {

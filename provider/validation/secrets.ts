@@ -10,6 +10,12 @@
 //   `KBC::Encrypted==`, `KBC::ComponentEncrypted==`, `KBC::ComponentProjectEncrypted==`.
 // - keboola-as-code `utils.KeyPath.String()`: map steps joined by `.`, slice steps as `[i]`
 //   (`parameters.items[0].#secret`), the form `kbc` sends as the flat `#<path>` keys.
+// - keboola/object-encryptor (what the Encryption API and the job runner run): the cipher prefix
+//   of each scope (`src/Wrapper/*Wrapper.php` `getPrefix()`), the values encryption leaves as they
+//   are (`ObjectEncryptor::encryptValue`: a variable placeholder, or any known prefix, legacy ones
+//   included: `getKnownWrapperPrefixes()`), the placeholder rule (`src/RegexHelper.php`), and the
+//   walk (`encryptItem`/`decryptItem`: every scalar or null under a `#` key, at any depth; arrays and
+//   objects walked, an object under a `#` key too; array items have no key, so are never secret).
 
 /** A step into a JSON document: an object key or an array index. */
 export type JsonStep = string | number;
@@ -26,11 +32,64 @@ export function isEncrypted(value: string): boolean {
 }
 
 /**
- * Values the Encryption API returns unchanged and the job runner accepts unencrypted: empty ones
- * and `{{variable}}` placeholders (keboola/object-encryptor; ../shared/spec/keboola-api.md).
+ * A variable placeholder as object-encryptor's `RegexHelper::matchesVariable` reads it:
+ * `{{name}}`, with optional blanks inside the braces and a name of letters, digits, `_`, `-`, `.`
+ * (PCRE's `\s` is ASCII whitespace, and its `$` also matches before one final newline).
+ */
+export function isVariablePlaceholder(value: string): boolean {
+  return /^\{\{[ \t\n\v\f\r]*[a-zA-Z0-9_\-.]+[ \t\n\v\f\r]*\}\}\n?$/.test(value);
+}
+
+/**
+ * Values the job runner accepts unencrypted under a `#` key: empty ones and variable placeholders
+ * (object-encryptor `ObjectEncryptor::decryptValue`). The Encryption API returns the placeholders
+ * unchanged; the provider writes both as they are.
  */
 export function passesUnencrypted(value: string): boolean {
-  return value === "" || /^\{\{[^{}]*\}\}$/.test(value.trim());
+  return value === "" || isVariablePlaceholder(value);
+}
+
+/** The scopes a cipher can be made for, by the parameters of the Encryption API that define them. */
+export type CipherScopeKind =
+  | "generic"
+  | "component"
+  | "project"
+  | "configuration"
+  | "projectWide"
+  | "branchType"
+  | "branchTypeConfiguration"
+  | "projectWideBranchType";
+
+/**
+ * The prefix of each scope's ciphers on AWS stacks (object-encryptor `*KMSWrapper::getPrefix()`);
+ * Azure stacks append `KV` (`KBC::ProjectSecureKV::`), GCP stacks `GKMS`.
+ */
+export const CIPHER_PREFIXES: Readonly<Record<CipherScopeKind, string>> = {
+  generic: "KBC::Secure::",
+  component: "KBC::ComponentSecure::",
+  project: "KBC::ProjectSecure::",
+  configuration: "KBC::ConfigSecure::",
+  projectWide: "KBC::ProjectWideSecure::",
+  branchType: "KBC::BranchTypeSecure::",
+  branchTypeConfiguration: "KBC::BranchTypeConfigSecure::",
+  projectWideBranchType: "KBC::ProjectWideBranchTypeSecure::",
+};
+
+const KNOWN_PREFIXES: readonly string[] = [
+  ...Object.values(CIPHER_PREFIXES).flatMap((p) => [p, p.replace(/::$/, "KV::"), p.replace(/::$/, "GKMS::")]),
+  "KBC::Encrypted==",
+  "KBC::ComponentEncrypted==",
+  "KBC::ComponentProjectEncrypted==",
+];
+
+/**
+ * Whether the Encryption API returns the value as it is because it already is a cipher: it starts
+ * with a known prefix of any scope and cloud, or a legacy one (object-encryptor `isKnownWrapper`).
+ * Narrower than `isEncrypted` (the Go SDK's pattern) at the edges: `KBC::FooSecure::x` is
+ * encrypted again, `KBC::Secure::x` is not.
+ */
+export function isKnownCipher(value: string): boolean {
+  return KNOWN_PREFIXES.some((p) => value.startsWith(p));
 }
 
 /** `parameters.items[0].#secret`: map steps joined by dots, array steps in brackets. */
@@ -66,18 +125,28 @@ export function secretLeaves(document: unknown): SecretLeaf[] {
   return out;
 }
 
-/** A copy of the document with the string at each formatted path replaced (other values shared). */
-export function replaceLeaves<T>(document: T, replace: (path: JsonStep[], value: string) => string | undefined): T {
+export type JsonScalar = string | number | boolean | null;
+
+/**
+ * A copy of the document with every scalar (or null) under a `#` key mapped, at any depth: what
+ * the Encryption API encrypts and the job runner decrypts. Objects and arrays are walked (an
+ * object under a `#` key too); an array's items have no key, so a scalar item is never mapped.
+ */
+export function mapSecretScalars<T>(document: T, map: (path: JsonStep[], value: JsonScalar) => unknown): T {
   const walk = (value: unknown, path: JsonStep[]): unknown => {
     if (Array.isArray(value)) return value.map((v, i) => walk(v, [...path, i]));
     if (value && typeof value === "object") {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k])]));
     }
-    if (typeof value === "string") {
-      const last = path[path.length - 1];
-      if (typeof last === "string" && isSecretKey(last)) return replace(path, value) ?? value;
-    }
+    const last = path[path.length - 1];
+    const scalar = value === null || ["string", "number", "boolean"].includes(typeof value);
+    if (scalar && typeof last === "string" && isSecretKey(last)) return map(path, value as JsonScalar);
     return value;
   };
   return walk(document, []) as T;
+}
+
+/** A copy of the document with the string at each formatted path replaced (other values shared). */
+export function replaceLeaves<T>(document: T, replace: (path: JsonStep[], value: string) => string | undefined): T {
+  return mapSecretScalars(document, (path, value) => (typeof value === "string" ? (replace(path, value) ?? value) : value));
 }

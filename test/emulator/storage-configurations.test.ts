@@ -184,6 +184,36 @@ describe("configuration rows", () => {
     expect(noConfig.body).toMatchObject({ code: "storage.configuration.notFound", error: 'Configuration "nope" not found' });
   });
 
+  it("lists versions newest first and answers each one as it was, rows included (apiary.apib: Versions list, Version Detail)", async () => {
+    const path = `${configs()}/versioned`;
+    await api("POST", configs(), { json: { name: "V1", configurationId: "versioned", configuration: { a: 1 }, changeDescription: "first" } });
+    await api("POST", `${path}/rows`, { json: { rowId: "r1", configuration: { b: 2 } } });
+    await api("PUT", path, { json: { name: "V3", configuration: { a: 3 } } });
+    const listed = await api("GET", `${path}/versions`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((v: { version: number }) => v.version)).toEqual([3, 2, 1]);
+    expect(listed.body[2]).toEqual({
+      version: 1,
+      created: expect.stringMatching(/\+0000$/),
+      versionIdentifier: expect.stringMatching(/^[0-9A-Z]{26}$/),
+      creatorToken: { id: 1001, description: "Master token" },
+      changeDescription: "first",
+      isDeleted: false,
+      name: "V1",
+      description: "",
+    });
+    expect((await api("GET", `${path}/versions?include=configuration&limit=1&offset=1`)).body).toEqual([
+      expect.objectContaining({ version: 2, changeDescription: "Row r1 added", configuration: { a: 1 } }),
+    ]);
+    const v1 = await api("GET", `${path}/versions/1`);
+    expect(v1.body).toMatchObject({ version: 1, name: "V1", configuration: { a: 1 }, rowsSortOrder: [], rows: [] });
+    const v2 = await api("GET", `${path}/versions/2`);
+    expect(v2.body.rows).toEqual([expect.objectContaining({ id: "r1", configuration: { b: 2 } })]);
+    expect((await api("GET", `${path}/versions/3`)).body).toMatchObject({ name: "V3", configuration: { a: 3 } });
+    const missing = await api("GET", `${path}/versions/9`);
+    expect(missing.status).toBe(404);
+  });
+
   it("orders rows by rowsSortOrder (form array), appends new rows, validates the order", async () => {
     const id = (await api("POST", configs(), { json: { name: "Sorted" } })).body.id;
     const base = `${configs()}/${id}/rows`;

@@ -1,0 +1,65 @@
+import type { EmulatorContext } from "../core/context";
+import { list, readQuery, str } from "./body";
+import { requireConfig } from "./configurations";
+import { StorageHttpError } from "./errors";
+import { requireComponentAccess } from "./permissions";
+import { param, type StorageRouter } from "./router";
+
+// Configuration versions (keboola/storage-api-php-client `apiary.apib`, "List Configuration
+// Versions" and "Version Detail"): `GET .../configs/{id}/versions?include=&limit=&offset=` lists
+// them newest first with `version, created, versionIdentifier, creatorToken, changeDescription,
+// isDeleted` and the `include`d fields (default `name,description`; `configuration` too on
+// request); `GET .../versions/{version}` is one of them with its configuration, `rowsSortOrder`
+// and rows as they were. Every change of the configuration or of a row is a version
+// (configurations.ts `bumpVersion`). Unverified: the wording of the 404 for an unknown version.
+
+export function registerVersionRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+  const base = "/components/:componentId/configs/:configId/versions";
+
+  router.on("GET", base, ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    const cfg = requireConfig(ctx, branchId, componentId, param(c, "configId"));
+    const q = readQuery(c);
+    const include = list(q.include) ?? ["name", "description"];
+    const limit = Math.max(1, Number(str(q.limit) ?? 100) || 100);
+    const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);
+    const versions = [...(cfg.versions ?? [])].reverse().slice(offset, offset + limit);
+    return c.json(
+      versions.map((v) => {
+        const out: Record<string, unknown> = {
+          version: v.version,
+          created: v.created,
+          versionIdentifier: v.versionIdentifier,
+          creatorToken: v.creatorToken,
+          changeDescription: v.changeDescription,
+          isDeleted: v.isDeleted,
+        };
+        for (const field of ["name", "description", "configuration"] as const) if (include.includes(field)) out[field] = v[field];
+        return out;
+      }),
+    );
+  });
+
+  router.on("GET", `${base}/:version`, ({ c, token, branchId }) => {
+    const componentId = param(c, "componentId");
+    requireComponentAccess(token, componentId);
+    const cfg = requireConfig(ctx, branchId, componentId, param(c, "configId"));
+    const wanted = param(c, "version");
+    const v = (cfg.versions ?? []).find((x) => String(x.version) === wanted);
+    if (!v) throw new StorageHttpError(404, "notFound", `Version ${wanted} not found`);
+    return c.json({
+      version: v.version,
+      created: v.created,
+      versionIdentifier: v.versionIdentifier,
+      creatorToken: v.creatorToken,
+      changeDescription: v.changeDescription,
+      isDeleted: v.isDeleted,
+      name: v.name,
+      description: v.description,
+      configuration: v.configuration,
+      rowsSortOrder: v.rowsSortOrder,
+      rows: v.rows,
+    });
+  });
+}
