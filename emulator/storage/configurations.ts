@@ -5,7 +5,7 @@ import { StorageHttpError, errors } from "./errors";
 import { nowStorage, truthy, versionIdentifier } from "./format";
 import { canAccessComponent, creatorToken, requireComponentAccess } from "./permissions";
 import { param, type StorageRouter } from "./router";
-import { componentDefinition } from "./service-index";
+import { componentDefinition } from "./components";
 import type { ConfigRecord, RowRecord } from "./state";
 
 // Component configurations (`/v2/storage[/branch/{b}]/components/{componentId}/configs...`):
@@ -157,7 +157,7 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
     const out = [...byComponent.entries()]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([componentId, configs]) => ({
-        ...componentDefinition(componentId, false),
+        ...componentDefinition(ctx.state.storage, componentId),
         configurations: configs.map((cfg) =>
           configJson(cfg, { rows: include.includes("rows"), configuration: include.includes("configuration") }),
         ),
