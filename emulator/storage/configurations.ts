@@ -17,7 +17,10 @@ import type { ConfigRecord, RowRecord } from "./state";
 // (version continues, rows gone); change descriptions default to "Configuration created",
 // "Configuration updated", "Configuration deleted", "Configuration restored"; missing or
 // trashed -> 404 `storage.configuration.notFound` `Configuration "<id>" not found`; a token
-// without access to the component -> 403 `accessDenied`.
+// without access to the component -> 403 `accessDenied`. Any component id is accepted, listed by
+// the index (components.ts) or not: real test projects hold configurations of legacy components
+// (keboola-as-code internal/pkg/fixtures/configs: `transformation`, `ex-generic-v2`), and what a
+// real stack answers for an id it does not have at all is not in the public sources.
 
 export const configKey = (branchId: number, componentId: string, id: string): string => `${branchId}/${componentId}/${id}`;
 
