@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { EmulatorOptions } from "./core/context";
+import { COMPONENT_TYPES, componentSpec, type ComponentSpec } from "./storage/components";
 
 // The emulator's command line, parsed apart from starting it so the mapping of every flag to
 // the emulator options can be tested in-process.
@@ -33,6 +34,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
         "retry-after": { type: "string" },
         latency: { type: "string" },
         "fail-task": { type: "string", multiple: true },
+        component: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -50,6 +52,12 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
       return { kind: "error", message: `--${flag} must be a share between 0 and 1 (e.g. 0.05), got "${raw}"` };
     }
   }
+  const components: ComponentSpec[] = [];
+  for (const raw of values.component ?? []) {
+    const parsed = parseComponentFlag(raw);
+    if (typeof parsed === "string") return { kind: "error", message: parsed };
+    components.push(parsed);
+  }
   const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
   return {
     kind: "options",
@@ -62,6 +70,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
       stateFile: values["state-file"],
       projectId: num(values["project-id"]),
       seed: num(values.seed),
+      ...(components.length ? { components } : {}),
       faults: {
         seed: num(values["fault-seed"]),
         rate429: num(values["fault-429"]),
@@ -74,6 +83,17 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
       },
     },
   };
+}
+
+/** `--component id[:type[:name]]`: the component, or the problem with the flag and its fix. */
+function parseComponentFlag(raw: string): ComponentSpec | string {
+  const [id = "", type, ...name] = raw.split(":");
+  const spec: ComponentSpec = { id, ...(type ? { type: type as ComponentSpec["type"] } : {}), ...(name.length ? { name: name.join(":") } : {}) };
+  const parsed = componentSpec.safeParse(spec);
+  if (parsed.success) return spec;
+  const issue = parsed.error.issues[0]!;
+  const what = issue.path[0] === "type" ? `the type "${type}" is not one of ${COMPONENT_TYPES.join(", ")}` : `the id "${id}": ${issue.message}`;
+  return `--component ${raw}: ${what} (use --component <id>[:<type>[:<name>]], e.g. --component acme.ex-crm:extractor:CRM)`;
 }
 
 export const USAGE = `Usage: npm run emulator -- --token <master-token> [options]
@@ -93,4 +113,7 @@ export const USAGE = `Usage: npm run emulator -- --token <master-token> [options
                          then dropped with the connection
   --latency <ms>         latency added to every request
   --fail-task <id|type>  make matching tasks/jobs fail (repeatable), e.g. api.create.sink
+  --component <id>[:<type>[:<name>]]
+                         add a component to the stack's catalog (repeatable; type defaults to
+                         other), e.g. acme.ex-crm:extractor:CRM; kept in the state file
 `;

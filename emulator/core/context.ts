@@ -3,6 +3,7 @@ import type { FaultKind, FaultOptions } from "./faults";
 import type { Random } from "./random";
 import type { TokenRecord } from "./tokens";
 import type { StorageState } from "../storage/state";
+import type { ComponentSpec } from "../storage/components";
 import type { StreamState } from "../stream/state";
 import type { QueueState } from "../queue/state";
 import type { EncryptionState } from "../encryption/state";
@@ -61,6 +62,12 @@ export interface EmulatorOptions {
   faults?: FaultOptions;
   /** Seed for generated secrets and ids (fault injection has its own seed). */
   seed?: number;
+  /**
+   * Components to add to the stack's catalog (or to replace there, by id): an id and any fields
+   * of the index record, e.g. `{ id: "acme.ex-crm", type: "extractor", name: "CRM" }`. Kept in
+   * the state, so a restart from the state file lists them without the option.
+   */
+  components?: ComponentSpec[];
 }
 
 /** What every route module gets: the state and the shared mechanisms. */

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { registerBranchRoutes } from "./branches";
 import { registerBucketRoutes } from "./buckets";
+import { addComponents, registerComponentRoutes } from "./components";
 import { registerConfigurationRoutes } from "./configurations";
 import { errors, storageErrorResponse } from "./errors";
 import { registerFileRoutes } from "./files";
@@ -19,6 +20,10 @@ import { registerVersionRoutes } from "./versions";
 
 export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
   upgradeStorageState(ctx.state.storage);
+  if (ctx.options.components?.length) {
+    addComponents(ctx.state.storage, ctx.options.components);
+    ctx.save();
+  }
   const router = new StorageRouter(app, ctx);
   registerIndexRoutes(router, ctx);
   registerTokenRoutes(router, ctx);
@@ -27,6 +32,7 @@ export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
   registerBucketRoutes(router, ctx);
   registerTableRoutes(router, ctx);
   registerFileRoutes(router, app, ctx);
+  registerComponentRoutes(router, ctx);
   registerConfigurationRoutes(router, ctx);
   registerRowRoutes(router, ctx);
   registerVersionRoutes(router, ctx);

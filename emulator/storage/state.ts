@@ -3,6 +3,7 @@
 // Component configurations are keyed by `<branchId>/<componentId>/<configId>`.
 
 import type { JsonValue } from "../core/context";
+import type { ComponentRecord } from "./components";
 
 export interface BucketRecord {
   id: string; // e.g. in.c-events
@@ -145,10 +146,12 @@ export interface StorageState {
   objects: Record<string, StoredObject>;
   jobs: Record<string, StorageJobRecord>;
   configs: Record<string, ConfigRecord>;
+  /** Components added to the stack's catalog (EmulatorOptions.components), by id. */
+  addedComponents: Record<string, ComponentRecord>;
 }
 
 export function initialStorageState(): StorageState {
-  return { buckets: {}, tables: {}, files: {}, objects: {}, jobs: {}, configs: {} };
+  return { buckets: {}, tables: {}, files: {}, objects: {}, jobs: {}, configs: {}, addedComponents: {} };
 }
 
 /** Fills, in place, the parts missing from a state saved by an older emulator version. */

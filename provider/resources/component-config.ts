@@ -488,7 +488,7 @@ export const handler: Handler<typeof componentConfig> = {
       const v = main.value;
       const found = await firstFailure(
         () => branchFailure(ctx, v.branchId),
-        () => componentFailure(ctx, v.componentId),
+        () => componentFailure(ctx, v.componentId, v.branchId),
         async () => (isNew(olds, "configId") ? configSlotFailure(ctx, v, ctx.call.owner) : undefined),
       );
       if (found) unique.push(found);

@@ -144,10 +144,20 @@ export async function configSlotFailure(ctx: ResourceContext, p: { branchId: str
   };
 }
 
-export async function componentFailure(ctx: ResourceContext, componentId: string): Promise<Failure> {
+/**
+ * The component is one the stack has: listed by the Storage API index, or, when the index does
+ * not list it (a legacy component, one the stack stopped listing), one the branch already has
+ * configurations of. `keboola-pulumi export` writes every configured component's configurations
+ * (GET /v2/storage/branch/{b}/components), so refusing those would refuse the export's own
+ * entries. Not cached: asked only for an id the index does not list, and it changes with the run.
+ */
+export async function componentFailure(ctx: ResourceContext, componentId: string, branchId: string): Promise<Failure> {
   const client = ctx.client();
   const ids = (await once(client, "components", () => client.storage.components())).map((c) => c.id);
   if (ids.includes(componentId)) return undefined;
+  // A token that may not list configurations (403) gets the index's answer alone.
+  const configured = (await unlessForbidden(client.storage.listComponents(branchId))) ?? [];
+  if (configured.some((c) => c.id === componentId)) return undefined;
   const near = nearest(componentId, ids);
   return {
     property: "componentId",

@@ -24,6 +24,16 @@ describe("the packed package", () => {
     }
   });
 
+  it("ships the emulator's component catalog beside the module that loads it", () => {
+    expect(files).toContain("dist/emulator/storage/component-catalog.json");
+    expect(files).toContain("dist/emulator/storage/components.js");
+    // The built module reads the catalog from its own directory, as it does in the package.
+    const built = require(path.join(ROOT, "dist/emulator/storage/components.js")) as {
+      componentDefinition: (s: { addedComponents: object }, id: string) => { type: string; name: string };
+    };
+    expect(built.componentDefinition({ addedComponents: {} }, "keboola.ex-aws-s3")).toMatchObject({ type: "extractor", name: "AWS S3" });
+  });
+
   it("the export command is a node script", () => {
     expect(fs.readFileSync(path.join(ROOT, pkg.bin["keboola-pulumi"]), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
   });

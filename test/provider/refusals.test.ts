@@ -238,3 +238,19 @@ describe("preview refuses bad input", () => {
     expect(h.emu.writes()).toEqual([]);
   });
 });
+
+describe("preview accepts a component the index does not list when the branch has configurations of it", () => {
+  // A legacy component (or one the stack stopped listing) whose configurations the project still
+  // has: `keboola-pulumi export` writes them, so preview must not refuse them.
+  beforeAll(async () => {
+    await h.ctx.client().storage.createConfig("default", "acme.legacy-unlisted", { configurationId: "old", name: "Old" });
+  });
+
+  it("passes the configured one, still refuses one neither listed nor configured", async () => {
+    const legacy = extractor({ componentId: "acme.legacy-unlisted", configId: "old", adoptExisting: true });
+    const ok = await componentConfig.check(h.ctx, {}, { __resourceName: "legacy", __owner: ownerUrn("legacy"), ...legacy });
+    expect(ok.failures ?? []).toEqual([]);
+    const other = await componentConfig.check(h.ctx, {}, { __resourceName: "other", __owner: ownerUrn("other"), ...extractor({ componentId: "acme.never-configured" }) });
+    expect(other.failures).toEqual([{ property: "componentId", reason: expect.stringMatching(/^"acme.never-configured" is not a component of this stack/) }]);
+  });
+});
