@@ -59,7 +59,10 @@ export const rowInputsSchema = z
       .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
       .optional()
       .describe("Stable row id: the row is created with it and always matched by it, so renames and reorders never recreate it. Chosen by Keboola when omitted."),
-    name: z.string({ error: "required: the row name" }).min(1, "must not be empty").describe("Row name; rows without rowId are matched by it."),
+    // Storage allows a row without a name (the legacy `transformation` component's rows keep theirs
+    // in their configuration: keboola-as-code internal/pkg/fixtures/configs/legacy-transformation.json),
+    // so an empty name is valid where rowId identifies the row.
+    name: z.string({ error: "required: the row name" }).default("").describe("Row name; rows without rowId are matched by it, so they need one."),
     description: z.string().default("").describe("Row description."),
     configuration: jsonObject.default({}).describe("The row's JSON configuration (merged into the root configuration when a job runs)."),
     isDisabled: z.boolean().default(false).describe("Disabled rows are skipped by jobs."),
@@ -113,6 +116,9 @@ export const componentConfig = defineResource({
     if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
     const ids = new Map<string, number>();
     v.rows.forEach((r, i) => {
+      if (r.rowId === undefined && r.name === "") {
+        ctx.addIssue({ code: "custom", path: ["rows", i, "name"], message: "must not be empty: a row without rowId is matched by its name; give it a name or a rowId" });
+      }
       if (r.rowId === undefined) return;
       const first = ids.get(r.rowId);
       if (first !== undefined) ctx.addIssue({ code: "custom", path: ["rows", i, "rowId"], message: `duplicate rowId "${r.rowId}" (also rows[${first}]): row ids must be unique` });
