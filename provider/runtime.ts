@@ -4,7 +4,7 @@ import { PartialFailure, type Method, type Props, type ResourceContext, type Res
 import type { AnyDefinition, CallContext, Handler } from "./resources/define";
 import { ownerOf } from "./resources/ownership";
 import { programFacts } from "./resources/preflight";
-import { parseChecked } from "./validation/check";
+import { failuresForEngine, parseChecked } from "./validation/check";
 import { userFacingError } from "./errors";
 import { resourceName } from "./resources/common";
 
@@ -72,8 +72,11 @@ const props = (v: unknown): Props => (v && typeof v === "object" ? (v as Props) 
  * Runs one method of a kind's handler: inputs parsed by the kind's schema (create, update), state
  * parsed by it (diff, read, update, delete), and errors made presentable.
  */
-export function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
-  return invoke(load(kind), kind, method, args, context);
+export async function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
+  const result = await invoke(load(kind), kind, method, args, context);
+  if (method !== "check" || !result || typeof result !== "object") return result;
+  const r = result as { failures?: unknown };
+  return Array.isArray(r.failures) ? { ...result, failures: failuresForEngine(r.failures) } : result;
 }
 
 /** `call` for a loaded module and a given client: what tests use to drive a handler as the host does. */

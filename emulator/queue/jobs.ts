@@ -8,14 +8,16 @@ import { canAccessComponent } from "../storage/permissions";
 import { resolveBranch } from "../storage/router";
 import { QueueHttpError } from "./errors";
 import type { QueueJobRecord } from "./state";
-import { VariablesError, loadVariables, missingPlaceholdersError, render } from "./variables";
+import { VariablesError, loadVariables, missingPlaceholdersError, render, resolveLinks, type SharedCodeSource } from "./variables";
+import { SHARED_CODE_COMPONENT, rowSharedCodeOf, sharedCodeOf } from "../../provider/validation/shared-code";
 import { CipherTextError, decryptForJob, encryptDocument, type JobCipherScope } from "../encryption/cipher";
 
 // Queue jobs: created (`created`), then `waiting`, `processing` after half of taskDurationMs,
 // and finished after taskDurationMs: the configuration (and its enabled rows, or the
 // `configRowIds`) is read, variables are substituted, and the job ends `success` with
 // `result.message` "Component processing finished." or `error` with the failure in
-// `result.message`. The substituted configuration is kept in `state.queue.resolved[<jobId>]`,
+// `result.message`. Links to shared code are replaced before variables (see variables.ts). The
+// substituted configuration is kept in `state.queue.resolved[<jobId>]`,
 // with its `#` values as Storage holds them (ciphers).
 //
 // Secrets, as the real Queue and runner treat them:
@@ -238,7 +240,15 @@ function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
   }
   const cfg = findConfig(ctx, branchId, job.component, job.config);
   if (!cfg) throw new JobError(`Configuration "${job.config}" not found`);
-  const base = { ...cfg.configuration, ...(job.configData ?? {}) } as JsonObject;
+  const merged = { ...cfg.configuration, ...(job.configData ?? {}) } as JsonObject;
+  const sharedCode: SharedCodeSource = {
+    sharedCodeRows: (id) => {
+      const c = findConfig(ctx, branchId, SHARED_CODE_COMPONENT, id);
+      return c ? new Map(c.rows.map((r) => [r.id, r.configuration])) : undefined;
+    },
+  };
+  const rootUse = sharedCodeOf(merged);
+  const base = rootUse ? resolveLinks(merged, rootUse, sharedCode) : merged;
   const values = loadVariables(
     base,
     job.variableValuesId,
@@ -254,7 +264,10 @@ function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
     throw new JobError(`None of rows "${job.configRowIds.join(", ")}" was found.`);
   }
   let configuration = base;
-  let rows = selected.map((r) => ({ id: r.id, configuration: r.configuration }));
+  let rows = selected.map((r) => {
+    const use = rowSharedCodeOf(merged, r.configuration);
+    return { id: r.id, configuration: use ? resolveLinks(r.configuration, use, sharedCode) : r.configuration };
+  });
   if (values) {
     const missing: string[] = [];
     configuration = render(base, values, missing);

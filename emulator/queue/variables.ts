@@ -1,4 +1,5 @@
 import type { JsonValue } from "../core/context";
+import { codeOf, resolveSharedCode, type SharedCodeUse } from "../../provider/validation/shared-code";
 
 // Configuration variables, resolved as the job runner does (keboola/configuration-variables-
 // resolver): only a configuration with a root `variables_id` is rendered. Values come from
@@ -8,6 +9,13 @@ import type { JsonValue } from "../core/context";
 // variables configuration declares needs a value (`No value provided for variable "<name>".`).
 // The configuration is rendered as Mustache over its JSON, values JSON-escaped, and every
 // placeholder without a value is reported: `Missing values for placeholders: "a, b"`.
+//
+// Before that, links to shared code (`{{<row id>}}` of `shared_code_row_ids`) are replaced with
+// the code of those rows, as the runner's SharedCodeResolver does (the rule is written once, in
+// provider/validation/shared-code.ts); the code brought in is then rendered like the rest. Every
+// row of `shared_code_row_ids` is read, linked or not: a missing configuration or row fails the
+// job (`Shared code configuration cannot be read: Configuration <id> not found` / `Row <id> not
+// found`, keboola/configuration-variables-resolver tests/SharedCodeResolverTest.php).
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -18,6 +26,26 @@ export interface VariablesSource {
   variablesConfiguration(id: string): JsonObject | undefined;
   /** The `configuration` of a row of that configuration, or undefined when missing. */
   valuesRow(variablesId: string, rowId: string): JsonObject | undefined;
+}
+
+export interface SharedCodeSource {
+  /** The rows of the `keboola.shared-code` configuration, by id, or undefined when it is missing. */
+  sharedCodeRows(configId: string): Map<string, JsonObject> | undefined;
+}
+
+/** `value` with its links to shared code replaced (see the top of the file). */
+export function resolveLinks<T extends JsonValue>(value: T, use: SharedCodeUse, source: SharedCodeSource): T {
+  const rows = source.sharedCodeRows(use.configId);
+  if (!rows) throw new VariablesError(`Shared code configuration cannot be read: Configuration ${use.configId} not found`);
+  const codes = new Map<string, string[]>();
+  for (const id of use.rowIds) {
+    const row = rows.get(id);
+    if (!row) throw new VariablesError(`Shared code configuration cannot be read: Row ${id} not found`);
+    const code = codeOf(row);
+    if (!code) throw new VariablesError('Shared code configuration is invalid: The child config "code_content" under "configuration" must be configured.');
+    codes.set(id, code);
+  }
+  return resolveSharedCode(value, use.rowIds, (id) => codes.get(id) ?? []);
 }
 
 export interface VariableValuesData {

@@ -54,8 +54,10 @@ export function declareManifest(m: Manifest, options: DeployOptions = {}): Deplo
   for (const [key, inputs] of Object.entries(m.variables ?? {})) {
     out.variables[key] = new VariableConfig(key, inputs, opts);
   }
-  for (const [key, { variables, secrets, configuration, rows, ...inputs }] of Object.entries(m.configurations ?? {})) {
+  for (const [key, { variables, secrets, configuration, rows: manifestRows, ...inputs }] of Object.entries(m.configurations ?? {})) {
     const withSecrets = secretValues(secrets ?? {});
+    // A row's `variables` names an entry of variables: the row is bound to it as the configuration is.
+    const rows = manifestRows.map(({ variables: rowVariables, ...r }) => ({ ...r, ...(rowVariables ? { variables: out.variables[rowVariables].binding() } : {}) }));
     out.configurations[key] = new ComponentConfig(
       key,
       {

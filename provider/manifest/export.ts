@@ -33,7 +33,7 @@ export interface ExportOptions {
   branch?: string;
   /**
    * Components whose configurations are exported (default: every component with configurations).
-   * Variables configurations come with the configurations bound to them; naming
+   * Variables configurations come with the configurations (or rows) bound to them; naming
    * keboola.variables here exports all of them.
    */
   components?: string[];
@@ -171,41 +171,57 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const variableKeys = new Map<string, string>(); // variables configId -> manifest key
   const taken = { variables: new Set<string>(), configurations: new Set<string>() };
   let secretCount = 0;
+  const variableConfigs = new Map<string, Configuration | undefined>(); // variables_id -> the live configuration
+  /**
+   * The variables configuration a configuration or row names in `variables_id` is exported (once),
+   * whatever its `variables_values_id`, so the export manages it. The configuration or row is
+   * bound to it by key (its variables keys taken out) when it is bound as the manifest binds: with
+   * the values row of the variables configuration, or with none when that has no values row.
+   * Otherwise (another values row, a variables configuration in the trash) it keeps its keys as written.
+   */
+  const boundVariables = async (configuration: Record<string, unknown>): Promise<{ configuration: Record<string, unknown>; key?: string }> => {
+    const vid = configuration.variables_id;
+    if (vid === undefined || vid === null || vid === "") return { configuration };
+    if (!variableConfigs.has(String(vid))) {
+      const found = await client.storage.findConfig(branch, VARIABLES_COMPONENT, String(vid));
+      if (!found || found.isDeleted) notes.push(`variables configuration ${String(vid)} (a variables_id) is missing or in the trash: the references to it are kept as written`);
+      variableConfigs.set(String(vid), found && !found.isDeleted ? normalizeConfig(found) : undefined);
+    }
+    const vars = variableConfigs.get(String(vid));
+    if (!vars) return { configuration };
+    const key = variableKeys.get(vars.id) ?? exportVariables(manifest, vars, branchField, taken.variables);
+    variableKeys.set(vars.id, key);
+    if (String(configuration.variables_values_id ?? "") !== (valuesRowOf(vars)?.id ?? "")) return { configuration };
+    const { variables_id: _v, variables_values_id: _w, ...rest } = configuration;
+    return { configuration: rest, key };
+  };
   for (const componentId of components) {
     const ids = listed.includes(componentId) ? (await client.storage.listConfigs(branch, componentId)).map((c) => String(c.id)) : [];
     if (ids.length === 0) notes.push(`component ${componentId} has no configurations in branch ${branch}`);
     for (const configId of ids.sort()) {
       const c = normalizeConfig(await client.storage.getConfig(branch, componentId, configId));
       const key = uniqueKey(c.name, c.id, taken.configurations);
-      let configuration = c.configuration;
-      let variables: string | undefined;
-      const vid = configuration.variables_id;
-      if (vid !== undefined && vid !== null && vid !== "") {
-        const vars = await client.storage.findConfig(branch, VARIABLES_COMPONENT, String(vid));
-        const valuesRow = vars && !vars.isDeleted ? valuesRowOf(normalizeConfig(vars)) : undefined;
-        const vvid = configuration.variables_values_id;
-        // Bound as the manifest binds (the values row, when there is one): else kept as written.
-        if (vars && !vars.isDeleted && String(vvid ?? "") === (valuesRow?.id ?? "")) {
-          variables = variableKeys.get(String(vid)) ?? exportVariables(manifest, normalizeConfig(vars), branchField, taken.variables);
-          variableKeys.set(String(vid), variables);
-          const { variables_id: _v, variables_values_id: _w, ...rest } = configuration;
-          configuration = rest;
-        }
-      }
+      // The variables of the configuration and of each row: exported, and bound by key when bound
+      // as the manifest binds (see boundVariables).
+      const root = await boundVariables(c.configuration);
+      const variables = root.key;
+      const configuration = root.configuration;
+      const boundRows = await Promise.all(orderedRows(c).map(async (r) => ({ row: r, ...(await boundVariables(r.configuration)) })));
       const secrets: Record<string, string> = {};
-      const root = withoutSecrets(configuration, "configuration");
-      const rows = orderedRows(c).map((r, i) => {
-        const row = withoutSecrets(r.configuration, `rows.${i}.configuration`);
-        root.paths.push(...row.paths);
+      const sealed = withoutSecrets(configuration, "configuration");
+      const rows = boundRows.map(({ row: r, configuration: rowConfiguration, key: rowVariables }, i) => {
+        const row = withoutSecrets(rowConfiguration, `rows.${i}.configuration`);
+        sealed.paths.push(...row.paths);
         return {
           rowId: r.id,
           name: r.name,
           ...(r.description ? { description: r.description } : {}),
+          ...(rowVariables ? { variables: rowVariables } : {}),
           configuration: row.clean,
           ...(r.isDisabled ? { isDisabled: true } : {}),
         };
       });
-      for (const p of root.paths) {
+      for (const p of sealed.paths) {
         const configKey = `${key}-${p.split(".").pop()!.replace(/^#/, "")}`.replace(/[^A-Za-z0-9_-]/g, "-");
         let unique = configKey;
         for (let n = 2; Object.values(secrets).includes(unique); n++) unique = `${configKey}-${n}`;
@@ -220,7 +236,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         name: c.name,
         ...(c.description ? { description: c.description } : {}),
         ...(variables ? { variables } : {}),
-        configuration: root.clean,
+        configuration: sealed.clean,
         ...(rows.length ? { rows } : {}),
         ...(c.isDisabled ? { isDisabled: true } : {}),
         ...(Object.keys(secrets).length ? { secrets } : {}),

@@ -87,11 +87,15 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
   for (const ref of REFERENCES) {
     const targets = Object.keys(sectionOf(ref.target));
     for (const [key, entry] of Object.entries(sectionOf(ref.section))) {
-      const name = entry && typeof entry === "object" ? (entry as Record<string, unknown>)[ref.field] : undefined;
-      if (typeof name !== "string" || targets.includes(name)) continue;
-      const path = [ref.section, key, ref.field];
-      const choice = targets.length ? `one of: ${targets.join(", ")}` : `none is declared: add it under ${ref.target}`;
-      at(offsetOf(doc, path), path, `"${name}" is not a key under ${ref.target} (${choice}): name an entry of ${ref.target}`);
+      const fields = entry && typeof entry === "object" ? (entry as Record<string, unknown>) : {};
+      const holders: Array<[Path, unknown]> = ref.inRows
+        ? (Array.isArray(fields.rows) ? fields.rows : []).map((row: unknown, i: number): [Path, unknown] => [[ref.section, key, "rows", i, ref.field], row && typeof row === "object" ? (row as Record<string, unknown>)[ref.field] : undefined])
+        : [[[ref.section, key, ref.field], fields[ref.field]]];
+      for (const [path, name] of holders) {
+        if (typeof name !== "string" || targets.includes(name)) continue;
+        const choice = targets.length ? `one of: ${targets.join(", ")}` : `none is declared: add it under ${ref.target}`;
+        at(offsetOf(doc, path), path, `"${name}" is not a key under ${ref.target} (${choice}): name an entry of ${ref.target}`);
+      }
     }
   }
   if (!parsed.success || problems.length) throw new ManifestError(sorted(problems));
@@ -144,7 +148,15 @@ const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string
   ["sources", sourceSettingsInputsSchema, (e) => ({ sourceId: PLACEHOLDER, ...(e.settings as object) })],
   ["sinks", sinkInputsSchema, ({ source: _s, settings: _t, ...e }) => ({ ...e, sourceId: PLACEHOLDER })],
   ["variables", variableConfigInputsSchema, (e) => e],
-  ["configurations", componentConfigInputsSchema, ({ variables, secrets: _s, ...e }) => (variables ? { ...e, variables: { configId: PLACEHOLDER } } : e)],
+  [
+    "configurations",
+    componentConfigInputsSchema,
+    ({ variables, secrets: _s, rows, ...e }) => ({
+      ...e,
+      ...(variables ? { variables: { configId: PLACEHOLDER } } : {}),
+      ...(Array.isArray(rows) ? { rows: rows.map((r: Record<string, unknown>) => (r && typeof r === "object" && r.variables ? { ...r, variables: { configId: PLACEHOLDER } } : r)) } : {}),
+    }),
+  ],
   ["jobs", jobRunInputsSchema, ({ configuration: _c, ...e }) => ({ ...e, componentId: PLACEHOLDER, configId: PLACEHOLDER })],
 ];
 

@@ -2,14 +2,14 @@ import { z } from "zod";
 import { sourceInputsSchema } from "../resources/source";
 import { sinkInputsSchema } from "../resources/sink";
 import { variableConfigInputsSchema } from "../resources/variable-config";
-import { componentConfigInputsSchema } from "../resources/component-config";
+import { componentConfigInputsSchema, rowInputsSchema } from "../resources/component-config";
 import { jobRunInputsSchema } from "../resources/job-run";
 import { settingsShape } from "../validation/settings";
 
 // The shape of keboola.yaml, derived from the resources' own zod schemas: every field of an
 // entry is the resource's input of the same name, except the references, which name another
-// entry by its manifest key (a sink its source, a configuration its variables, a job its
-// configuration). The resources' refinements (duplicate row ids, undeclared values, ...) are
+// entry by its manifest key (a sink its source, a configuration or one of its rows its
+// variables, a job its configuration). The resources' refinements (duplicate row ids, undeclared values, ...) are
 // applied to each entry after the references are resolved, see parse.ts.
 
 /** A manifest key: also the Pulumi resource name of the entry. */
@@ -40,6 +40,7 @@ const secretsSchema = z
 
 const { sourceId: _sinkSource, branchId: _sinkBranch, ...sinkFields } = sinkInputsSchema.shape;
 const { variables: _binding, ...configFields } = componentConfigInputsSchema.shape;
+const { variables: _rowBinding, ...rowFields } = rowInputsSchema.shape;
 const { componentId: _jobComponent, configId: _jobConfig, branchId: _jobBranch, ...jobFields } = jobRunInputsSchema.shape;
 
 export const manifestSourceSchema = z
@@ -61,9 +62,18 @@ export const manifestVariablesSchema = z
   .strict()
   .describe("Configuration variables with default values (VariableConfig inputs).");
 
+export const manifestRowSchema = z
+  .object({
+    ...rowFields,
+    variables: reference("variables", "The variables this row is bound to (e.g. those a shared code row's code uses)").optional(),
+  })
+  .strict()
+  .describe("A configuration row (ComponentConfig rows[] inputs), optionally bound to variables of its own.");
+
 export const manifestConfigurationSchema = z
   .object({
-    ...configFields,
+    ...configFields, // (rows, replaced next, keeps its place)
+    rows: z.array(manifestRowSchema, { error: "must be an array of rows" }).default([]).describe("Configuration rows, in order (rowsSortOrder)."),
     variables: reference("variables", "The bound variables").optional(),
     secrets: secretsSchema.optional(),
   })
@@ -93,10 +103,14 @@ export type Manifest = z.output<typeof manifestSchema>;
 export type ManifestInput = z.input<typeof manifestSchema>;
 export type ManifestSection = keyof Manifest;
 
-/** Which section each reference points at, by the section and field holding it. */
-export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string; target: ManifestSection }> = [
+/**
+ * Which section each reference points at, by the section and field holding it; `inRows`: the
+ * field of each of the entry's `rows`.
+ */
+export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string; target: ManifestSection; inRows?: true }> = [
   { section: "sinks", field: "source", target: "sources" },
   { section: "configurations", field: "variables", target: "variables" },
+  { section: "configurations", field: "variables", target: "variables", inRows: true },
   { section: "jobs", field: "configuration", target: "configurations" },
 ];
 

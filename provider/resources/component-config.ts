@@ -6,7 +6,8 @@ import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound } from "../api/errors";
 import { checkWith, containsUnknown, userInputs } from "../validation/check";
 import { variableDeclarationSchema, type VariableDeclaration } from "../validation/variables";
-import { checkPlaceholders, undeclaredMessage } from "../validation/placeholders";
+import { checkPlaceholders, undeclaredMessage, type PlaceholderSource } from "../validation/placeholders";
+import { rowSharedCodeOf, sharedCodeOf, type SharedCodeUse } from "../validation/shared-code";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -47,9 +48,27 @@ import {
 // The `variables` binding writes `variables_id` / `variables_values_id` into the configuration's
 // root. Every `{{placeholder}}` in the configuration and its rows must then be a declared
 // variable: checked at preview when the declarations are known (pass `variableConfig.binding()`),
-// and against the variables configuration itself before anything is written.
+// and against the variables configuration itself before anything is written. A row may have a
+// binding of its own (`rows[].variables`, written into the row's configuration; shared code rows
+// name the variables their code uses this way): its placeholders are checked against that one.
+// Links to shared code (`{{<row id>}}` of `shared_code_row_ids`, see validation/shared-code.ts)
+// are not variables.
 
 const jsonObject = z.record(z.string(), z.unknown(), { error: "must be an object (the JSON configuration)" });
+
+export const variablesBindingSchema = z
+  .object({
+    configId: z
+      .string({ error: "required: the id of the keboola.variables configuration (VariableConfig.configId)" })
+      .min(1, "must not be empty")
+      .describe("The keboola.variables configuration (VariableConfig.configId), written as variables_id."),
+    valuesRowId: z.string().min(1, "must not be empty").nullish().describe("The default-values row (VariableConfig.valuesRowId), written as variables_values_id."),
+    declared: z
+      .array(variableDeclarationSchema)
+      .nullish()
+      .describe("The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them."),
+  })
+  .strict();
 
 export const rowInputsSchema = z
   .object({
@@ -66,20 +85,9 @@ export const rowInputsSchema = z
     description: z.string().default("").describe("Row description."),
     configuration: jsonObject.default({}).describe("The row's JSON configuration (merged into the root configuration when a job runs)."),
     isDisabled: z.boolean().default(false).describe("Disabled rows are skipped by jobs."),
-  })
-  .strict();
-
-export const variablesBindingSchema = z
-  .object({
-    configId: z
-      .string({ error: "required: the id of the keboola.variables configuration (VariableConfig.configId)" })
-      .min(1, "must not be empty")
-      .describe("The keboola.variables configuration (VariableConfig.configId), written as variables_id."),
-    valuesRowId: z.string().min(1, "must not be empty").nullish().describe("The default-values row (VariableConfig.valuesRowId), written as variables_values_id."),
-    declared: z
-      .array(variableDeclarationSchema)
-      .nullish()
-      .describe("The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them."),
+    variables: variablesBindingSchema
+      .optional()
+      .describe("Bind this row to a VariableConfig (e.g. a shared code row to the variables its code uses): pass variableConfig.binding(). Written as the row's variables_id / variables_values_id."),
   })
   .strict();
 
@@ -131,6 +139,14 @@ export const componentConfig = defineResource({
         }
       }
     }
+    v.rows.forEach((r, i) => {
+      if (!r.variables) return;
+      for (const key of ROOT_VARIABLE_KEYS) {
+        if (key in r.configuration) {
+          ctx.addIssue({ code: "custom", path: ["rows", i, "configuration", key], message: `is written from the row's variables input: remove ${key} from the row's configuration` });
+        }
+      }
+    });
   },
   outputs: {
     configId: z.string().describe("Configuration id."),
@@ -151,6 +167,7 @@ export const componentConfigInputsSchema = componentConfig.inputs;
 export type ComponentConfigInputs = InputsOf<typeof componentConfig>;
 type Parsed = CheckedOf<typeof componentConfig>;
 type ParsedRow = Parsed["rows"][number];
+type Binding = NonNullable<Parsed["variables"]>;
 type State = StateOf<typeof componentConfig>;
 
 // Nothing but the schema's inputs: `variables` takes what `VariableConfig.binding()` returns as it is.
@@ -194,20 +211,59 @@ function knownDeclared(binding: unknown): string[] | undefined {
   return declared.map((d) => (d && typeof d === "object" ? String((d as { name?: unknown }).name) : String(d)));
 }
 
-function placeholderSources(input: { configuration?: unknown; rows?: unknown }) {
-  const sources: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: input.configuration ?? {}, path: ["configuration"] }];
-  if (Array.isArray(input.rows)) input.rows.forEach((r, i) => sources.push({ value: (r as { configuration?: unknown })?.configuration ?? {}, path: ["rows", i, "configuration"] }));
-  return sources;
+/**
+ * What the placeholders of a configuration or row are checked against: the names its binding
+ * declares; `null` when it is bound but the names are not known (yet); `undefined` when it has no
+ * binding of its own (a row then goes with the configuration's).
+ */
+export type DeclaredScope = readonly string[] | null | undefined;
+
+/** The scopes of a configuration's inputs as check sees them (declarations from the bindings' `declared`). */
+function scopesOf(input: { variables?: unknown; rows?: unknown }): { root: DeclaredScope; rows: DeclaredScope[] } {
+  const scope = (binding: unknown): DeclaredScope => (binding === undefined || binding === null ? undefined : (knownDeclared(binding) ?? null));
+  const rows = Array.isArray(input.rows) ? input.rows.map((r) => scope(r && typeof r === "object" ? (r as { variables?: unknown }).variables : undefined)) : [];
+  return { root: scope(input.variables), rows };
 }
 
-/** Undeclared placeholders (failures) and declared-but-unused variables (warnings). */
-export function placeholderProblems(input: { configuration?: unknown; rows?: unknown }, declared: readonly string[]): { failures: dynamic.CheckFailure[]; warnings: string[] } {
-  const report = checkPlaceholders(placeholderSources(input), declared);
-  return {
-    failures: report.undeclared.map((u) => ({ property: u.path, reason: undeclaredMessage(u, declared) })),
-    warnings: report.unused.map((n) => `variable "${n}" is declared but no {{${n}}} placeholder in the configuration or its rows uses it`),
+const unusedWarning = (name: string, where: string) => `variable "${name}" is declared but no {{${name}}} placeholder in ${where} uses it`;
+
+/**
+ * Undeclared placeholders (failures) and declared-but-unused variables (warnings): the
+ * configuration and the rows without a binding of their own against `root`, each row with one
+ * against `rows[i]`. Scopes that are `null` or `undefined` are not checked.
+ */
+export function placeholderProblems(input: { configuration?: unknown; rows?: unknown }, root: DeclaredScope, rows: readonly DeclaredScope[] = []): { failures: dynamic.CheckFailure[]; warnings: string[] } {
+  const failures: dynamic.CheckFailure[] = [];
+  const warnings: string[] = [];
+  const rootConfig = input.configuration ?? {};
+  const rowConfigs = Array.isArray(input.rows) ? input.rows.map((r) => (r as { configuration?: unknown } | null)?.configuration ?? {}) : [];
+  const source = (value: unknown, path: PropertyKey[], use: SharedCodeUse | undefined): PlaceholderSource & { namesSharedCode: boolean } => ({
+    value,
+    path,
+    linkIds: use?.rowIds ?? [],
+    namesSharedCode: hasSharedCodeId(value) || hasSharedCodeId(rootConfig),
+  });
+  const check = (sources: Array<PlaceholderSource & { namesSharedCode: boolean }>, names: readonly string[], where: string) => {
+    for (const s of sources) {
+      for (const u of checkPlaceholders([s], names).undeclared) failures.push({ property: u.path, reason: undeclaredMessage(u, names, s.namesSharedCode) });
+    }
+    warnings.push(...checkPlaceholders(sources, names).unused.map((n) => unusedWarning(n, where)));
   };
+  if (Array.isArray(root)) {
+    const sources = [source(rootConfig, ["configuration"], sharedCodeOf(rootConfig))];
+    rowConfigs.forEach((c, i) => {
+      if (rows[i] === undefined) sources.push(source(c, ["rows", i, "configuration"], rowSharedCodeOf(rootConfig, c)));
+    });
+    check(sources, root, "the configuration or its rows");
+  }
+  rowConfigs.forEach((c, i) => {
+    const names = rows[i];
+    if (Array.isArray(names)) check([source(c, ["rows", i, "configuration"], rowSharedCodeOf(rootConfig, c))], names, `rows[${i}] (bound to its own variables)`);
+  });
+  return { failures, warnings };
 }
+
+const hasSharedCodeId = (v: unknown) => !!v && typeof v === "object" && !Array.isArray(v) && "shared_code_id" in v;
 
 // ---------------------------------------------------------------------------------------------
 // Row reconciliation
@@ -287,25 +343,29 @@ interface Intent {
   changeDescription?: string;
   /** Present when the configuration is bound to variables. */
   binding?: { declared?: VariableDeclaration[] };
+  /** The rows bound to variables of their own, by row id. */
+  rowBindings: Map<string, { declared?: VariableDeclaration[] }>;
   warnings: string[];
   /** What stands for the declared `#` values (rows by id; rows no longer there are dropped). */
   secretValues: SecretValues;
 }
 
+/** A bound configuration or row as state holds it: the variables keys taken out into the binding. */
+function splitBinding(configuration: Record<string, unknown>, declared: VariableDeclaration[] | undefined): { configuration: Record<string, unknown>; variables?: Binding } {
+  const { variables_id: vid, variables_values_id: vvid, ...rest } = configuration;
+  if (vid === undefined || vid === null || vid === "") return { configuration: rest };
+  return {
+    configuration: rest,
+    variables: {
+      configId: String(vid),
+      ...(vvid !== undefined && vvid !== null && vvid !== "" ? { valuesRowId: String(vvid) } : {}),
+      ...(declared ? { declared } : {}),
+    },
+  };
+}
+
 function stateOf(intent: Intent, c: Configuration): State {
-  let configuration = c.configuration;
-  let variables: State["variables"];
-  if (intent.binding) {
-    const { variables_id: vid, variables_values_id: vvid, ...rest } = configuration;
-    configuration = rest;
-    if (vid !== undefined && vid !== null && vid !== "") {
-      variables = {
-        configId: String(vid),
-        ...(vvid !== undefined && vvid !== null && vvid !== "" ? { valuesRowId: String(vvid) } : {}),
-        ...(intent.binding.declared ? { declared: intent.binding.declared } : {}),
-      };
-    }
-  }
+  const root = intent.binding ? splitBinding(c.configuration, intent.binding.declared) : { configuration: c.configuration };
   const rows = orderedRows(c);
   const rowIds = new Set(rows.map((r) => r.id));
   return {
@@ -314,14 +374,19 @@ function stateOf(intent: Intent, c: Configuration): State {
     configId: c.id,
     name: c.name,
     description: c.description,
-    configuration: withoutPlainText(configuration),
-    rows: rows.map((r) => ({
-      ...(intent.explicitRowIds.has(r.id) ? { rowId: r.id } : {}),
-      name: r.name,
-      description: r.description,
-      configuration: withoutPlainText(r.configuration),
-      isDisabled: r.isDisabled,
-    })),
+    configuration: withoutPlainText(root.configuration),
+    rows: rows.map((r) => {
+      const bound = intent.rowBindings.get(r.id);
+      const row = bound ? splitBinding(r.configuration, bound.declared) : { configuration: r.configuration };
+      return {
+        ...(intent.explicitRowIds.has(r.id) ? { rowId: r.id } : {}),
+        name: r.name,
+        description: r.description,
+        configuration: withoutPlainText(row.configuration),
+        isDisabled: r.isDisabled,
+        ...(row.variables ? { variables: row.variables } : {}),
+      };
+    }),
     rowIds: rows.map((r) => r.id),
     isDisabled: c.isDisabled,
     version: c.version,
@@ -333,44 +398,58 @@ function stateOf(intent: Intent, c: Configuration): State {
       configuration: intent.secretValues.configuration,
       rows: Object.fromEntries(Object.entries(intent.secretValues.rows).filter(([id]) => rowIds.has(id))),
     },
-    ...(variables ? { variables } : {}),
+    ...(root.variables ? { variables: root.variables } : {}),
     ...(intent.changeDescription !== undefined ? { changeDescription: intent.changeDescription } : {}),
   };
 }
 
-/** The configuration as written (its `#` values sealed) plus the variables references. */
-function desiredConfiguration(p: Parsed, sealed: Record<string, unknown>): Record<string, unknown> {
-  if (!p.variables) return sealed;
-  const out: Record<string, unknown> = { ...sealed, variables_id: p.variables.configId };
-  if (p.variables.valuesRowId) out.variables_values_id = p.variables.valuesRowId;
+/** A configuration or row as written (its `#` values sealed) plus the references of its binding. */
+function withBinding(sealed: Record<string, unknown>, binding: Binding | undefined): Record<string, unknown> {
+  if (!binding) return sealed;
+  const out: Record<string, unknown> = { ...sealed, variables_id: binding.configId };
+  if (binding.valuesRowId) out.variables_values_id = binding.valuesRowId;
   return out;
 }
 
 /**
- * Before any write: the bound variables configuration exists, its values row too, and every
- * placeholder is declared. Returns the warnings (declared but unused).
+ * Before any write: each bound variables configuration (the configuration's, and each row's own)
+ * exists, its values row too, and every placeholder is declared. Returns the warnings (declared
+ * but unused).
  */
 async function verifyBinding(storage: StorageApi, p: Parsed, label: string): Promise<string[]> {
-  if (!p.variables) return [];
-  const vars = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, p.variables.configId);
-  if (!vars) {
-    throw new Error(`${label}: variables.configId "${p.variables.configId}" is not a ${VARIABLES_COMPONENT} configuration in branch ${p.branchId} (missing or in the trash). Nothing was changed.`);
-  }
-  if (p.variables.valuesRowId && !vars.rows.some((r) => r.id === p.variables!.valuesRowId)) {
-    throw new Error(`${label}: variables.valuesRowId "${p.variables.valuesRowId}" is not a row of variables configuration ${vars.id}. Nothing was changed.`);
-  }
-  const remoteDeclared = Array.isArray((vars.configuration as { variables?: unknown }).variables)
-    ? ((vars.configuration as { variables: Array<{ name?: unknown }> }).variables.map((v) => String(v?.name)) as string[])
-    : [];
-  const names = p.variables.declared ? p.variables.declared.map((d) => d.name) : remoteDeclared;
-  const { failures, warnings } = placeholderProblems(p, names);
+  const names = async (b: Binding, where: string): Promise<string[]> => {
+    const vars = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, b.configId);
+    if (!vars) {
+      throw new Error(`${label}: ${where}.configId "${b.configId}" is not a ${VARIABLES_COMPONENT} configuration in branch ${p.branchId} (missing or in the trash). Nothing was changed.`);
+    }
+    if (b.valuesRowId && !vars.rows.some((r) => r.id === b.valuesRowId)) {
+      throw new Error(`${label}: ${where}.valuesRowId "${b.valuesRowId}" is not a row of variables configuration ${vars.id}. Nothing was changed.`);
+    }
+    if (b.declared) return b.declared.map((d) => d.name);
+    const remote = (vars.configuration as { variables?: unknown }).variables;
+    return Array.isArray(remote) ? remote.map((v) => String((v as { name?: unknown } | null)?.name)) : [];
+  };
+  const root = p.variables ? await names(p.variables, "variables") : undefined;
+  const rows: DeclaredScope[] = [];
+  for (const [i, r] of p.rows.entries()) rows.push(r.variables ? await names(r.variables, `rows[${i}].variables`) : undefined);
+  if (root === undefined && rows.every((r) => r === undefined)) return [];
+  const { failures, warnings } = placeholderProblems(p, root, rows);
   if (failures.length) {
     throw new Error(`${label}: ${failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}. Nothing was changed.`);
   }
   return warnings;
 }
 
-function intentOf(p: Parsed, warnings: string[], secretValues: SecretValues): Intent {
+/** The row bindings of declared rows, by the ids the rows got. */
+function rowBindingsOf(p: Parsed, rowIds: readonly string[]): Intent["rowBindings"] {
+  const out: Intent["rowBindings"] = new Map();
+  p.rows.forEach((r, i) => {
+    if (r.variables && rowIds[i] !== undefined) out.set(rowIds[i], { declared: r.variables.declared ?? undefined });
+  });
+  return out;
+}
+
+function intentOf(p: Parsed, warnings: string[], secretValues: SecretValues, rowIds: readonly string[] = []): Intent {
   return {
     branchId: p.branchId,
     componentId: p.componentId,
@@ -380,6 +459,7 @@ function intentOf(p: Parsed, warnings: string[], secretValues: SecretValues): In
     adoptExisting: p.adoptExisting,
     changeDescription: p.changeDescription,
     binding: p.variables ? { declared: p.variables.declared ?? undefined } : undefined,
+    rowBindings: rowBindingsOf(p, rowIds),
     warnings,
     secretValues,
   };
@@ -411,8 +491,9 @@ async function reconcileRows(
     const id = plan.matched[i];
     // The row's `#` values are encrypted before the row is written (one request, only for new values).
     const sealed = await sealForWrite(encrypt, d.configuration, id === undefined ? undefined : recorded.secrets[id]);
-    const row = { ...d, configuration: sealed.document };
-    const body = { name: d.name, description: d.description, configuration: sealed.document, isDisabled: d.isDisabled, changeDescription };
+    const configuration = withBinding(sealed.document, d.variables);
+    const row = { ...d, configuration };
+    const body = { name: d.name, description: d.description, configuration, isDisabled: d.isDisabled, changeDescription };
     if (id === undefined) {
       const claimed = new Set([...ids, ...plan.matched.filter((m): m is string => m !== undefined)]);
       ids.push(await createRowOnce(storage, { branch: p.branchId, componentId: p.componentId, configId }, { ...(d.rowId ? { rowId: d.rowId } : {}), ...body }, claimed));
@@ -437,7 +518,7 @@ async function finish(storage: StorageApi, p: Parsed, sealed: Record<string, unk
   if (current.name !== p.name) body.name = p.name;
   if (current.description !== p.description) body.description = p.description;
   if (current.isDisabled !== p.isDisabled) body.isDisabled = p.isDisabled;
-  const configuration = desiredConfiguration(p, sealed);
+  const configuration = withBinding(sealed, p.variables);
   if (!same(current.configuration, configuration)) body.configuration = configuration;
   if (!same(orderedRows(current).map((r) => r.id), rowIds)) body.rowsSortOrder = rowIds;
   // A configuration taken over (adoptExisting) gets this resource's owner marker even when nothing else differs.
@@ -455,9 +536,25 @@ function recordedRows(olds: Partial<State>): { rows: Array<{ rowId?: string; nam
 const NO_SECRETS: SecretValues = { configuration: {}, rows: {} };
 
 /**
+ * For diff, a binding by its references only (declared only feeds the checks). Ids unknown at
+ * preview, while the VariableConfig itself is updated, count as unchanged (see unknownAsOld).
+ */
+function bindingRefs(v: unknown, old?: { configId?: unknown; valuesRowId?: unknown }): unknown {
+  if (!v || typeof v !== "object") return v ? "(unknown)" : undefined;
+  const b = v as { configId?: unknown; valuesRowId?: unknown };
+  return { configId: unknownAsOld(old?.configId, b.configId), valuesRowId: unknownAsOld(old?.valuesRowId, b.valuesRowId ?? undefined) ?? undefined };
+}
+
+/** For diff: recorded rows with their bindings by references only. */
+function recordedRowsForDiff(rows: unknown): unknown {
+  if (!Array.isArray(rows)) return rows;
+  return rows.map((r) => (r && typeof r === "object" && "variables" in r ? { ...r, variables: bindingRefs((r as { variables?: unknown }).variables) } : r));
+}
+
+/**
  * For diff: the declared rows as Keboola holds them when nothing changed. Each declared row is
- * matched to a recorded one as an update would match it, and its `#` values are sealed with that
- * row's recorded ciphertexts.
+ * matched to a recorded one as an update would match it, its `#` values are sealed with that
+ * row's recorded ciphertexts, and its binding is compared by references (as the configuration's).
  */
 function expectedRows(news: unknown, olds: Partial<State>): unknown {
   if (!Array.isArray(news)) return news;
@@ -468,7 +565,9 @@ function expectedRows(news: unknown, olds: Partial<State>): unknown {
   return news.map((r, i) => {
     const id = plan.matched[i];
     if (!r || typeof r !== "object" || !("configuration" in r)) return r;
-    return { ...r, configuration: expectedRemote(r.configuration, id === undefined ? undefined : recorded.secrets[id]) };
+    const oldRow = id === undefined ? undefined : olds.rows?.[recorded.rowIds.indexOf(id)];
+    const variables = "variables" in r ? { variables: bindingRefs(r.variables, oldRow?.variables) } : {};
+    return { ...r, configuration: expectedRemote(r.configuration, id === undefined ? undefined : recorded.secrets[id]), ...variables };
   });
 }
 
@@ -479,13 +578,11 @@ export const handler: Handler<typeof componentConfig> = {
     const main = checkWith(componentConfig.inputs, news);
     const failures = [...main.failures, ...genericExtractorFailures(news)];
     const input = userInputs(news);
-    const declared = knownDeclared(input.variables);
-    if (declared) {
-      const { failures: ph, warnings } = placeholderProblems(input as { configuration?: unknown; rows?: unknown }, declared);
-      failures.push(...ph);
-      // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.
-      for (const w of warnings) console.warn(`warning: ${what(ctx.call.name)}: ${w}`);
-    }
+    const scopes = scopesOf(input);
+    const { failures: ph, warnings } = placeholderProblems(input as { configuration?: unknown; rows?: unknown }, scopes.root, scopes.rows);
+    failures.push(...ph);
+    // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.
+    for (const w of warnings) console.warn(`warning: ${what(ctx.call.name)}: ${w}`);
     const plain = ctx.call.facts.plainSecrets;
     if (Array.isArray(plain)) for (const path of plain) if (typeof path === "string") console.warn(plainSecretWarning(what(ctx.call.name), path));
     const unique = failures.filter((f, i) => failures.findIndex((g) => g.property === f.property && g.reason === f.reason) === i);
@@ -508,23 +605,17 @@ export const handler: Handler<typeof componentConfig> = {
       ...(!same(olds.componentId, news.componentId) ? ["componentId"] : []),
       ...(configIdReplaces(olds, news) ? ["configId"] : []),
     ];
-    // Only the references matter (declared only feeds the checks). Ids unknown at preview, while
-    // the VariableConfig itself is updated, count as unchanged (see unknownAsOld).
-    const binding = (v: unknown, old?: { configId?: unknown; valuesRowId?: unknown }) => {
-      if (!v || typeof v !== "object") return v ? "(unknown)" : undefined;
-      const b = v as { configId?: unknown; valuesRowId?: unknown };
-      return { configId: unknownAsOld(old?.configId, b.configId), valuesRowId: unknownAsOld(old?.valuesRowId, b.valuesRowId ?? undefined) ?? undefined };
-    };
     // `#` values are compared as Keboola holds them: the recorded ciphertext stands for an unchanged plain text.
     const expected: Props = {
       ...news,
       configuration: expectedRemote(news.configuration, olds.secretValues?.configuration),
       rows: expectedRows(news.rows, olds),
     };
-    const updates = (["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"] as const).filter((f) => !same(olds[f], expected[f]));
-    const oldBinding = binding(olds.variables) as { configId?: unknown; valuesRowId?: unknown } | undefined;
+    const recorded: Props = { ...olds, rows: recordedRowsForDiff(olds.rows) };
+    const updates = (["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"] as const).filter((f) => !same(recorded[f], expected[f]));
+    const oldBinding = bindingRefs(olds.variables) as { configId?: unknown; valuesRowId?: unknown } | undefined;
     const changed: string[] = [...updates];
-    if (!same(oldBinding, binding(news.variables, oldBinding))) changed.push("variables");
+    if (!same(oldBinding, bindingRefs(news.variables, oldBinding))) changed.push("variables");
     return { changes: replaces.length + changed.length > 0, replaces, deleteBeforeReplace: false };
   },
 
@@ -549,7 +640,7 @@ export const handler: Handler<typeof componentConfig> = {
       body: {
         name: p.name,
         description: p.description,
-        configuration: desiredConfiguration(p, root.document),
+        configuration: withBinding(root.document, p.variables),
         isDisabled: p.isDisabled,
         changeDescription: w.changeDescription,
       },
@@ -560,6 +651,7 @@ export const handler: Handler<typeof componentConfig> = {
       // Rows of a configuration found again (after a crash or a lost answer) are matched by name.
       const { rowIds, wrote, secrets } = await reconcileRows(storage, encrypt, w, configId, config, { rows: [], rowIds: [], secrets: {} });
       intent.secretValues.rows = secrets;
+      intent.rowBindings = rowBindingsOf(p, rowIds);
       const final = await finish(storage, w, root.document, configId, rowIds, existed && !wrote ? config : undefined);
       return { id, outs: stateOf(intent, final) };
     } catch (err) {
@@ -579,6 +671,12 @@ export const handler: Handler<typeof componentConfig> = {
     // On import nothing is recorded: a configuration with variables_id is taken as bound.
     const imported = recorded.rowIds === undefined;
     const bound = oldBinding !== undefined || (imported && c.configuration.variables_id !== undefined);
+    const rowBindings: Intent["rowBindings"] = new Map();
+    recordedRowsOf.rowIds.forEach((rowId, i) => {
+      const v = recorded.rows?.[i]?.variables;
+      if (v) rowBindings.set(rowId, { declared: v.declared ?? undefined });
+    });
+    if (imported) for (const r of c.rows) if (r.configuration.variables_id !== undefined) rowBindings.set(r.id, {});
     const intent: Intent = {
       branchId: branch,
       componentId,
@@ -588,13 +686,17 @@ export const handler: Handler<typeof componentConfig> = {
       adoptExisting: recorded.adoptExisting === true,
       changeDescription: recorded.changeDescription,
       binding: bound ? { declared: oldBinding?.declared ?? undefined } : undefined,
+      rowBindings,
       warnings: [],
       secretValues: recorded.secretValues ?? NO_SECRETS,
     };
     // Warnings follow the configuration when the declarations are known; otherwise keep the recorded ones.
-    const declared = oldBinding?.declared?.map((d) => d.name);
     const stripped = stateOf(intent, c);
-    intent.warnings = declared ? placeholderProblems(stripped, declared).warnings : (recorded.warnings ?? []);
+    const names = (b: Binding | undefined) => b?.declared?.map((d) => d.name);
+    const root: DeclaredScope = names(oldBinding) ?? (bound ? null : undefined);
+    const rows = stripped.rows.map((r): DeclaredScope => (r.variables ? (names(r.variables) ?? null) : undefined));
+    const known = Array.isArray(root) || rows.some((r) => Array.isArray(r));
+    intent.warnings = known ? placeholderProblems(stripped, root, rows).warnings : (recorded.warnings ?? []);
     const state = stateOf(intent, c);
     const { configId: _c, rowIds: _r, version: _v, warnings: _w, explicitConfigId: _e, secretValues: _s, ...inputs } = state;
     return { id: configResourceId(branch, componentId, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
@@ -615,7 +717,7 @@ export const handler: Handler<typeof componentConfig> = {
     const { rowIds, wrote, secrets } = await reconcileRows(storage, encrypt, w, configId, current, recordedRows(olds));
     // Re-read only when rows were written; otherwise `current` is still accurate.
     const final = await finish(storage, w, root.document, configId, rowIds, wrote ? undefined : current);
-    return { outs: stateOf(intentOf(p, warnings, { configuration: root.record, rows: secrets }), final) };
+    return { outs: stateOf(intentOf(p, warnings, { configuration: root.record, rows: secrets }, rowIds), final) };
   },
 
   async delete(ctx, id, recorded) {

@@ -49,6 +49,18 @@ export function checkWith<S extends z.ZodType>(schema: S, props: Record<string, 
   return { failures };
 }
 
+/**
+ * Check failures as the Pulumi engine should print them. The engine prints a failure with a
+ * property as `property <p> value <inputs[p]> has a problem: <reason>`, looking the value up as a
+ * top-level input (pulumi/pulumi pkg/resource/deploy/step_generator.go, issueCheckFailures), so a
+ * nested path such as `configuration.parameters.x` always shows `value {<nil>}`. A failure at a
+ * nested path goes without a property, its path leading the reason (`<type> resource '<name>' has
+ * a problem: configuration.parameters.x: <reason>`); a top-level one stays as it is.
+ */
+export function failuresForEngine(failures: readonly dynamic.CheckFailure[]): dynamic.CheckFailure[] {
+  return failures.map((f) => (f.property && /[.[]/.test(f.property) ? { property: "", reason: `${f.property}: ${f.reason}` } : f));
+}
+
 /** Parse inputs that `check` already accepted (create/update/delete): a failure here is a bug or corrupt state. */
 export function parseChecked<S extends z.ZodType>(schema: S, props: Record<string, unknown>, what: string): z.output<S> {
   const result = schema.safeParse(userInputs(props), { reportInput: true });

@@ -121,6 +121,63 @@ describe("queue jobs with variables", () => {
   });
 });
 
+// Links to shared code are replaced before variables are rendered, as the job runner does
+// (keboola/configuration-variables-resolver SharedCodeResolver; keboola/job-runner
+// JobDefinitionFactoryFunctionalTest::testVariablesAreReplacedInSharedCodes): a transformation
+// shaped like keboola-as-code's test/cli/push/shared-code-with-vars fixture.
+describe("queue jobs of a transformation with shared code", () => {
+  const PYTHON = "keboola.python-transformation-v2";
+  async function runPython(config: string) {
+    const created = await queue("POST", "/jobs", { json: { component: PYTHON, mode: "run", config } });
+    expect(created.status).toBe(201);
+    return (await pollUntil(() => queue("GET", `/jobs/${created.body.id}`), (r) => finished(r.body))).body;
+  }
+  const transformation = (configurationId: string, rowIds: string[], script: string[]) =>
+    storage("POST", cfgPath(PYTHON), {
+      json: {
+        name: configurationId,
+        configurationId,
+        configuration: {
+          variables_id: "vars",
+          variables_values_id: "defaults",
+          shared_code_id: "shared",
+          shared_code_row_ids: rowIds,
+          parameters: { blocks: [{ name: "Block 1", codes: [{ name: "Code", script }] }] },
+        },
+      },
+    });
+
+  beforeAll(async () => {
+    await storage("POST", cfgPath("keboola.shared-code"), { json: { name: "Shared Codes", configurationId: "shared", configuration: { componentId: PYTHON } } });
+    await storage("POST", `${cfgPath("keboola.shared-code")}/shared/rows`, {
+      json: { rowId: "with-vars", name: "Code with variables", configuration: { code_content: ["city = '{{city}}'\nlimit = {{limit}}"], variables_id: "vars" } },
+    });
+    await storage("POST", `${cfgPath("keboola.shared-code")}/shared/rows`, { json: { rowId: "hello", name: "My code 1", configuration: { code_content: "print('Hello, world!')" } } });
+  });
+
+  it("replaces the links with the shared code, then renders the variables in it and around it", async () => {
+    await transformation("uses-shared", ["with-vars", "hello"], ["{{with-vars}}", "print({{limit}})", "{{ hello }}"]);
+    const job = await runPython("uses-shared");
+    expect(job.status, job.result.message).toBe("success");
+    const code = (resolved(job.id).configuration as { parameters: { blocks: Array<{ codes: Array<{ script: string[] }> }> } }).parameters.blocks[0].codes[0].script;
+    expect(code).toEqual(["city = 'Brno'\nlimit = 10", "print(10)", "print('Hello, world!')"]);
+  });
+
+  it("renders a {{id}} that is not one of shared_code_row_ids as a variable", async () => {
+    await transformation("not-listed", ["hello"], ["{{with-vars}}"]);
+    const job = await runPython("not-listed");
+    expect(job.status).toBe("error");
+    expect(job.result.message).toBe('Missing values for placeholders: "with-vars"');
+  });
+
+  it("fails when a listed shared code row is missing", async () => {
+    await transformation("missing-row", ["hello", "gone"], ["{{hello}}"]);
+    const job = await runPython("missing-row");
+    expect(job.status).toBe("error");
+    expect(job.result.message).toBe("Shared code configuration cannot be read: Row gone not found");
+  });
+});
+
 describe("queue API errors", () => {
   it("answers 400 when both variableValuesId and variableValuesData are given", async () => {
     const r = await queue("POST", "/jobs", {

@@ -46,6 +46,12 @@ describe("keboola.schema.json", () => {
     expect(Object.keys(parseManifest(blocks[0]))).toEqual(["sources", "sinks", "variables", "configurations", "jobs"]);
   });
 
+  it("accepts a row bound to variables by key", () => {
+    const m = structuredClone(quickstart);
+    (m.configurations.users.rows as unknown as Array<Record<string, unknown>>)[0].variables = "users-vars";
+    expect(validate(m) ? [] : validate.errors).toEqual([]);
+  });
+
   const bad: Array<[string, (m: typeof quickstart) => void, RegExp]> = [
     ["an unknown top-level section", (m) => (m.tables = {}), /must NOT have additional properties/],
     ["an unknown key in a sink", (m) => (m.sinks.raw.tabelId = "x"), /must NOT have additional properties/],
@@ -53,6 +59,7 @@ describe("keboola.schema.json", () => {
     ["a missing required field", (m) => delete m.sinks.raw.name, /must have required property 'name'/],
     ["a column type that does not exist", (m) => ((m.sinks.raw.columns as unknown as Array<{ type: string }>)[0].type = "uuidv4"), /must match a schema in anyOf|must be equal to one of the allowed values|must match exactly one schema/],
     ["a setting out of range", (m) => ((m.sources.events.settings as { targetImportTrigger: { count: number } }).targetImportTrigger.count = 0), /must be >= 1/],
+    ["a row's variables given as a binding object instead of a key", (m) => ((m.configurations.users.rows as unknown as Array<Record<string, unknown>>)[0].variables = { configId: "1" }), /rows\/0\/variables.*must be string/],
     ["a key that is not a valid resource name", (m) => (m.sources["-bad key"] = m.sources.events), /property name must be valid|must match pattern/],
   ];
   for (const [what, edit, message] of bad) {

@@ -128,6 +128,19 @@ describe("manifest parsing", () => {
     expect(p.message).toMatch(/none is declared: add it under variables/);
   });
 
+  it("a row binds variables of its own by key; a dangling one is reported at the row", () => {
+    const bound = GOOD.replace("      - { rowId: active, name: Active }", "      - { rowId: active, name: Active, variables: vars }");
+    expect(parseManifest(bound).configurations!.users.rows[0]).toMatchObject({ rowId: "active", variables: "vars" });
+    const text = bound.replace("variables: vars }", "variables: varz }");
+    const [p] = problemsOf(text);
+    expect(p).toMatchObject({ ...positionOf(text, "varz }"), path: "configurations.users.rows[0].variables" });
+    expect(p.message).toBe('"varz" is not a key under variables (one of: vars): name an entry of variables');
+    // A bound row may not write the keys the binding writes.
+    const [q] = problemsOf(bound.replace("name: Active, variables: vars }", "name: Active, variables: vars, configuration: { variables_id: '1' } }"));
+    expect(q).toMatchObject({ path: "configurations.users.rows[0].configuration.variables_id" });
+    expect(q.message).toMatch(/is written from the row's variables input/);
+  });
+
   it("duplicate key: at the second occurrence, naming the first", () => {
     const text = GOOD.replace("    name: Users\n", "    name: Users\n    name: Others\n");
     const [p] = problemsOf(text);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { UNKNOWN } from "../../provider/validation/check";
-import { checkPlaceholders, findPlaceholders, placeholdersIn } from "../../provider/validation/placeholders";
+import { checkPlaceholders, findPlaceholders, placeholdersIn, scanPlaceholders } from "../../provider/validation/placeholders";
 import { componentConfig } from "../provider/hosted";
 import { planRows } from "../../provider/resources/component-config";
 import type { ConfigRow } from "../../provider/api/storage";
@@ -60,7 +60,43 @@ describe("checkPlaceholders", () => {
   });
 
   it("takes {{a.b}} as a use of variable a", () => {
-    expect(checkPlaceholders([{ value: "{{a.b}}", path: ["configuration"] }], ["a"])).toEqual({ undeclared: [], unused: [] });
+    expect(checkPlaceholders([{ value: "{{a.b}}", path: ["configuration"] }], ["a"])).toEqual({ undeclared: [], unused: [], links: [] });
+  });
+});
+
+// Links to shared code are not variables. The shapes are those of keboola/keboola-as-code
+// test/cli/push/shared-code-with-vars/expected-state.json: a python transformation whose script is
+// `{{<shared code row id>}}` (links/id.go: IDFormat "{{<ID>}}", the API form of a link), with
+// shared_code_id / shared_code_row_ids; which items are links follows the runner's resolver
+// (keboola/configuration-variables-resolver SharedCodeResolver, see shared-code.ts).
+describe("placeholders and links to shared code", () => {
+  const ROW = "1002"; // a shared code row id (%%TEST_NEW_TICKET_2%% in the fixture)
+  const script = (items: string[]) => ({ parameters: { blocks: [{ name: "Block 1", codes: [{ name: "Shared Code Used", script: items }] }] } });
+
+  it("takes {{row id}} of shared_code_row_ids in a script item as a link, the rest as variables", () => {
+    const scan = scanPlaceholders(script([`{{${ROW}}}`, "print({{limit}})", `{{ ${ROW} }}`]), ["configuration"], [ROW]);
+    expect(scan.links).toEqual([
+      { name: ROW, tag: `{{${ROW}}}`, path: "configuration.parameters.blocks[0].codes[0].script[0]" },
+      { name: ROW, tag: `{{ ${ROW} }}`, path: "configuration.parameters.blocks[0].codes[0].script[2]" },
+    ]);
+    expect(scan.uses).toEqual([{ name: "limit", tag: "{{limit}}", path: "configuration.parameters.blocks[0].codes[0].script[1]" }]);
+  });
+
+  it("drops the other placeholders of an item a link replaces (the runner replaces the whole item)", () => {
+    expect(scanPlaceholders({ s: [`-- {{table}}\n{{${ROW}}}`] }, [], [ROW]).uses).toEqual([]);
+  });
+
+  it("keeps a {{id}} as a variable outside lists of scalars, or when it is not one of shared_code_row_ids", () => {
+    expect(scanPlaceholders({ script: `{{${ROW}}}` }, [], [ROW]).uses.map((u) => u.name)).toEqual([ROW]);
+    expect(scanPlaceholders({ script: [`{{${ROW}}}`, { x: 1 }] }, [], [ROW]).uses.map((u) => u.name)).toEqual([ROW]);
+    expect(scanPlaceholders({ script: ["{{9999}}"] }, [], [ROW]).uses.map((u) => u.name)).toEqual(["9999"]);
+    expect(scanPlaceholders({ script: [`{{${ROW}}}`] }, [], []).uses.map((u) => u.name)).toEqual([ROW]);
+  });
+
+  it("reports no unused variable when the configuration links shared code (the code may use it)", () => {
+    const report = checkPlaceholders([{ value: script([`{{${ROW}}}`]), path: ["configuration"], linkIds: [ROW] }], ["num1", "num2"]);
+    expect(report).toMatchObject({ undeclared: [], unused: [] });
+    expect(report.links.map((l) => l.name)).toEqual([ROW]);
   });
 });
 
@@ -69,7 +105,7 @@ const ctx: ResourceContext = {
   client() {
     return {
       storage: {
-        components: async () => [{ id: "keboola.ex-generic-v2" }, { id: "keboola.wr-db-snowflake" }],
+        components: async () => [{ id: "keboola.ex-generic-v2" }, { id: "keboola.wr-db-snowflake" }, { id: "keboola.python-transformation-v2" }, { id: "keboola.shared-code" }],
         devBranches: async () => [{ id: 101, name: "Main", isDefault: true }],
         findConfig: async () => undefined,
       },
@@ -183,6 +219,85 @@ describe("ComponentConfig check", () => {
   });
 });
 
+// A python transformation bound to variables that uses shared code, and the shared code whose row
+// is bound to the variables its code uses (keboola/keboola-as-code
+// test/cli/push/shared-code-with-vars/expected-state.json, with a variables binding added to the
+// transformation as in test/templates/api/projects/project-with-shared-variables).
+describe("ComponentConfig check with shared code", () => {
+  afterEach(() => vi.restoreAllMocks());
+  const ROW = "1002";
+  const transformation = (script: unknown, extra: Record<string, unknown> = {}) => ({
+    __resourceName: "sums",
+    componentId: "keboola.python-transformation-v2",
+    name: "Transformation With Shared Code",
+    configuration: {
+      parameters: { blocks: [{ name: "Block 1", codes: [{ name: "Shared Code Used", script }] }] },
+      shared_code_id: "1001",
+      shared_code_row_ids: [ROW],
+    },
+    variables: { configId: "11", declared: [{ name: "limit", type: "string" }] },
+    ...extra,
+  });
+  const sharedCode = (code: string, declared: Array<{ name: string; type: string }>) => ({
+    __resourceName: "shared-codes",
+    componentId: "keboola.shared-code",
+    name: "Shared Codes",
+    configuration: { componentId: "keboola.python-transformation-v2" },
+    rows: [
+      { rowId: ROW, name: "Code with variables", configuration: { code_content: [code] }, variables: { configId: "13", declared } },
+      { name: "My code 1", configuration: { code_content: ["print('Hello, world!')"] } },
+    ],
+  });
+  const NUMS = [
+    { name: "num1", type: "string" },
+    { name: "num2", type: "string" },
+  ];
+
+  it("accepts a link to shared code in a configuration bound to variables", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    expect((await componentConfig.check(ctx, {}, transformation([`{{${ROW}}}`, "print({{limit}})"]))).failures).toEqual([]);
+    // No "declared but unused" warning either: the linked code may use the variables.
+    expect((await componentConfig.check(ctx, {}, transformation([`{{${ROW}}}`]))).failures).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("still refuses undeclared variables next to links, saying how a link is written", async () => {
+    const r = await componentConfig.check(ctx, {}, transformation([`{{${ROW}}}`, "print({{since}})", `# shared: {{ ${ROW} }}`]));
+    expect(r.failures).toEqual([
+      {
+        property: "configuration.parameters.blocks[0].codes[0].script[1]",
+        reason:
+          'placeholder {{since}} refers to variable "since", which the bound variables do not declare (declared: limit): declare it in the VariableConfig\'s variables, or fix the placeholder; if it links shared code, list "since" in shared_code_row_ids and keep the link in an item of a list of strings (such as script[])',
+      },
+    ]);
+    // A link outside a list of strings is rendered as a variable by the runner: refused.
+    const inString = await componentConfig.check(ctx, {}, transformation(`{{${ROW}}}`));
+    expect(inString.failures).toEqual([expect.objectContaining({ property: "configuration.parameters.blocks[0].codes[0].script", reason: expect.stringContaining(`placeholder {{${ROW}}} refers to variable "${ROW}"`) })]);
+  });
+
+  it("checks a row bound to variables of its own against them", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    expect((await componentConfig.check(ctx, {}, sharedCode("num1 = {{num1}}\nnum2 = {{num2}}\nsum = num1 + num2", NUMS))).failures).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
+    const r = await componentConfig.check(ctx, {}, sharedCode("num1 = {{num1}}\nnum3 = {{num3}}", NUMS));
+    expect(r.failures).toEqual([
+      {
+        property: "rows[0].configuration.code_content[0]",
+        reason: 'placeholder {{num3}} refers to variable "num3", which the bound variables do not declare (declared: num1, num2): declare it in the VariableConfig\'s variables, or fix the placeholder',
+      },
+    ]);
+    expect(warn).toHaveBeenCalledWith('warning: ComponentConfig "shared-codes": variable "num2" is declared but no {{num2}} placeholder in rows[0] (bound to its own variables) uses it');
+  });
+
+  it("rejects variables_id in the configuration of a bound row", async () => {
+    const input = sharedCode("x = {{num1}} + {{num2}}", NUMS);
+    (input.rows[0].configuration as Record<string, unknown>).variables_id = "13";
+    expect((await componentConfig.check(ctx, {}, input)).failures).toEqual([
+      { property: "rows[0].configuration.variables_id", reason: "is written from the row's variables input: remove variables_id from the row's configuration" },
+    ]);
+  });
+});
+
 describe("ComponentConfig diff", () => {
   const binding = { configId: "11", valuesRowId: "12", declared };
   // State as recorded: the checked inputs, rows with their defaults.
@@ -200,6 +315,17 @@ describe("ComponentConfig diff", () => {
       replaces: [],
       deleteBeforeReplace: false,
     });
+  });
+
+  it("compares a row's own binding by its references, as the configuration's", async () => {
+    const rowBinding = { configId: "13", declared: [{ name: "endpoint", type: "string" }] };
+    const boundRows = rows.map((r, i) => (i === 1 ? { ...r, variables: rowBinding } : r));
+    const bound = { ...olds, rows: boundRows };
+    const withRow = (variables: unknown) => ({ ...bound, configId: undefined, rows: boundRows.map((r, i) => (i === 1 ? { ...r, variables } : r)) });
+    expect(await componentConfig.diff(ctx, "id", bound, withRow({ ...rowBinding, declared: [] }))).toMatchObject({ changes: false });
+    expect(await componentConfig.diff(ctx, "id", bound, withRow({ configId: UNKNOWN, declared: rowBinding.declared }))).toMatchObject({ changes: false });
+    expect(await componentConfig.diff(ctx, "id", bound, withRow({ configId: "14" }))).toMatchObject({ changes: true, replaces: [] });
+    expect(await componentConfig.diff(ctx, "id", bound, withRow(undefined))).toMatchObject({ changes: true });
   });
 });
 

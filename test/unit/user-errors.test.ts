@@ -96,3 +96,24 @@ describe("errors as Pulumi prints them", () => {
     configure({ get: () => undefined });
   });
 });
+
+// The engine prints a check failure as `property <p> value <inputs[p]> has a problem: <reason>`,
+// looking the value up as a top-level input (pulumi/pulumi pkg/resource/deploy/step_generator.go
+// issueCheckFailures): a nested path printed `value {<nil>}`. The runtime reports nested paths in
+// the reason instead.
+describe("check failures as the engine prints them", () => {
+  it("put a nested property path in the reason and keep top-level properties", async () => {
+    const inputs = {
+      __resourceName: "sums",
+      componentId: "keboola.python-transformation-v2",
+      name: "",
+      configuration: { parameters: { blocks: [{ name: "Block 1", codes: [{ name: "Main", script: ["print({{since}})"] }] }] } },
+      variables: { configId: "11", declared: [{ name: "limit", type: "string" }] },
+    };
+    const r = (await call("componentConfig", "check", [{}, inputs])) as { failures: Array<{ property: string; reason: string }> };
+    expect(r.failures).toEqual([
+      { property: "name", reason: "must not be empty" },
+      { property: "", reason: expect.stringMatching(/^configuration\.parameters\.blocks\[0\]\.codes\[0\]\.script\[0\]: placeholder \{\{since\}\} refers to variable "since"/) },
+    ]);
+  });
+});
