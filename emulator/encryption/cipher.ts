@@ -7,7 +7,7 @@ import {
   passesUnencrypted,
   type CipherScopeKind,
   type JsonScalar,
-} from "../../provider/validation/secrets";
+} from "../../keboola/secrets";
 
 // The emulated stack's ciphers: what keboola/object-encryptor does with KMS, done with AES-256-GCM
 // and the stack's own key (state.encryption.key). A cipher is `<scope prefix><base64(iv, tag,

@@ -9,7 +9,7 @@ import { resolveBranch } from "../storage/router";
 import { QueueHttpError } from "./errors";
 import type { QueueJobRecord } from "./state";
 import { VariablesError, loadVariables, missingPlaceholdersError, render, resolveLinks, type SharedCodeSource } from "./variables";
-import { SHARED_CODE_COMPONENT, rowSharedCodeOf, sharedCodeOf } from "../../provider/validation/shared-code";
+import { SHARED_CODE_COMPONENT, rowSharedCodeOf, sharedCodeOf } from "../../keboola/shared-code";
 import { CipherTextError, decryptForJob, encryptDocument, type JobCipherScope } from "../encryption/cipher";
 
 // Queue jobs: created (`created`), then `waiting`, `processing` after half of taskDurationMs,

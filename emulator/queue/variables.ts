@@ -1,5 +1,5 @@
 import type { JsonValue } from "../core/context";
-import { codeOf, resolveSharedCode, type SharedCodeUse } from "../../provider/validation/shared-code";
+import { codeOf, resolveSharedCode, type SharedCodeUse } from "../../keboola/shared-code";
 
 // Configuration variables, resolved as the job runner does (keboola/configuration-variables-
 // resolver): only a configuration with a root `variables_id` is rendered. Values come from

@@ -2,7 +2,7 @@
 // "as sentence" error messages. Durations and sizes: provider/validation/quantities.ts (shared).
 
 // Go's string quoting is shared with the provider's messages (provider/validation/go-quote.ts).
-export { goQuote } from "../../provider/validation/go-quote";
+export { goQuote } from "../../keboola/go-quote";
 
 /** Upper-case first letter, add a dot unless the message ends with a special character. */
 export function asSentence(msg: string): string {

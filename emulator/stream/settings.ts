@@ -1,8 +1,8 @@
 import { badRequest, forbidden, type StreamError } from "./errors";
 import { asSentence, truncateBytes } from "./gofmt";
-import { DurationError, formatByteSize, formatGoDuration, parseByteSize, parseGoDuration, SizeError } from "../../provider/validation/quantities";
+import { DurationError, formatByteSize, formatGoDuration, parseByteSize, parseGoDuration, SizeError } from "../../keboola/quantities";
 import type { SettingPatchKV } from "./state";
-import { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../provider/validation/settings";
+import { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../keboola/settings";
 
 // Source and sink settings: the keys the real service lists (same set on sources and sinks), how a
 // PATCH is bound and checked, and how GET dumps them. Overrides are stored as sent and re-parsed

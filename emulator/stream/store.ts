@@ -6,7 +6,7 @@ import { streamState, type ByRecord, type SinkRecord, type SourceRecord, type Ve
 // entities are active: they are listed and can be read and changed).
 
 // The service's limits, shared with the provider's preview checks.
-export { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../../provider/validation/ids";
+export { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../../keboola/stream";
 
 export const sourceKey = (branchId: number, sourceId: string) => `${branchId}/${sourceId}`;
 export const sinkKey = (branchId: number, sourceId: string, sinkId: string) => `${branchId}/${sourceId}/${sinkId}`;

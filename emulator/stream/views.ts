@@ -1,12 +1,14 @@
 import type { EmulatorContext } from "../core/context";
+import type { StreamAtBy, StreamBy, StreamColumn, StreamDisabled, StreamSink, StreamSource, StreamVersion } from "../../keboola/stream";
 import type { AtBy, ByRecord, ColumnRecord, DisabledRecord, SinkRecord, SourceRecord, VersionRecord } from "./state";
 
 // Response bodies of sources and sinks, with the field order and the optional fields of the real
 // service (`disabled` only while disabled, `allowedSignals` only when not empty, `rawString`
-// always on path and template columns, `defaultValue` only when set).
+// always on path and template columns, `defaultValue` only when set). Each is typed by the
+// service's contract (keboola/stream.ts), the one the provider's client reads.
 
-function byView(by: ByRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: by.type };
+function byView(by: ByRecord): StreamBy {
+  const out: StreamBy = { type: by.type };
   if (by.tokenId) out.tokenId = by.tokenId;
   if (by.tokenDesc) out.tokenDesc = by.tokenDesc;
   if (by.userId) out.userId = by.userId;
@@ -14,7 +16,7 @@ function byView(by: ByRecord): Record<string, unknown> {
   return out;
 }
 
-const versionView = (v: VersionRecord) => ({
+const versionView = (v: VersionRecord): StreamVersion => ({
   number: v.number,
   hash: v.hash,
   description: v.description,
@@ -22,19 +24,19 @@ const versionView = (v: VersionRecord) => ({
   by: byView(v.by),
 });
 
-const atByView = (v: AtBy) => ({ at: v.at, by: byView(v.by) });
+const atByView = (v: AtBy): StreamAtBy => ({ at: v.at, by: byView(v.by) });
 
-const disabledView = (v: DisabledRecord) => ({ at: v.at, by: byView(v.by), reason: v.reason });
+const disabledView = (v: DisabledRecord): StreamDisabled => ({ at: v.at, by: byView(v.by), reason: v.reason });
 
-export function ingestionUrls(ctx: EmulatorContext, source: SourceRecord): Record<string, unknown> {
+export function ingestionUrls(ctx: EmulatorContext, source: SourceRecord): Pick<StreamSource, "http" | "otlp"> {
   const base = ctx.urls().streamIn;
   if (source.type === "http") return { http: { url: `${base}/stream/${source.projectId}/${source.sourceId}/${source.secret}` } };
   const baseUrl = `${base}/otlp/${source.projectId}/${source.sourceId}`;
   return { otlp: { url: `${baseUrl}/${source.secret}`, baseUrl, secret: source.secret } };
 }
 
-export function sourceView(ctx: EmulatorContext, source: SourceRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function sourceView(ctx: EmulatorContext, source: SourceRecord): StreamSource {
+  const out: StreamSource = {
     projectId: source.projectId,
     branchId: source.branchId,
     sourceId: source.sourceId,
@@ -50,25 +52,22 @@ export function sourceView(ctx: EmulatorContext, source: SourceRecord): Record<s
   return out;
 }
 
-export function columnView(col: ColumnRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: col.type, name: col.name };
-  // Rendered only when set: keboola/keboola-as-code test/stream/api/sink/create-015-path-template/
-  // 005-get-sink/expected-response.json shows columns without it.
-  if (col.primaryKey) out.primaryKey = true;
+export function columnView(col: ColumnRecord): StreamColumn {
+  // primaryKey is rendered only when set: keboola/keboola-as-code
+  // test/stream/api/sink/create-015-path-template/005-get-sink/expected-response.json shows columns without it.
+  const key = col.primaryKey ? { primaryKey: true } : {};
   if (col.type === "path") {
-    out.path = col.path ?? "";
-    if (col.defaultValue !== undefined) out.defaultValue = col.defaultValue;
-    out.rawString = col.rawString ?? false;
+    const defaultValue = col.defaultValue !== undefined ? { defaultValue: col.defaultValue } : {};
+    return { type: col.type, name: col.name, ...key, path: col.path ?? "", ...defaultValue, rawString: col.rawString ?? false };
   }
   if (col.type === "template") {
-    out.rawString = col.rawString ?? false;
-    out.template = { language: col.template?.language ?? "jsonnet", content: col.template?.content ?? "" };
+    return { type: col.type, name: col.name, ...key, rawString: col.rawString ?? false, template: { language: "jsonnet", content: col.template?.content ?? "" } };
   }
-  return out;
+  return { type: col.type, name: col.name, ...key };
 }
 
-export function sinkView(sink: SinkRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function sinkView(sink: SinkRecord): StreamSink {
+  const out: StreamSink = {
     projectId: sink.projectId,
     branchId: sink.branchId,
     sourceId: sink.sourceId,
@@ -76,15 +75,15 @@ export function sinkView(sink: SinkRecord): Record<string, unknown> {
     type: sink.type,
     name: sink.name,
     description: sink.description,
+    ...(sink.allowedSignals.length > 0 ? { allowedSignals: [...sink.allowedSignals] } : {}),
+    table: {
+      type: sink.table.type,
+      tableId: sink.table.tableId,
+      mapping: { columns: sink.table.mapping.columns.map(columnView) },
+    },
+    version: versionView(sink.version),
+    created: atByView(sink.created),
   };
-  if (sink.allowedSignals.length > 0) out.allowedSignals = [...sink.allowedSignals];
-  out.table = {
-    type: sink.table.type,
-    tableId: sink.table.tableId,
-    mapping: { columns: sink.table.mapping.columns.map(columnView) },
-  };
-  out.version = versionView(sink.version);
-  out.created = atByView(sink.created);
   if (sink.deleted) out.deleted = atByView(sink.deleted);
   if (sink.disabled) out.disabled = disabledView(sink.disabled);
   return out;

@@ -1,6 +1,6 @@
 import type { HttpClient } from "./http";
 import { registerSecret } from "./errors";
-import { isEncrypted, passesUnencrypted } from "../validation/secrets";
+import { isEncrypted, passesUnencrypted } from "../../keboola/secrets";
 
 // The Encryption API: turns the plain values of a configuration's `#` keys into ciphertexts that
 // only the stack's job runner can open. Storage stores what it is given, so every `#` value is

@@ -1,88 +1,13 @@
 import type { HttpClient, RetryPolicy } from "./http";
 import { notFoundAsUndefined as orUndefined } from "./errors";
 import { waitUntilFinished } from "./tasks";
+import type { SettingPatch, SinkEntry, StreamSetting, StreamSink, StreamSource, StreamTask } from "../../keboola/stream";
+
+export { AUTO_DISABLED_WITH_SOURCE, sinkDisabledDirectly } from "../../keboola/stream";
+export type { SettingPatch, SinkEntry, StreamColumn, StreamSetting, StreamSink, StreamSource, StreamTask } from "../../keboola/stream";
 
 // Typed calls of the Stream API (`/v1`). Every write answers 202 with a task; `runTask` waits
 // for it and returns the finished task.
-
-export interface StreamTask {
-  taskId: string;
-  type: string;
-  url: string;
-  status: "processing" | "success" | "error";
-  isFinished: boolean;
-  createdAt: string;
-  finishedAt?: string;
-  duration?: number;
-  result?: string;
-  error?: string;
-  outputs?: { url?: string; projectId?: number; branchId?: number; sourceId?: string; sinkId?: string };
-}
-
-export interface StreamSource {
-  projectId: number;
-  branchId: number;
-  sourceId: string;
-  type: "http" | "otlp";
-  name: string;
-  description: string;
-  http?: { url: string };
-  otlp?: { url: string; baseUrl?: string; secret?: string };
-  version: { number: number; hash: string; description: string; at: string };
-  disabled?: { at: string; reason: string };
-  deleted?: { at: string };
-}
-
-/**
- * The reason the service gives a sink it disabled together with its source
- * (keboola-as-code `internal/pkg/service/stream/definition/repository/sink/sink_disable.go`).
- * Such a sink is not disabled by its own declaration: enabling the source enables it again.
- */
-export const AUTO_DISABLED_WITH_SOURCE = "Auto-disabled with the parent source.";
-
-/** Whether a sink is disabled by itself (not only because its source is). */
-export const sinkDisabledDirectly = (s: Pick<StreamSink, "disabled">): boolean => !!s.disabled && s.disabled.reason !== AUTO_DISABLED_WITH_SOURCE;
-
-export type StreamColumn =
-  | { type: "uuid" | "datetime" | "ip" | "body" | "headers"; name: string; primaryKey?: boolean }
-  | { type: "path"; name: string; path: string; defaultValue?: string; rawString?: boolean; primaryKey?: boolean }
-  | { type: "template"; name: string; rawString?: boolean; template: { language: "jsonnet"; content: string }; primaryKey?: boolean };
-
-export interface StreamSink {
-  projectId: number;
-  branchId: number;
-  sourceId: string;
-  sinkId: string;
-  type: "table";
-  name: string;
-  description: string;
-  allowedSignals?: string[];
-  table?: { type: "keboola"; tableId: string; mapping: { columns: StreamColumn[] } };
-  version: { number: number; hash: string; description: string; at: string };
-  disabled?: { at: string; reason: string };
-  deleted?: { at: string };
-}
-
-export interface StreamSetting {
-  key: string;
-  type: string;
-  description: string;
-  value: unknown;
-  defaultValue: unknown;
-  overwritten: boolean;
-  protected: boolean;
-}
-
-export interface SettingPatch {
-  key: string;
-  value: unknown;
-}
-
-/** A sink as the slot preflight needs it: its id and its description (which carries the owner marker). */
-export interface SinkEntry {
-  sinkId: string;
-  description: string;
-}
 
 const key = (branch: string, sourceId: string, sinkId?: string) => JSON.stringify([branch, sourceId, sinkId ?? null]);
 

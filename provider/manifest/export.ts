@@ -9,7 +9,7 @@ import { normalizeConfig } from "../resources/configurations";
 import { orderedRows } from "../resources/component-config";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/configurations";
 import { splitMarker } from "../resources/ownership";
-import { isEncrypted, isSecretKey, passesUnencrypted } from "../validation/secrets";
+import { isEncrypted, isSecretKey, passesUnencrypted } from "../../keboola/secrets";
 
 /** A source's or sink's description without the owner marker (bookkeeping, not declaration), when there is one. */
 const described = (text: string): { description?: string } => {

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { pathOf } from "../validation/paths";
-import { isEncrypted, passesUnencrypted, secretLeaves } from "../validation/secrets";
+import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
 import { sinkInputsSchema } from "../resources/sink";
 import { sourceSettingsInputsSchema } from "../resources/source-settings";
 import { variableConfigInputsSchema } from "../resources/variable-config";

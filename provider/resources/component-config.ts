@@ -7,7 +7,7 @@ import { isNotFound } from "../api/errors";
 import { checkWith, containsUnknown, userInputs } from "../validation/check";
 import { variableDeclarationSchema, type VariableDeclaration } from "../validation/variables";
 import { checkPlaceholders, undeclaredMessage, type PlaceholderSource } from "../validation/placeholders";
-import { rowSharedCodeOf, sharedCodeOf, type SharedCodeUse } from "../validation/shared-code";
+import { rowSharedCodeOf, sharedCodeOf, type SharedCodeUse } from "../../keboola/shared-code";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";

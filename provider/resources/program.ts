@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { normalizeId } from "../validation/ids";
-import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../validation/secrets";
+import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../../keboola/secrets";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
 // process sees one resource at a time). Two resources that would address the same remote object

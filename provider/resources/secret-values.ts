@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
-import { formatPath, isEncrypted, passesUnencrypted, replaceLeaves, secretLeaves, type JsonStep } from "../validation/secrets";
+import { formatPath, isEncrypted, passesUnencrypted, replaceLeaves, secretLeaves, type JsonStep } from "../../keboola/secrets";
 import { tokenInfo } from "./configurations";
 
 // The `#` values of a configuration and its rows: declared in plain text (a Pulumi secret),

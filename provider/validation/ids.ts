@@ -1,30 +1,9 @@
 import { z } from "zod";
 
-// Stream object ids, derived exactly as the Stream service does (keboola-as-code
-// strhelper.NormalizeName), so the id of a source or sink is known at preview.
-
-export const MAX_ID_LENGTH = 48;
-export const MAX_NAME_LENGTH = 40;
-export const MAX_DESCRIPTION_LENGTH = 4096;
-// keboola/keboola-as-code internal/pkg/service/stream/definition/repository/{source,sink}:
-// MaxSourcesPerBranch and MaxSinksPerSource (the create task fails past them).
-export const MAX_SOURCES_PER_BRANCH = 100;
-export const MAX_SINKS_PER_SOURCE = 100;
-
-/** "My Source" -> "my-source", "HTTPEvents" -> "httpevents", "!!weird||id##" -> "weird-id". */
-export function normalizeId(input: string): string {
-  return input
-    .replace(/([A-Z]+)/g, "-$1")
-    .replace(/[^a-zA-Z\u00e1-\u017e\u00c1-\u017d0-9]+/g, "-")
-    .normalize("NFD")
-    .replace(/\p{Mn}/gu, "")
-    .normalize("NFC")
-    .replace(/^-+|-+$/g, "")
-    .toLowerCase();
-}
-
-/** Storage table ids: `in|out.c-<bucket>.<table>`. */
-export const TABLE_ID_PATTERN = /^(in|out)\.c-[a-zA-Z0-9_-]+\.[a-zA-Z0-9_-]+$/;
+// Stream object ids and limits are the service's rules (keboola/stream.ts); the input schemas
+// below build on them.
+export { MAX_DESCRIPTION_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH, normalizeId, TABLE_ID_PATTERN } from "../../keboola/stream";
+import { MAX_DESCRIPTION_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, normalizeId } from "../../keboola/stream";
 
 /** An optional explicit source/sink id, written as the service would store it. */
 export function streamIdSchema(entity: "source" | "sink") {

@@ -1,5 +1,5 @@
 import { pathOf } from "./paths";
-import { isScalarList, linksIn } from "./shared-code";
+import { isScalarList, linksIn } from "../../keboola/shared-code";
 
 // Variable placeholders in component configurations. Keboola renders a configuration that has a
 // `variables_id` with Mustache before a job runs, so `{{name}}` (also `{{ name }}`, `{{{name}}}`,

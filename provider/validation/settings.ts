@@ -1,6 +1,9 @@
 import { z } from "zod";
-import { formatDuration, formatSize, parseDuration, parseSize, type Parsed } from "./quantities";
-import type { SettingPatch, StreamSetting } from "../api/stream";
+import { formatDuration, formatSize, parseDuration, parseSize, type Parsed } from "../../keboola/quantities";
+import type { SettingPatch, StreamSetting } from "../../keboola/stream";
+import { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../keboola/settings";
+
+export { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../keboola/settings";
 
 // The seven editable Stream settings, shared by SourceSettings and SinkSettings. Inputs are typed
 // and validated against the service's ranges; values compare by meaning (`1m` == `1m0s`).
@@ -8,34 +11,6 @@ import type { SettingPatch, StreamSetting } from "../api/stream";
 // exactly the spellings the service refuses, quoting its error.
 
 type Kind = "duration" | "size" | "int" | "bool";
-
-/**
- * The editable settings as the service declares them: each key's default and its `validate` tag
- * (keboola-as-code internal/pkg/service/stream/storage/level/{local,staging,target}/config/config.go,
- * as GET .../settings shows them). The one record of their ranges and defaults: the inputs below
- * and the emulator's settings table (emulator/stream/settings.ts) both derive theirs from it.
- */
-export const EDITABLE_SETTINGS = [
-  { key: "storage.level.local.encoding.sync.wait", kind: "bool", default: true },
-  { key: "storage.level.staging.upload.trigger.count", kind: "int", default: 10000, validation: "required,min=1,max=10000000" },
-  { key: "storage.level.staging.upload.trigger.size", kind: "size", default: "5MB", validation: "required,minBytes=100B,maxBytes=50MB" },
-  { key: "storage.level.staging.upload.trigger.interval", kind: "duration", default: "30s", validation: "required,minDuration=1s,maxDuration=30m" },
-  { key: "storage.level.target.import.trigger.count", kind: "int", default: 50000, validation: "required,min=1,max=10000000" },
-  { key: "storage.level.target.import.trigger.size", kind: "size", default: "50MB", validation: "required,minBytes=100B,maxBytes=500MB" },
-  { key: "storage.level.target.import.trigger.interval", kind: "duration", default: "1m0s", validation: "required,minDuration=30s,maxDuration=24h" },
-] as const;
-
-export type EditableSetting = (typeof EDITABLE_SETTINGS)[number];
-
-/** The range a `validate` tag sets (`min`/`max`, `minDuration`/..., `minBytes`/...), as the tag spells it. */
-export function rangeOf(validation: string | undefined): { min?: string; max?: string } {
-  const out: { min?: string; max?: string } = {};
-  for (const rule of (validation ?? "").split(",")) {
-    const m = /^(min|max)(?:Duration|Bytes)?=(.+)$/.exec(rule);
-    if (m) out[m[1] as "min" | "max"] = m[2];
-  }
-  return out;
-}
 
 interface SettingDef {
   /** Dotted input path, e.g. `targetImportTrigger.interval`. */

@@ -16,7 +16,7 @@ import { makeRootProject, type RootProject } from "../../scripts/lib/root-projec
 import { KeboolaClient } from "../../provider/api/client";
 import { parseManifest } from "../../provider/manifest/parse";
 import { splitMarker } from "../../provider/resources/ownership";
-import { isEncrypted, secretLeaves } from "../../provider/validation/secrets";
+import { isEncrypted, secretLeaves } from "../../keboola/secrets";
 
 const TOKEN = "master-token-adopt-real";
 

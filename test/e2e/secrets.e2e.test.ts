@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
-import { isEncrypted, passesUnencrypted, secretLeaves } from "../../provider/validation/secrets";
+import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
 
 const TOKEN = "master-token-secrets-e2e";
 const COMPONENT = "keboola.ex-generic-v2";

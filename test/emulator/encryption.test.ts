@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { isEncrypted } from "../../provider/validation/secrets";
+import { isEncrypted } from "../../keboola/secrets";
 import { call, pollUntil } from "./helpers";
 
 // The emulator's Encryption API (`<base>/encryption`), answering as the real one. Where each

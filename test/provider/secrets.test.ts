@@ -3,7 +3,7 @@ import type { Emulator } from "../../emulator/server";
 import { componentConfig } from "./hosted";
 import type { Props, ResourceContext } from "../../provider/resources/types";
 import { createVia, MASTER_TOKEN, startHarness, updateVia, type Harness } from "./harness";
-import { isEncrypted, secretLeaves } from "../../provider/validation/secrets";
+import { isEncrypted, secretLeaves } from "../../keboola/secrets";
 import { PLAIN_IN_KEBOOLA } from "../../provider/resources/secret-values";
 
 // `#` values of a ComponentConfig: written to Storage only as ciphertexts of the Encryption API,

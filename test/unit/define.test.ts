@@ -77,6 +77,26 @@ describe("module boundaries", () => {
     }
   });
 
+  it("the layers stand on keboola/: it imports neither the provider nor the emulator, and the emulator imports nothing of the provider", () => {
+    const importsOf = (dir: string): Array<{ file: string; spec: string }> =>
+      fs
+        .readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".ts"))
+        .flatMap((f) => {
+          const text = fs.readFileSync(path.join(root, dir, f), "utf8");
+          return [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map((m) => ({
+            file: `${dir}/${f}`,
+            spec: path.relative(root, path.resolve(path.dirname(path.join(root, dir, f)), m[1])),
+          }));
+        });
+    const shared = importsOf("keboola");
+    expect(shared.length).toBeGreaterThan(0);
+    expect(shared.filter((i) => !i.spec.startsWith("keboola"))).toEqual([]);
+    const emulator = importsOf("emulator");
+    expect(emulator.some((i) => i.spec.startsWith("keboola"))).toBe(true);
+    expect(emulator.filter((i) => i.spec.startsWith("provider"))).toEqual([]);
+  });
+
   it("a program using the provider, and the provider process running every kind, never load the emulator or its server libraries", () => {
     const script = `
       const keboola = require(${JSON.stringify(path.join(root, "dist", "provider", "index.js"))});

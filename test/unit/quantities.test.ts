@@ -7,7 +7,7 @@ import {
   parseGoDuration,
   parseSize,
   SizeError,
-} from "../../provider/validation/quantities";
+} from "../../keboola/quantities";
 import recorded from "./fixtures/go-quantities.json";
 
 // Every expected value below was recorded from the real Go code the Stream service runs (see

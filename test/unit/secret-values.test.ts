@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectedRemote, PLAIN_IN_KEBOOLA, sealForWrite, withoutPlainText, type Encrypt } from "../../provider/resources/secret-values";
-import { formatPath, isEncrypted, secretLeaves } from "../../provider/validation/secrets";
+import { formatPath, isEncrypted, secretLeaves } from "../../keboola/secrets";
 
 // The sealing of `#` values, with a counting stand-in for the Encryption API.
 

@@ -10,7 +10,7 @@ import {
   settingsShape,
 } from "../../provider/validation/settings";
 import { SETTINGS as EMULATOR_SETTINGS } from "../../emulator/stream/settings";
-import { parseByteSize, parseGoDuration } from "../../provider/validation/quantities";
+import { parseByteSize, parseGoDuration } from "../../keboola/quantities";
 import type { StreamSetting } from "../../provider/api/stream";
 
 const schema = z.object(settingsShape).strict();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codeOf, linkedRowIds, resolveSharedCode, rowSharedCodeOf, sharedCodeOf } from "../../provider/validation/shared-code";
+import { codeOf, linkedRowIds, resolveSharedCode, rowSharedCodeOf, sharedCodeOf } from "../../keboola/shared-code";
 
 // Links to shared code as the job runner resolves them (provider/validation/shared-code.ts).
 

@@ -1,0 +1,137 @@
+// The Stream service's contract, as the provider's client and the emulator both rely on it: the
+// shapes of its answers (keboola/keboola-as-code `api/stream/design.go`, recorded cases under
+// `test/stream/api`), its limits, and how it derives ids. This layer imports neither the provider
+// nor the emulator; both stand on it.
+
+// Stream object ids, derived exactly as the Stream service does (keboola-as-code
+// strhelper.NormalizeName), so the id of a source or sink is known at preview.
+
+export const MAX_ID_LENGTH = 48;
+export const MAX_NAME_LENGTH = 40;
+export const MAX_DESCRIPTION_LENGTH = 4096;
+// keboola/keboola-as-code internal/pkg/service/stream/definition/repository/{source,sink}:
+// MaxSourcesPerBranch and MaxSinksPerSource (the create task fails past them).
+export const MAX_SOURCES_PER_BRANCH = 100;
+export const MAX_SINKS_PER_SOURCE = 100;
+
+/** "My Source" -> "my-source", "HTTPEvents" -> "httpevents", "!!weird||id##" -> "weird-id". */
+export function normalizeId(input: string): string {
+  return input
+    .replace(/([A-Z]+)/g, "-$1")
+    .replace(/[^a-zA-Z\u00e1-\u017e\u00c1-\u017d0-9]+/g, "-")
+    .normalize("NFD")
+    .replace(/\p{Mn}/gu, "")
+    .normalize("NFC")
+    .replace(/^-+|-+$/g, "")
+    .toLowerCase();
+}
+
+/** Storage table ids: `in|out.c-<bucket>.<table>`. */
+export const TABLE_ID_PATTERN = /^(in|out)\.c-[a-zA-Z0-9_-]+\.[a-zA-Z0-9_-]+$/;
+
+export interface StreamTask {
+  taskId: string;
+  type: string;
+  url: string;
+  status: "processing" | "success" | "error";
+  isFinished: boolean;
+  createdAt: string;
+  finishedAt?: string;
+  duration?: number;
+  result?: string;
+  error?: string;
+  outputs?: { url?: string; projectId?: number; branchId?: number; sourceId?: string; sinkId?: string };
+}
+
+/** Who made a change: `by` of versions, creation, deletion and disabling (design.go `By`). */
+export interface StreamBy {
+  type: "user" | "system";
+  tokenId?: string;
+  tokenDesc?: string;
+  userId?: string;
+  userName?: string;
+}
+
+export interface StreamVersion {
+  number: number;
+  hash: string;
+  description: string;
+  at: string;
+  by: StreamBy;
+}
+
+export interface StreamAtBy {
+  at: string;
+  by: StreamBy;
+}
+
+export interface StreamDisabled extends StreamAtBy {
+  reason: string;
+}
+
+export interface StreamSource {
+  projectId: number;
+  branchId: number;
+  sourceId: string;
+  type: "http" | "otlp";
+  name: string;
+  description: string;
+  http?: { url: string };
+  otlp?: { url: string; baseUrl: string; secret: string };
+  version: StreamVersion;
+  created: StreamAtBy;
+  deleted?: StreamAtBy;
+  disabled?: StreamDisabled;
+}
+
+/**
+ * The reason the service gives a sink it disabled together with its source
+ * (keboola-as-code `internal/pkg/service/stream/definition/repository/sink/sink_disable.go`).
+ * Such a sink is not disabled by its own declaration: enabling the source enables it again.
+ */
+export const AUTO_DISABLED_WITH_SOURCE = "Auto-disabled with the parent source.";
+
+/** Whether a sink is disabled by itself (not only because its source is). */
+export const sinkDisabledDirectly = (s: Pick<StreamSink, "disabled">): boolean => !!s.disabled && s.disabled.reason !== AUTO_DISABLED_WITH_SOURCE;
+
+export type StreamColumn =
+  | { type: "uuid" | "datetime" | "ip" | "body" | "headers"; name: string; primaryKey?: boolean }
+  | { type: "path"; name: string; path: string; defaultValue?: string; rawString?: boolean; primaryKey?: boolean }
+  | { type: "template"; name: string; rawString?: boolean; template: { language: "jsonnet"; content: string }; primaryKey?: boolean };
+
+export interface StreamSink {
+  projectId: number;
+  branchId: number;
+  sourceId: string;
+  sinkId: string;
+  type: "table";
+  name: string;
+  description: string;
+  allowedSignals?: string[];
+  table?: { type: "keboola"; tableId: string; mapping: { columns: StreamColumn[] } };
+  version: StreamVersion;
+  created: StreamAtBy;
+  deleted?: StreamAtBy;
+  disabled?: StreamDisabled;
+}
+
+export interface StreamSetting {
+  key: string;
+  type: string;
+  description: string;
+  value: unknown;
+  defaultValue: unknown;
+  overwritten: boolean;
+  protected: boolean;
+}
+
+export interface SettingPatch {
+  key: string;
+  value: unknown;
+}
+
+/** A sink as the slot preflight needs it: its id and its description (which carries the owner marker). */
+export interface SinkEntry {
+  sinkId: string;
+  description: string;
+}
