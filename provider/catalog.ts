@@ -1,13 +1,7 @@
 import type { AnyDefinition } from "./resources/define";
-import { source } from "./resources/source";
-import { sink } from "./resources/sink";
-import { sourceSettings } from "./resources/source-settings";
-import { sinkSettings } from "./resources/sink-settings";
-import { variableConfig } from "./resources/variable-config";
-import { componentConfig } from "./resources/component-config";
-import { jobRun } from "./resources/job-run";
+import { KINDS, KIND_NAMES } from "./kinds/table";
 
 // Every resource's definition (its one schema with the derived pieces), for schema.json and
-// documentation.
+// documentation: one per row of the kinds table, in its order.
 
-export const CATALOG: readonly AnyDefinition[] = [source, sink, sourceSettings, sinkSettings, variableConfig, componentConfig, jobRun];
+export const CATALOG: readonly AnyDefinition[] = KIND_NAMES.map((kind) => (require(`./resources/${KINDS[kind].file}`) as { definition: AnyDefinition }).definition);

@@ -2,21 +2,13 @@ import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, KeboolaTask
 import { ConfigurationError } from "./config";
 import { resourceName } from "./resources/common";
 import type { Method, Props, ResourceKind } from "./resources/types";
+import { KINDS } from "./kinds/table";
 
 // What a user reads when an operation fails. The dynamic provider host prints `${err}: ${err.stack}`
 // for check, read and delete failures, which is a JavaScript stack trace of our internals; the
 // errors below have no trace: their text is the message, which names the resource, the operation
 // and what to do.
 
-const CLASS: Record<ResourceKind, string> = {
-  source: "Source",
-  sink: "Sink",
-  sourceSettings: "SourceSettings",
-  sinkSettings: "SinkSettings",
-  componentConfig: "ComponentConfig",
-  variableConfig: "VariableConfig",
-  jobRun: "JobRun",
-};
 
 const OPERATION: Record<Method, string> = {
   check: "checking the inputs",
@@ -72,7 +64,7 @@ function fixFor(err: unknown, method: Method): string | undefined {
 }
 
 export function userFacingError(kind: ResourceKind, method: Method, props: Props, err: unknown): Error {
-  const cls = CLASS[kind];
+  const cls = KINDS[kind].type;
   const name = resourceName(props);
   const raw = err instanceof Error ? err.message : String(err);
   // Our own messages already name the resource (`Sink "a/b" (resource "x")`, `VariableConfig "x"`).

@@ -7,6 +7,7 @@ import { programFacts } from "./resources/preflight";
 import { failuresForEngine, parseChecked } from "./validation/check";
 import { userFacingError } from "./errors";
 import { resourceName } from "./resources/common";
+import { KINDS } from "./kinds/table";
 
 // Loaded by the serialized provider shim at call time, inside the dynamic provider process.
 // Holds the stack config and the client for that process; nothing here is serialized to state.
@@ -48,22 +49,8 @@ export interface ResourceModule {
 
 // Resource modules load lazily so a process handling only sources never loads the jsonnet engine.
 function load(kind: ResourceKind): ResourceModule {
-  switch (kind) {
-    case "source":
-      return require("./resources/source") as ResourceModule;
-    case "sink":
-      return require("./resources/sink") as ResourceModule;
-    case "sourceSettings":
-      return require("./resources/source-settings") as ResourceModule;
-    case "sinkSettings":
-      return require("./resources/sink-settings") as ResourceModule;
-    case "componentConfig":
-      return require("./resources/component-config") as ResourceModule;
-    case "variableConfig":
-      return require("./resources/variable-config") as ResourceModule;
-    case "jobRun":
-      return require("./resources/job-run") as ResourceModule;
-  }
+  // A path built from the kinds table: resources/<file>.js beside this module.
+  return require(`./resources/${KINDS[kind].file}`) as ResourceModule;
 }
 
 const props = (v: unknown): Props => (v && typeof v === "object" ? (v as Props) : {});

@@ -10,7 +10,7 @@ export interface ResourceContext {
   client(): KeboolaClient;
 }
 
-export type ResourceKind = "source" | "sink" | "sourceSettings" | "sinkSettings" | "componentConfig" | "variableConfig" | "jobRun";
+export type { ResourceKind } from "../kinds/table";
 export type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
 
 /**

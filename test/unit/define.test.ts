@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { CATALOG } from "../../provider/catalog";
+import { KIND_NAMES } from "../../provider/kinds/table";
 import { source } from "../../provider/resources/source";
 import { sink } from "../../provider/resources/sink";
 import { componentConfig } from "../../provider/resources/component-config";
@@ -101,7 +102,7 @@ describe("module boundaries", () => {
     const script = `
       const keboola = require(${JSON.stringify(path.join(root, "dist", "provider", "index.js"))});
       const runtime = require(${JSON.stringify(path.join(root, "dist", "provider", "runtime.js"))});
-      for (const kind of ["source", "sink", "sourceSettings", "sinkSettings", "componentConfig", "variableConfig", "jobRun"]) {
+      for (const kind of ${JSON.stringify(KIND_NAMES)}) {
         runtime.call(kind, "check", [{}, {}]).catch(() => undefined);
       }
       setImmediate(() => {
