@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { startEmulator, type Emulator } from "../emulator/server";
-import { REPO_ROOT, describeResult, runProcess, type RunResult } from "./lib/pulumi-workspace";
+import { REPO_ROOT, describeResult, ensurePulumiBinDir, runProcess, type RunResult } from "./lib/pulumi-workspace";
 import { makeRootProject, type RootProject } from "./lib/root-project";
 
 // The main job: deploy examples/quickstart/keboola.yaml through the repository's root Pulumi
@@ -14,6 +14,10 @@ import { makeRootProject, type RootProject } from "./lib/root-project";
 // stack (it takes everything over) and show that it has no changes. With KBC_HOST and
 // KBC_TOKEN set it deploys to that stack instead (and skips the export, which would take over
 // the whole project).
+//
+// The Pulumi CLI: the user's own `pulumi` when it is recent enough (see scripts/ensure-pulumi.sh;
+// KEBOOLA_PULUMI_USE_PATH=0 asks for the pinned build instead), otherwise the build of the version
+// pinned in package.json, compiled from source on first use with its progress shown here.
 
 const MANIFEST = "examples/quickstart/keboola.yaml";
 const SAMPLE_EVENTS = [
@@ -33,6 +37,10 @@ function mustSucceed(what: string, res: RunResult): RunResult {
 
 async function main(): Promise<void> {
   const keep = process.argv.includes("--keep");
+  process.env.KEBOOLA_PULUMI_USE_PATH ??= "1";
+  step("The Pulumi CLI");
+  await ensurePulumiBinDir({ progress: (text) => process.stderr.write(text) });
+
   const realHost = process.env.KBC_HOST;
   const realToken = process.env.KBC_TOKEN;
   let emulator: Emulator | undefined;

@@ -9,8 +9,8 @@
 //   await ws.cleanup();
 //
 // The CLI comes from scripts/ensure-pulumi.sh (built once into a cache outside the repo, matching the
-// pinned @pulumi/pulumi version). Nothing here talks to the network: plugin acquisition is disabled and
-// the state lives in a temporary directory.
+// pinned @pulumi/pulumi version, or the user's own with KEBOOLA_PULUMI_USE_PATH=1). Nothing here talks
+// to the network: plugin acquisition is disabled and the state lives in a temporary directory.
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -151,16 +151,19 @@ export interface MakePulumiWorkspaceOptions {
 let binDirPromise: Promise<string> | undefined;
 
 /**
- * Directory with the Pulumi CLI matching the pinned SDK, from scripts/ensure-pulumi.sh.
+ * Directory with the Pulumi CLI from scripts/ensure-pulumi.sh: the build matching the pinned SDK,
+ * or with KEBOOLA_PULUMI_USE_PATH=1 the user's own `pulumi` when recent enough.
  * Runs the script once per process (it is fast when the CLI is cached; a cold build takes minutes).
+ * `progress` receives what the script says on stderr as it says it (which CLI, build steps).
  */
-export function ensurePulumiBinDir(): Promise<string> {
+export function ensurePulumiBinDir(options: { progress?: (text: string) => void } = {}): Promise<string> {
   binDirPromise ??= (async () => {
     const script = path.join(REPO_ROOT, "scripts", "ensure-pulumi.sh");
-    const res = await runProcess("bash", [script], { cwd: REPO_ROOT, env: process.env, timeoutMs: 60 * 60 * 1000 });
+    const res = await runProcess("bash", [script], { cwd: REPO_ROOT, env: process.env, timeoutMs: 60 * 60 * 1000, onStderr: options.progress });
     const binDir = res.stdout.trim().split("\n").pop() ?? "";
     if (res.code !== 0 || !binDir || !fs.existsSync(path.join(binDir, "pulumi"))) {
-      throw new Error(`scripts/ensure-pulumi.sh failed (exit ${String(res.code)}):\n${res.stderr}${res.stdout}`);
+      const said = options.progress ? "(what it said is above)\n" : res.stderr;
+      throw new Error(`scripts/ensure-pulumi.sh failed (exit ${String(res.code)}):\n${said}${res.stdout}`);
     }
     return binDir;
   })();
@@ -191,7 +194,7 @@ export function assertPresentable(res: RunResult, secrets: readonly string[]): R
 export function runProcess(
   command: string,
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string; onStderr?: (text: string) => void },
 ): Promise<RunResult> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   return new Promise((resolve, reject) => {
@@ -205,7 +208,10 @@ export function runProcess(
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      options.onStderr?.(d);
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGTERM");
