@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
-import { conflict, derivedConfigId, splitMarker, withMarker } from "./ownership";
+import { derivedConfigId, splitMarker, withMarker } from "./ownership";
+import { createOnce } from "./create-once";
 import { containsUnknown } from "../validation/check";
 import type { Props, ResourceContext } from "./types";
 
@@ -189,53 +190,41 @@ export interface ConfigCreate {
   body: Omit<ConfigBody, "configurationId">;
 }
 
-const MAX_CREATES = 4;
+/** Whether a failed create says the configuration (or row) exists. */
+const alreadyExists = (err: unknown): boolean => err instanceof KeboolaApiError && (err.code === "configurationAlreadyExists" || err.status === 409);
 
 /**
- * Creates a configuration exactly once. The id is chosen on our side (explicit, or derived from the
- * owner), so after a lost answer, a 5xx or a crash the same create addresses the same configuration:
- * an existing one is taken over when it carries this resource's marker (or adoptExisting is set),
- * and refused otherwise.
+ * Creates a configuration exactly once (create-once.ts). The id is chosen on our side (explicit, or
+ * derived from the owner), so after a lost answer, a 5xx or a crash the same create addresses the
+ * same configuration: an existing one is taken over when it carries this resource's marker (or
+ * adoptExisting is set), and refused otherwise. A trashed configuration does not block its id:
+ * Storage renews it on create (keboola/storage-api-php-client tests/Common/ComponentsTest.php,
+ * testComponentConfigRenew), so only a live one counts as existing.
  */
 export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Promise<{ config: Configuration; existed: boolean }> {
   const id = c.configId ?? (c.owner ? derivedConfigId(c.owner) : undefined);
-  if (c.adoptExisting && id !== undefined) {
-    // An explicit takeover reads first: taking over an existing configuration writes nothing it need not.
-    const live = await findLiveConfig(storage, c.branch, c.componentId, id);
-    if (live) return { config: live, existed: true };
-  }
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const created = await storage.createConfig(c.branch, c.componentId, { ...c.body, configurationId: id });
-      return { config: normalizeConfig({ ...created, rows: [], rowsSortOrder: [] }), existed: false };
-    } catch (err) {
-      const exists = err instanceof KeboolaApiError && (err.code === "configurationAlreadyExists" || err.status === 409);
-      if (id === undefined || (!exists && !isAmbiguous(err))) throw err;
-      const live = await findLiveConfig(storage, c.branch, c.componentId, id);
-      if (live) return { config: claimConfig(c, live, "in branch " + c.branch), existed: true };
-      // A trashed configuration does not block its id: Storage renews it on create
-      // (keboola/storage-api-php-client tests/Common/ComponentsTest.php, testComponentConfigRenew).
-      if (exists || attempt >= MAX_CREATES) throw err;
-      // Certainly absent: creating again cannot make a second one.
-    }
-  }
-}
-
-function claimConfig(c: ConfigCreate, found: Configuration, where: string): Configuration {
-  const owner = splitMarker(found.changeDescription).owner;
-  if (c.adoptExisting || (c.owner !== undefined && owner === c.owner)) return found;
-  throw conflict(
-    `${c.label}: configuration "${found.id}" of ${c.componentId}`,
-    where,
-    owner,
-    c.owner,
-    "Set another configId, or set adoptExisting: true to take it over (it is then brought to the declared state).",
-  );
+  const send = async () => normalizeConfig({ ...(await storage.createConfig(c.branch, c.componentId, { ...c.body, configurationId: id })), rows: [], rowsSortOrder: [] });
+  // Without an id of ours (no owner known) nothing can be looked up: one plain create.
+  if (id === undefined) return { config: await send(), existed: false };
+  const created = await createOnce<Configuration>({
+    label: `${c.label}: configuration "${id}" of ${c.componentId}`,
+    where: `in branch ${c.branch}`,
+    owner: c.owner,
+    adoptExisting: c.adoptExisting,
+    fix: "Set another configId, or set adoptExisting: true to take it over (it is then brought to the declared state).",
+    find: () => findLiveConfig(storage, c.branch, c.componentId, id),
+    ownerOf: (found) => splitMarker(found.changeDescription).owner,
+    create: async () => ({ object: await send() }),
+    exists: alreadyExists,
+    whenExistsUnreadable: "fail",
+  });
+  return { config: created.object, existed: created.existed };
 }
 
 /**
- * Creates a row once. Rows get ids from Keboola unless given; after an ambiguous failure the
- * configuration is read again and a row of this name that nobody else claimed is ours.
+ * Creates a row once (create-once.ts). Rows get ids from Keboola unless given; after an ambiguous
+ * failure the configuration is read again, and the row of that id, or a row of this name that no
+ * other declared row claimed, is ours (rows carry no owner marker of their own).
  */
 export async function createRowOnce(
   storage: StorageApi,
@@ -243,17 +232,21 @@ export async function createRowOnce(
   body: RowBody & { name: string },
   claimed: ReadonlySet<string>,
 ): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return String((await storage.createRow(where.branch, where.componentId, where.configId, body)).id);
-    } catch (err) {
-      if (!isAmbiguous(err) && !(body.rowId && err instanceof KeboolaApiError && err.status < 500 && /exist/i.test(err.apiMessage))) throw err;
+  const created = await createOnce<string>({
+    label: `row "${body.rowId ?? body.name}" of configuration "${where.configId}"`,
+    where: `of ${where.componentId}`,
+    owner: undefined,
+    adoptExisting: false,
+    fix: "",
+    find: async () => {
       const cfg = await findLiveConfig(storage, where.branch, where.componentId, where.configId);
-      const row = cfg?.rows.find((r) => (body.rowId ? r.id === body.rowId : r.name === body.name && !claimed.has(r.id)));
-      if (row) return row.id;
-      if (attempt >= MAX_CREATES) throw err;
-    }
-  }
+      return cfg?.rows.find((r) => (body.rowId ? r.id === body.rowId : r.name === body.name && !claimed.has(r.id)))?.id;
+    },
+    create: async () => ({ object: String((await storage.createRow(where.branch, where.componentId, where.configId, body)).id) }),
+    exists: (err) => !!body.rowId && err instanceof KeboolaApiError && err.status < 500 && /exist/i.test(err.apiMessage),
+    whenExistsUnreadable: "fail",
+  });
+  return created.object;
 }
 
 /**

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { sinkDisabledDirectly, type StreamApi, type StreamSink } from "../api/stream";
 import { notFoundAsUndefined } from "../api/errors";
-import { createOnce } from "./stream-create";
+import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, type Column } from "../validation/columns";
@@ -239,7 +239,7 @@ export const handler: Handler<typeof sink> = {
     // The service creates the table with the sink: a listing of its bucket is stale from now on.
     const forget = () => ctx.client().storage.forgetTable(p.branchId, p.tableId);
     forget();
-    const created = await createOnce({
+    const created = await createStreamObject({
       label,
       where: `in source "${p.sourceId}" of branch ${p.branchId}`,
       owner,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
 import { isAmbiguous, notFoundAsUndefined } from "../api/errors";
-import { createOnce } from "./stream-create";
+import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { show } from "../validation/messages";
 import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
@@ -172,7 +172,7 @@ export const handler: Handler<typeof source> = {
     const label = what(ctx.call.name, p.sourceId);
     const owner = ctx.call.owner;
     const body = { sourceId: p.sourceId, type: p.type, name: p.name, description: withMarker(p.description, owner) };
-    const created = await createOnce({
+    const created = await createStreamObject({
       label,
       where: `in branch ${p.branchId}`,
       owner,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createOnce } from "../../provider/resources/stream-create";
+import { createStreamObject as createOnce } from "../../provider/resources/stream-create";
 import { OwnershipConflict } from "../../provider/resources/ownership";
 import { KeboolaApiError, KeboolaNetworkError, KeboolaTaskError } from "../../provider/api/errors";
 import type { StreamTask } from "../../provider/api/stream";
