@@ -6,7 +6,7 @@ import { canonicalColumn } from "../validation/columns";
 import { normalizeId } from "../validation/ids";
 import { SETTINGS, sameSetting } from "../validation/settings";
 import { normalizeConfig } from "../resources/configurations";
-import { orderedRows } from "../resources/component-config";
+import { orderedRows } from "../resources/config-rows";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/configurations";
 import { splitMarker } from "../resources/ownership";
 import { isEncrypted, isSecretKey, passesUnencrypted } from "../../keboola/secrets";

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
-import { isNotFound } from "../api/errors";
 import { checkWith, containsUnknown, userInputs } from "../validation/check";
 import { variableDeclarationSchema, type VariableDeclaration } from "../validation/variables";
 import { checkPlaceholders, undeclaredMessage, type PlaceholderSource } from "../validation/placeholders";
@@ -15,7 +14,7 @@ import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props } from "./types";
 import { splitMarker, withMarker } from "./ownership";
 import { declareConfig, plainSecretPaths, plainSecretWarning } from "./program";
-import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type Encrypt, type SealedDoc, type SecretValues } from "./secret-values";
+import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type SealedDoc, type SecretValues } from "./secret-values";
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import {
   assertCanManage,
@@ -23,7 +22,6 @@ import {
   configIdReplaces,
   configResourceId,
   createConfigOnce,
-  createRowOnce,
   deleteConfigResource,
   findLiveConfig,
   normalizeConfig,
@@ -34,16 +32,12 @@ import {
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
 } from "./configurations";
+import { orderedRows, planRows, reconcileRows, withBinding } from "./config-rows";
 
 // A component configuration with its rows, optionally bound to a VariableConfig.
 //
-// Rows are reconciled one by one, never replaced wholesale. A declared row is matched to an
-// existing row by, in this order: its explicit `rowId`; the id recorded in state for the row of
-// the same name; the id recorded at the same position when that row was renamed; an existing
-// row of the same (unique) name (after `pulumi import` or a partial create). Matched rows are
-// written only when they differ, unmatched declared rows are created (with their `rowId` when
-// given), rows no declared row matches are deleted, and `rowsSortOrder` is written only when the
-// order differs. The configuration owns all its rows.
+// Rows are reconciled one by one, never replaced wholesale (config-rows.ts), and `rowsSortOrder`
+// is written only when the order differs. The configuration owns all its rows.
 //
 // The `variables` binding writes `variables_id` / `variables_values_id` into the configuration's
 // root. Every `{{placeholder}}` in the configuration and its rows must then be a declared
@@ -166,7 +160,6 @@ export const componentConfig = defineResource({
 export const componentConfigInputsSchema = componentConfig.inputs;
 export type ComponentConfigInputs = InputsOf<typeof componentConfig>;
 type Parsed = CheckedOf<typeof componentConfig>;
-type ParsedRow = Parsed["rows"][number];
 type Binding = NonNullable<Parsed["variables"]>;
 type State = StateOf<typeof componentConfig>;
 
@@ -266,71 +259,6 @@ export function placeholderProblems(input: { configuration?: unknown; rows?: unk
 const hasSharedCodeId = (v: unknown) => !!v && typeof v === "object" && !Array.isArray(v) && "shared_code_id" in v;
 
 // ---------------------------------------------------------------------------------------------
-// Row reconciliation
-
-export interface RowPlan {
-  /** Per declared row: the id of the existing row it updates, or undefined to create it. */
-  matched: Array<string | undefined>;
-  /** Existing rows no declared row matches. */
-  deletes: string[];
-}
-
-/**
- * Matches declared rows to existing ones. `recorded` is what state knows: the previous rows
- * (input-shaped) and their ids, index for index.
- */
-export function planRows(desired: ReadonlyArray<{ rowId?: string; name: string }>, recorded: { rows: ReadonlyArray<{ rowId?: string; name: string }>; rowIds: readonly string[] }, existing: readonly ConfigRow[]): RowPlan {
-  const exists = new Set(existing.map((r) => r.id));
-  const claimed = new Set<string>();
-  const matched: Array<string | undefined> = desired.map(() => undefined);
-  const count = (names: string[]) => names.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
-  const desiredNames = count(desired.map((d) => d.name));
-  const recordedNames = count(recorded.rows.map((r) => r.name));
-  const existingNames = count(existing.map((r) => r.name));
-  const take = (i: number, id: string | undefined) => {
-    if (id === undefined || !exists.has(id) || claimed.has(id)) return false;
-    matched[i] = id;
-    claimed.add(id);
-    return true;
-  };
-  const open = (i: number) => desired[i].rowId === undefined && matched[i] === undefined;
-
-  // 1. Explicit ids (a missing one is created with that id).
-  desired.forEach((d, i) => {
-    if (d.rowId !== undefined) {
-      claimed.add(d.rowId);
-      if (exists.has(d.rowId)) matched[i] = d.rowId;
-    }
-  });
-  // 2. The recorded id of the row with the same name (names unique on both sides).
-  desired.forEach((d, i) => {
-    if (!open(i) || desiredNames.get(d.name) !== 1 || recordedNames.get(d.name) !== 1) return;
-    take(i, recorded.rowIds[recorded.rows.findIndex((r) => r.name === d.name)]);
-  });
-  // 3. Renamed in place: the recorded row at the same position, if its name is gone.
-  desired.forEach((_d, i) => {
-    if (!open(i) || i >= recorded.rows.length || desiredNames.has(recorded.rows[i].name)) return;
-    take(i, recorded.rowIds[i]);
-  });
-  // 4. An existing row of the same unique name that state does not know.
-  desired.forEach((d, i) => {
-    if (!open(i) || desiredNames.get(d.name) !== 1 || existingNames.get(d.name) !== 1) return;
-    take(i, existing.find((r) => r.name === d.name)?.id);
-  });
-  return { matched, deletes: existing.filter((r) => !claimed.has(r.id)).map((r) => r.id) };
-}
-
-/** Rows in effective order: `rowsSortOrder` first (when set), then the rest as listed. */
-export function orderedRows(c: Configuration): ConfigRow[] {
-  const byId = new Map(c.rows.map((r) => [r.id, r]));
-  const first = c.rowsSortOrder.filter((id) => byId.has(id)).map((id) => byId.get(id)!);
-  return [...first, ...c.rows.filter((r) => !c.rowsSortOrder.includes(r.id))];
-}
-
-const rowDiffers = (remote: ConfigRow, d: ParsedRow) =>
-  remote.name !== d.name || remote.description !== d.description || remote.isDisabled !== d.isDisabled || !same(remote.configuration, d.configuration);
-
-// ---------------------------------------------------------------------------------------------
 // Outputs
 
 interface Intent {
@@ -403,14 +331,6 @@ function stateOf(intent: Intent, c: Configuration): State {
   };
 }
 
-/** A configuration or row as written (its `#` values sealed) plus the references of its binding. */
-function withBinding(sealed: Record<string, unknown>, binding: Binding | undefined): Record<string, unknown> {
-  if (!binding) return sealed;
-  const out: Record<string, unknown> = { ...sealed, variables_id: binding.configId };
-  if (binding.valuesRowId) out.variables_values_id = binding.valuesRowId;
-  return out;
-}
-
 /**
  * Before any write: each bound variables configuration (the configuration's, and each row's own)
  * exists, its values row too, and every placeholder is declared. Returns the warnings (declared
@@ -469,48 +389,6 @@ function intentOf(p: Parsed, warnings: string[], secretValues: SecretValues, row
  * Brings the rows to the declared ones (see the top of the file); returns the row ids in the
  * declared order and whether anything was written. Writes only what differs.
  */
-async function reconcileRows(
-  storage: StorageApi,
-  encrypt: Encrypt,
-  p: Parsed,
-  configId: string,
-  current: Configuration,
-  recorded: { rows: Array<{ rowId?: string; name: string }>; rowIds: string[]; secrets: Record<string, SealedDoc> },
-): Promise<{ rowIds: string[]; wrote: boolean; secrets: Record<string, SealedDoc> }> {
-  const changeDescription = p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION;
-  const plan = planRows(p.rows, recorded, current.rows);
-  let wrote = plan.deletes.length > 0;
-  for (const id of plan.deletes) {
-    await storage.deleteRow(p.branchId, p.componentId, configId, id, changeDescription).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
-  }
-  const ids: string[] = [];
-  const secrets: Record<string, SealedDoc> = {};
-  for (const [i, d] of p.rows.entries()) {
-    const id = plan.matched[i];
-    // The row's `#` values are encrypted before the row is written (one request, only for new values).
-    const sealed = await sealForWrite(encrypt, d.configuration, id === undefined ? undefined : recorded.secrets[id]);
-    const configuration = withBinding(sealed.document, d.variables);
-    const row = { ...d, configuration };
-    const body = { name: d.name, description: d.description, configuration, isDisabled: d.isDisabled, changeDescription };
-    if (id === undefined) {
-      const claimed = new Set([...ids, ...plan.matched.filter((m): m is string => m !== undefined)]);
-      ids.push(await createRowOnce(storage, { branch: p.branchId, componentId: p.componentId, configId }, { ...(d.rowId ? { rowId: d.rowId } : {}), ...body }, claimed));
-      wrote = true;
-    } else {
-      const remote = current.rows.find((r) => r.id === id)!;
-      if (rowDiffers(remote, row)) {
-        await storage.updateRow(p.branchId, p.componentId, configId, id, body);
-        wrote = true;
-      }
-      ids.push(id);
-    }
-    secrets[ids[ids.length - 1]] = sealed.record;
-  }
-  return { rowIds: ids, wrote, secrets };
-}
-
 /** Writes the configuration's own fields and the row order, only what differs; returns the final state. */
 async function finish(storage: StorageApi, p: Parsed, sealed: Record<string, unknown>, configId: string, rowIds: string[], afterRows: Configuration | undefined): Promise<Configuration> {
   const current = afterRows ?? normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));
