@@ -13,7 +13,7 @@ import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, 
 import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props } from "./types";
 import { splitMarker, withMarker } from "./ownership";
-import { declareConfig, plainSecretPaths, plainSecretWarning } from "./program";
+import { componentConfigFacts, declareConfig, declaredConfig, plainSecretPaths, plainSecretWarning } from "./program";
 import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type Encrypt, type SealedDoc, type SecretValues } from "./secret-values";
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import {
@@ -156,7 +156,8 @@ export interface ComponentConfig extends OutputsOf<typeof componentConfig> {}
 export class ComponentConfig extends KeboolaResource {
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("ComponentConfig", name, args);
-    super(kindProvider, componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }) });
+    super(kindProvider, componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }), ...componentConfigFacts(args) });
+    declaredConfig("ComponentConfig", name, args, args.componentId, this);
   }
 }
 
@@ -473,7 +474,8 @@ export const handler: Handler<typeof componentConfig> = {
     const main = checkWith(componentConfig.inputs, news);
     const failures = [...main.failures, ...genericExtractorFailures(news)];
     const input = userInputs(news);
-    const declared = knownDeclared(input.variables);
+    // The declarations the binding passes (binding()), else those of the VariableConfig of this program it names.
+    const declared = knownDeclared(input.variables) ?? knownDeclared(ctx.call.facts.boundVariables);
     if (declared) {
       const { failures: ph, warnings } = placeholderProblems(input as { configuration?: unknown; rows?: unknown }, declared);
       failures.push(...ph);

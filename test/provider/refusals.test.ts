@@ -4,6 +4,7 @@ import type { Props } from "../../provider/resources/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { ensureTable } from "../../emulator/storage/tables";
 import { ownerUrn, startHarness, type Harness } from "./harness";
+import { UNKNOWN } from "../../provider/validation/check";
 
 // Preview refuses what the service would refuse: more than a hundred bad inputs across the seven
 // resources, each through `check` against the emulator holding a small project (another owner's
@@ -211,7 +212,62 @@ const cases: Case[] = [
   { what: "JobRun negative timeout", handler: jobRun, inputs: run({ timeoutSeconds: -1 }), path: "timeoutSeconds", fix: /positive number of seconds/ },
   { what: "JobRun triggers key typo", handler: jobRun, inputs: run({ trigger: 1 }), path: "trigger", fix: /did you mean "triggers"/ },
   { what: "JobRun missing branch", handler: jobRun, inputs: run({ branchId: "55", configId: "nope" }), path: "configId", fix: /does not exist/ },
+
+  // Objects declared in the same program and not created yet: the resource classes pass what the
+  // program declares as the hidden input __program (test/mocks/program-facts.test.ts shows a
+  // program sending these facts); values the program computes are unknown at preview.
+  {
+    what: "Sink writing a new table another Sink of the program creates with other columns",
+    handler: sink,
+    inputs: sinkArgs({ sourceId: "planned", tableId: "in.c-new.shared", __program: { sourceType: "http", declared: true, sharedTable: { sink: "first", columns: [col, { type: "body", name: "body" }] } } }),
+    path: "columns",
+    fix: /table "in\.c-new\.shared" does not exist yet and Sink "first" of this program writes it too.*columns of Sink "first": \[id, body\].*columns of this sink: \[id\].*Fix: give both sinks the same column names and primaryKey/s,
+  },
+  {
+    what: "Sink writing a new table with another primary key than another Sink of the program",
+    handler: sink,
+    inputs: sinkArgs({ tableId: "in.c-new.keyed", columns: [{ ...col, primaryKey: true }], __program: { declared: true, sharedTable: { sink: "first", columns: [col] } } }),
+    path: "columns",
+    fix: /\[id\] \(primary key \[id\]\).*in the same order, or point tableId at another table/s,
+  },
+  { what: "SinkSettings of a sink neither existing nor declared in the program", handler: sinkSettings, inputs: { sourceId: "planned", sinkId: "nope", syncWait: false, __program: { declared: false } }, path: "sinkId", fix: /sink "nope" of source "planned" does not exist in branch default, and no Sink of this program declares it: pass the sinkId of a Sink/ },
+  { what: "SinkSettings of a missing sink of an existing Source of the program", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "nope", syncWait: false, __program: { declared: false } }, path: "sinkId", fix: /no Sink of this program declares it/ },
+  {
+    what: "ComponentConfig bound by configId alone to a VariableConfig of the program, with an undeclared placeholder",
+    handler: componentConfig,
+    inputs: extractor({
+      variables: { configId: UNKNOWN },
+      configuration: { parameters: { api: { baseUrl: "https://x/" }, config: { jobs: [{ endpoint: "{{endpoint}}", params: { limit: "{{limit}}" } }] } } },
+      __program: { boundVariables: { resource: "vars", declared: [{ name: "limit", type: "int" }] } },
+    }),
+    path: "configuration.parameters.config.jobs[0].endpoint",
+    fix: /\{\{endpoint\}\} refers to variable "endpoint", which the bound variables do not declare \(declared: limit\): declare it/,
+  },
+  { what: "JobRun values missing a variable of a new configuration", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "5" }, __program: planned() }), path: "variableValuesData", fix: /has no value for variable "endpoint", which VariableConfig "vars" of this program declares, so the job would fail \(No value provided for variable "endpoint"\.\): add them to variableValuesData/ },
+  { what: "JobRun value of a variable a new VariableConfig does not declare", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "x", limt: "3" }, __program: planned() }), path: "variableValuesData.limt", fix: /"limt" is not a declared variable \(declared: limit, endpoint\): declare it/ },
+  { what: "JobRun non-integer value of a new VariableConfig's int", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "ten", endpoint: "x" }, __program: planned() }), path: "variableValuesData.limit", fix: /whole number/ },
+  { what: "JobRun values row of a VariableConfig not created yet", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesId: "values", __program: planned() }), path: "variableValuesId", fix: /"values" is not a values row of VariableConfig "vars" of this program \(its rows: none yet; its default values row is created with it: pass vars\.valuesRowId\): use one of them, or pass variableValuesData/ },
+  { what: "JobRun of a disabled configuration of the program", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ isDisabled: true }) }), path: "configId", fix: /ComponentConfig "users" of this program is disabled, so its job would fail: set isDisabled: false on ComponentConfig "users", or remove this JobRun/ },
+  { what: "JobRun values for an unbound configuration of the program", handler: jobRun, inputs: run({ configId: "users-new", variableValuesData: { limit: "5" }, __program: { declared: true, configuration: { resource: "users", isDisabled: false, bound: false } } }), path: "variableValuesData", fix: /ComponentConfig "users" of this program has no variables bound.*bind a VariableConfig to ComponentConfig "users"/ },
+  { what: "JobRun without values whose default values miss a variable", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultValueNames: ["limit"] }) }), path: "variableValuesData", fix: /the default values of VariableConfig "vars" of this program has no value for variable "endpoint".*add them to the defaultValues of VariableConfig "vars"/ },
+  { what: "JobRun without values of a configuration bound without default values", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultRow: "none" }) }), path: "variableValuesData", fix: /names no default values row of VariableConfig "vars" of this program.*No variable values provided.*pass variableValuesData or variableValuesId/ },
+  { what: "JobRun without values of an existing configuration without default values", handler: jobRun, inputs: run({ configId: "bound" }), path: "variableValuesData", fix: /names no default values row of variables configuration "vars".*pass variableValuesData/ },
 ];
+
+/** __program of a JobRun whose ComponentConfig "users" (bound to VariableConfig "vars") is declared in the program and not created yet. */
+function planned(over: { isDisabled?: boolean; defaultValueNames?: string[]; defaultRow?: string } = {}): Props {
+  const { isDisabled = false, defaultRow = "declared", defaultValueNames = ["limit", "endpoint"] } = over;
+  return {
+    declared: true,
+    configuration: {
+      resource: "users",
+      isDisabled,
+      bound: true,
+      variablesId: UNKNOWN,
+      variables: { resource: "vars", declared: [{ name: "limit", type: "int" }, { name: "endpoint", type: "string" }], defaultValueNames, valuesRowId: UNKNOWN, defaultRow },
+    },
+  };
+}
 
 // zod's own wording, which must never reach a user.
 const ZOD_DEFAULT = /Invalid input|Invalid option|Too big|Too small|Unrecognized key|expected string, received/;
@@ -232,6 +288,36 @@ describe("preview refuses bad input", () => {
       expect(f.reason).not.toMatch(ZOD_DEFAULT);
       expect(f.reason.length).toBeLessThan(1200); // no value echoed whole
     }
+  });
+
+  it("wrote nothing while checking", () => {
+    expect(h.emu.writes()).toEqual([]);
+  });
+});
+
+describe("preview passes what a declaration of the same program makes right", () => {
+  const ok: Array<[string, ResourceHandler, Props]> = [
+    ["a sink writing a new table with the columns of the program's other sink", sink, sinkArgs({ tableId: "in.c-new.same", __program: { declared: true, sharedTable: { sink: "first", columns: [col] } } })],
+    // An existing table decides, whatever the other sink declares (its own check compares it).
+    ["a sink matching an existing table another sink of the program also writes", sink, sinkArgs({ tableId: "in.c-fix.cols", columns: [{ type: "uuid", name: "a" }, { type: "body", name: "b" }], __program: { declared: true, sharedTable: { sink: "first", columns: [col] } } })],
+    ["a sink whose program's other sink has columns not known yet", sink, sinkArgs({ tableId: "in.c-new.later", __program: { declared: true, sharedTable: { sink: "first", columns: UNKNOWN } } })],
+    ["settings of a sink the program declares", sinkSettings, { sourceId: "planned", sinkId: "later", syncWait: false, __program: { declared: true } }],
+    ["settings of an existing sink the program does not declare", sinkSettings, { sourceId: "web", sinkId: "claimed", syncWait: false, __program: { declared: false } }],
+    [
+      "placeholders declared by the VariableConfig of the program bound by configId",
+      componentConfig,
+      extractor({ variables: { configId: UNKNOWN }, configuration: { parameters: { api: { baseUrl: "https://x/" }, config: { jobs: [{ endpoint: "{{limit}}" }] } } }, __program: { boundVariables: { resource: "vars", declared: [{ name: "limit" }] } } }),
+    ],
+    ["a job with every value of a new configuration's variables", jobRun, run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "users" }, __program: planned() })],
+    ["a job of a new configuration using its complete default values", jobRun, run({ configId: UNKNOWN, __program: planned() })],
+    ["a job using the values row of a new VariableConfig", jobRun, run({ configId: UNKNOWN, variableValuesId: UNKNOWN, __program: planned() })],
+    ["a job whose new configuration's isDisabled is not known yet", jobRun, run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "x" }, __program: planned({ isDisabled: UNKNOWN as unknown as boolean }) })],
+    ["a job using an existing values row with every value", jobRun, run({ configId: "bound", variableValuesId: "values" })],
+  ];
+
+  it.each(ok)("passes %s", async (_what, handler, inputs) => {
+    const r = await handler.check(h.ctx, {}, { __resourceName: "good", __owner: ownerUrn("good"), ...inputs });
+    expect(r.failures ?? []).toEqual([]);
   });
 
   it("wrote nothing while checking", () => {
