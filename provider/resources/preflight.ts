@@ -89,6 +89,8 @@ function slot(
   adoptExisting: boolean,
   property: string,
   id: string,
+  /** Ids of other new objects of the same parent that this program creates (before this one). */
+  planned: string[] = [],
 ): Failure {
   if (existing) {
     const found = splitMarker(existing.description).owner;
@@ -98,17 +100,31 @@ function slot(
       reason: `${kind} "${id}" already exists ${where} and belongs to ${describeOwner(found)}; this resource is ${describeOwner(owner)}. Choose another ${kind}Id (or name), or set adoptExisting: true to take it over`,
     };
   }
-  if (count >= limit) {
-    return { property, reason: `${where} already has ${count} ${kind}s, the service's limit is ${limit}: delete one first, or use another ${kind === "sink" ? "source" : "branch"}` };
+  if (count + planned.length >= limit) {
+    const more = planned.length ? ` and this program creates ${planned.length} more before this one (${planned.map((q) => `"${q}"`).join(", ")})` : "";
+    return { property, reason: `${where} already has ${count} ${kind}s${more}, the service's limit is ${limit}: delete one first, or use another ${kind === "sink" ? "source" : "branch"}` };
   }
   return undefined;
 }
 
-export async function sourceSlotFailure(ctx: ResourceContext, p: { branchId: string; sourceId: string; adoptExisting: boolean }, owner: string | undefined, property: string): Promise<Failure> {
+/** The ids of the objects a program declares before this one that do not exist yet (they count against the limit too). */
+function plannedOf(facts: ProgramFacts | undefined, self: string, existing: ReadonlyArray<string>): string[] {
+  const before = Array.isArray(facts?.declaredBefore) ? facts.declaredBefore.filter((id): id is string => typeof id === "string" && !isUnknown(id)) : [];
+  const have = new Set(existing);
+  return [...new Set(before)].filter((id) => id !== self && !have.has(id));
+}
+
+export async function sourceSlotFailure(
+  ctx: ResourceContext & { call?: { facts: ProgramFacts } },
+  p: { branchId: string; sourceId: string; adoptExisting: boolean },
+  owner: string | undefined,
+  property: string,
+): Promise<Failure> {
   const stream = await ctx.client().stream();
   const list = await stream.listSources(p.branchId, undefined, 100);
   const existing = list.sources.find((s) => s.sourceId === p.sourceId) ?? (list.page.totalCount > list.sources.length ? await stream.findSource(p.branchId, p.sourceId) : undefined);
-  return slot("source", existing, list.page.totalCount, MAX_SOURCES_PER_BRANCH, `in branch ${p.branchId}`, owner, p.adoptExisting, property, p.sourceId);
+  const planned = plannedOf(ctx.call?.facts, p.sourceId, list.sources.map((s) => s.sourceId));
+  return slot("source", existing, list.page.totalCount, MAX_SOURCES_PER_BRANCH, `in branch ${p.branchId}`, owner, p.adoptExisting, property, p.sourceId, planned);
 }
 
 /** For a new sink: its source exists (unless declared in this program), its id is free or ours, the source has room. */
@@ -124,14 +140,15 @@ export async function sinkSlotFailure(
   // the sinks of one source are checked one after another, each listing would differ only by ours.
   const list = await stream.sinkRoster(p.branchId, p.sourceId);
   if (!list) {
-    if (facts.declared) return undefined; // its Source is created in this same run
+    // Its Source is created in this same run, with the sinks this program declares.
+    if (facts.declared) return slot("sink", undefined, 0, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}" (created in this run)`, owner, p.adoptExisting, property, p.sinkId, plannedOf(facts, p.sinkId, []));
     return {
       property: "sourceId",
       reason: `source "${p.sourceId}" does not exist in branch ${p.branchId}: pass the sourceId of a Source (for example events.sourceId, not the source's name), or create that source first`,
     };
   }
   const existing = list.sinks.find((s) => s.sinkId === p.sinkId) ?? (list.totalCount > list.sinks.length ? await stream.findSink(p.branchId, p.sourceId, p.sinkId) : undefined);
-  return slot("sink", existing, list.totalCount, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}"`, owner, p.adoptExisting, property, p.sinkId);
+  return slot("sink", existing, list.totalCount, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}"`, owner, p.adoptExisting, property, p.sinkId, plannedOf(facts, p.sinkId, list.sinks.map((s) => s.sinkId)));
 }
 
 /** An explicit configId of a new configuration is free, or ours (or taken over with adoptExisting). */

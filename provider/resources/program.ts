@@ -58,8 +58,27 @@ export function declareSource(name: string, args: SourceDeclaration): void {
   claim(branch && id ? `source:${branch}/${id}` : undefined, "Source", name, `source id "${id}" in branch ${branch}`, "Give one of them another sourceId (or name).");
   const type = args.type === undefined ? "http" : literal(args.type) ? args.type : undefined;
   const decl: DeclaredSource = { name, key: id ?? `#${++anonymousSources}`, ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}) };
-  if (branch && id) sourcesById.set(`${branch}/${id}`, decl);
+  if (branch && id) {
+    sourcesById.set(`${branch}/${id}`, decl);
+    sourcesOfBranch.set(branch, [...(sourcesOfBranch.get(branch) ?? []), { name, id }]);
+  }
   sourceArgs.set(args, decl);
+}
+
+/** The ids of the Sources (of each branch) and the Sinks (of each source) this program declares, in order. */
+const sourcesOfBranch = new Map<string, Array<{ name: string; id: string }>>();
+const sinksOfSource = new Map<string, Array<{ name: string; id: string }>>();
+const declaredBefore = (list: Array<{ name: string; id: string }> | undefined, name: string): string[] => {
+  const all = list ?? [];
+  const at = all.findIndex((e) => e.name === name);
+  return (at < 0 ? all : all.slice(0, at)).map((e) => e.id);
+};
+
+/** What a Source's check may use: the ids of the other Sources of its branch this program declares before it (they count against the branch's limit). */
+export function sourceFacts(name: string, args: SourceDeclaration): FactsInput {
+  const branch = branchOf(args.branchId);
+  const before = branch ? declaredBefore(sourcesOfBranch.get(branch), name) : [];
+  return before.length ? { declaredBefore: before } : {};
 }
 
 /** After the Source registered: its sourceId output stands for it in the resources that reference it (a sink takes its type). */
@@ -113,6 +132,7 @@ export function declareSink(name: string, args: SinkDeclaration): void {
   const origin = derived ? `derived from its name "${String(args.name)}"` : "its sinkId";
   claim(key, "Sink", name, `sink id "${id}" (${origin}) of ${describeSource(args.branchId, args.sourceId)}`, "Give one of them another sinkId (or name).");
   if (branch && literal(args.tableId) && !tables.has(`${branch}/${args.tableId}`)) tables.set(`${branch}/${args.tableId}`, { sink: name, columns: args.columns });
+  if (branch && source !== undefined && id) sinksOfSource.set(`${branch}/${source}`, [...(sinksOfSource.get(`${branch}/${source}`) ?? []), { name, id }]);
   sinkArgs.set(args, name);
 }
 
@@ -127,7 +147,10 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
   const source = sourceOf(args.branchId, args.sourceId);
   const branch = branchOf(args.branchId);
   const table = branch && literal(args.tableId) ? tables.get(`${branch}/${args.tableId}`) : undefined;
+  const key = sourceKey(args.branchId, args.sourceId);
+  const before = branch && key !== undefined ? declaredBefore(sinksOfSource.get(`${branch}/${key}`), name) : [];
   return {
+    ...(before.length ? { declaredBefore: before } : {}),
     ...(source?.type ? { sourceType: source.type } : {}),
     declared: source !== undefined,
     ...(table && table.sink !== name ? { sharedTable: { sink: table.sink, columns: table.columns } } : {}),
@@ -238,6 +261,8 @@ export interface ProgramFacts {
   declared?: boolean;
   /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
   plainSecrets?: string[];
+  /** Source: the ids of the other Sources of its branch declared before it; Sink: those of the other Sinks of its source. */
+  declaredBefore?: string[];
   /** Sink: the first other Sink of this program that writes the same table, with its columns. */
   sharedTable?: { sink: string; columns: unknown };
   /** ComponentConfig: the VariableConfig of this program its binding names, with its declared variables. */

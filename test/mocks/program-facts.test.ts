@@ -35,18 +35,19 @@ async function factsOf(resource: pulumi.CustomResource, name: string): Promise<R
   return created.find((c) => c.name === name)!.inputs.__program as Record<string, unknown>;
 }
 
-const columns = [{ type: "uuid", name: "id" }];
+const columns = [{ type: "uuid" as const, name: "id" }];
 
 describe("facts about the same program", () => {
   it("gives a sink the first other sink of the program writing its table, with that sink's columns", async () => {
     const src = new keboola.Source("tables-src", { name: "Tables" });
-    const first = new keboola.Sink("tables-first", { sourceId: src.sourceId, name: "First", tableId: "in.c-facts.shared", columns: [...columns, { type: "body", name: "body" }] });
+    const first = new keboola.Sink("tables-first", { sourceId: src.sourceId, name: "First", tableId: "in.c-facts.shared", columns: [...columns, { type: "body" as const, name: "body" }] });
     const second = new keboola.Sink("tables-second", { sourceId: src.sourceId, name: "Second", tableId: "in.c-facts.shared", columns });
     const other = new keboola.Sink("tables-other", { sourceId: src.sourceId, name: "Other", tableId: "in.c-facts.other", columns });
     expect(await factsOf(first, "tables-first")).toEqual({ sourceType: "http", declared: true });
     expect(await factsOf(second, "tables-second")).toEqual({
       sourceType: "http",
       declared: true,
+      declaredBefore: ["first"],
       sharedTable: { sink: "tables-first", columns: [...columns, { type: "body", name: "body" }] },
     });
     expect((await factsOf(other, "tables-other")).sharedTable).toBeUndefined();
@@ -121,5 +122,20 @@ describe("facts about the same program", () => {
     void off;
     const elsewhere = new keboola.JobRun("job-elsewhere", { componentId: "keboola.ex-generic-v2", configId: "not-here" });
     expect(await factsOf(elsewhere, "job-elsewhere")).toEqual({ declared: false });
+  });
+});
+
+describe("facts for the service's limits", () => {
+  it("gives a source the ids of the sources of its branch declared before it, and a sink those of its source's sinks", async () => {
+    const a = new keboola.Source("lim-a", { name: "Lim A" });
+    const b = new keboola.Source("lim-b", { name: "Lim B", sourceId: "lim-bee" });
+    const other = new keboola.Source("lim-other-branch", { name: "Lim C", branchId: "77" });
+    expect((await factsOf(a, "lim-a")).declaredBefore).toBeDefined(); // earlier tests of this file declared sources too
+    expect(((await factsOf(b, "lim-b")).declaredBefore as string[]).slice(-1)).toEqual(["lim-a"]);
+    expect(await factsOf(other, "lim-other-branch")).toEqual({});
+    const s1 = new keboola.Sink("lim-s1", { sourceId: b.sourceId, name: "One", tableId: "in.c-lim.one", columns });
+    const s2 = new keboola.Sink("lim-s2", { sourceId: "lim-bee", sinkId: "two", name: "Two", tableId: "in.c-lim.two", columns });
+    expect((await factsOf(s1, "lim-s1")).declaredBefore).toBeUndefined();
+    expect((await factsOf(s2, "lim-s2")).declaredBefore).toEqual(["one"]);
   });
 });

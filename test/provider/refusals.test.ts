@@ -251,8 +251,15 @@ const cases: Case[] = [
   { what: "JobRun values for an unbound configuration of the program", handler: jobRun, inputs: run({ configId: "users-new", variableValuesData: { limit: "5" }, __program: { declared: true, configuration: { resource: "users", isDisabled: false, bound: false } } }), path: "variableValuesData", fix: /ComponentConfig "users" of this program has no variables bound.*bind a VariableConfig to ComponentConfig "users"/ },
   { what: "JobRun without values whose default values miss a variable", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultValueNames: ["limit"] }) }), path: "variableValuesData", fix: /the default values of VariableConfig "vars" of this program has no value for variable "endpoint".*add them to the defaultValues of VariableConfig "vars"/ },
   { what: "JobRun without values of a configuration bound without default values", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultRow: "none" }) }), path: "variableValuesData", fix: /names no default values row of VariableConfig "vars" of this program.*No variable values provided.*pass variableValuesData or variableValuesId/ },
+  { what: "Sink over the limit of its source with the sinks the program creates before it", handler: sink, inputs: sinkArgs({ __program: { declared: true, declaredBefore: ["claimed", ...ids("p", 99)] } }), path: "name", fix: /in source "web" already has 1 sinks and this program creates 99 more before this one \("p0", .*"p98"\), the service's limit is 100: delete one first, or use another source/ },
+  { what: "Sink over the limit of a Source the program creates", handler: sink, inputs: sinkArgs({ sourceId: "planned", __program: { declared: true, declaredBefore: ids("p", 100) } }), path: "name", fix: /in source "planned" \(created in this run\) already has 0 sinks and this program creates 100 more before this one.*limit is 100/ },
   { what: "JobRun without values of an existing configuration without default values", handler: jobRun, inputs: run({ configId: "bound" }), path: "variableValuesData", fix: /names no default values row of variables configuration "vars".*pass variableValuesData/ },
 ];
+
+/** `count` ids: prefix0, prefix1, ... */
+function ids(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+}
 
 /** __program of a JobRun whose ComponentConfig "users" (bound to VariableConfig "vars") is declared in the program and not created yet. */
 function planned(over: { isDisabled?: boolean; defaultValueNames?: string[]; defaultRow?: string } = {}): Props {
@@ -322,5 +329,34 @@ describe("preview passes what a declaration of the same program makes right", ()
 
   it("wrote nothing while checking", () => {
     expect(h.emu.writes()).toEqual([]);
+  });
+});
+
+describe("preview counts the sources the program creates against the branch's limit", () => {
+  let h2: Harness;
+  beforeAll(async () => {
+    h2 = await startHarness({ taskDurationMs: 0 });
+    const stream = await h2.ctx.client().stream();
+    for (let i = 0; i < 98; i++) await stream.runTask(await stream.createSource("default", { sourceId: `have-${i}`, name: `have-${i}`, type: "http", description: "" }), "setup");
+    await fetch(`${h2.emu.url}/_emulator/state`); // settle the last tasks
+    h2.emu.clearRequests();
+  }, 60_000);
+  afterAll(async () => h2?.close());
+
+  const check = (declaredBefore: string[]) => source.check(h2.ctx, {}, { __resourceName: "third", __owner: ownerUrn("third"), name: "Third", __program: { declaredBefore } });
+
+  it("refuses the source the branch has no room for once the program's earlier new sources are created", async () => {
+    const r = await check(["first", "second"]);
+    expect(r.failures).toEqual([
+      { property: "name", reason: 'in branch default already has 98 sources and this program creates 2 more before this one ("first", "second"), the service\'s limit is 100: delete one first, or use another branch' },
+    ]);
+  });
+
+  it("does not count the program's sources that exist already", async () => {
+    expect((await check(["have-0", "second"])).failures).toEqual([]);
+  });
+
+  it("wrote nothing while checking", () => {
+    expect(h2.emu.writes()).toEqual([]);
   });
 });
