@@ -297,12 +297,18 @@ async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: Pr
     declared: knownDeclarations(v.declared),
     async row(id) {
       if (id === valuesRowId) return defaultNames === undefined ? [] : defaultNames;
+      if (varsId === undefined) {
+        // Its id is not known at preview: it is created in this run, or updated. The row is missing
+        // only when no variables configuration of the branch has it.
+        const all = await storage.listConfigs(branchId, VARIABLES_COMPONENT);
+        return all.some((c) => !c.isDeleted && (c.rows ?? []).some((r) => r.id === id)) ? UNKNOWN : undefined;
+      }
       const r = (await existing())?.rows.find((x) => x.id === id);
       return r ? valuesOfRow(r) : undefined;
     },
     async rows() {
       const ids = (await existing())?.rows.map((r) => r.id) ?? [];
-      return ids.length ? ids.join(", ") : `none yet; its default values row is created with it: pass ${v.resource}.valuesRowId`;
+      return ids.length ? ids.join(", ") : `none but the default values row it creates: pass ${v.resource}.valuesRowId`;
     },
     async defaults() {
       if (v.defaultRow === "other") return UNKNOWN;
@@ -342,10 +348,10 @@ export async function jobFailures(
   const failures: dynamic.CheckFailure[] = [];
   // The values the job renders with, and where a missing one is reported.
   let given: string[] | typeof UNKNOWN;
-  let at: { property: string; where: string; fix: string };
+  let at: { property: string; where: string; declaredBy: string; fix: string };
   if (Object.keys(data).length > 0) {
     given = Object.keys(data);
-    at = { property: "variableValuesData", where: "variableValuesData", fix: "add them to variableValuesData" };
+    at = { property: "variableValuesData", where: "variableValuesData has", declaredBy: vars.label, fix: "add them to variableValuesData" };
     if (vars.declared) failures.push(...valueIssues(data, vars.declared).map((i) => ({ property: `variableValuesData.${i.name}`, reason: i.message })));
   } else if (p.variableValuesId !== undefined) {
     const row = await vars.row(p.variableValuesId);
@@ -353,7 +359,7 @@ export async function jobFailures(
       return [{ property: "variableValuesId", reason: `"${p.variableValuesId}" is not a values row of ${vars.label} (its rows: ${await vars.rows()}): use one of them, or pass variableValuesData` }];
     }
     given = row;
-    at = { property: "variableValuesId", where: `values row "${p.variableValuesId}" of ${vars.label}`, fix: "add them to that row, or pass variableValuesData" };
+    at = { property: "variableValuesId", where: `values row "${p.variableValuesId}" of ${vars.label} has`, declaredBy: "it", fix: "add them to that row, or pass variableValuesData" };
   } else {
     const defaults = await vars.defaults();
     if (defaults === "none") {
@@ -363,7 +369,7 @@ export async function jobFailures(
       }];
     }
     given = defaults;
-    at = { property: "variableValuesData", where: `the default values of ${vars.label}`, fix: `pass variableValuesData with a value for each, or ${vars.defaultsFix}` };
+    at = { property: "variableValuesData", where: `is not set, and the default values of ${vars.label} have`, declaredBy: "it", fix: `pass variableValuesData with a value for each, or ${vars.defaultsFix}` };
   }
   if (vars.declared && given !== UNKNOWN) {
     const missing = missingValues(vars.declared, given);
@@ -371,7 +377,7 @@ export async function jobFailures(
       const list = missing.map((n) => `"${n}"`).join(", ");
       failures.push({
         property: at.property,
-        reason: `${at.where} has no value for ${missing.length > 1 ? "variables" : "variable"} ${list}, which ${vars.label} declares, so the job would fail (${noValueMessage(missing[0])}): ${at.fix}`,
+        reason: `${at.where} no value for ${missing.length > 1 ? "variables" : "variable"} ${list}, which ${at.declaredBy} declares, so the job would fail (${noValueMessage(missing[0])}): ${at.fix}`,
       });
     }
   }

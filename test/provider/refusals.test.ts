@@ -246,10 +246,12 @@ const cases: Case[] = [
   { what: "JobRun values missing a variable of a new configuration", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "5" }, __program: planned() }), path: "variableValuesData", fix: /has no value for variable "endpoint", which VariableConfig "vars" of this program declares, so the job would fail \(No value provided for variable "endpoint"\.\): add them to variableValuesData/ },
   { what: "JobRun value of a variable a new VariableConfig does not declare", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "x", limt: "3" }, __program: planned() }), path: "variableValuesData.limt", fix: /"limt" is not a declared variable \(declared: limit, endpoint\): declare it/ },
   { what: "JobRun non-integer value of a new VariableConfig's int", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "ten", endpoint: "x" }, __program: planned() }), path: "variableValuesData.limit", fix: /whole number/ },
-  { what: "JobRun values row of a VariableConfig not created yet", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesId: "values", __program: planned() }), path: "variableValuesId", fix: /"values" is not a values row of VariableConfig "vars" of this program \(its rows: none yet; its default values row is created with it: pass vars\.valuesRowId\): use one of them, or pass variableValuesData/ },
+  { what: "JobRun values row of a VariableConfig not created yet", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesId: "nope", __program: planned() }), path: "variableValuesId", fix: /"nope" is not a values row of VariableConfig "vars" of this program \(its rows: none but the default values row it creates: pass vars\.valuesRowId\): use one of them, or pass variableValuesData/ },
+  { what: "JobRun values row of a VariableConfig with a configId, not created yet", handler: jobRun, inputs: run({ configId: "users-new", variableValuesId: "values", __program: planned({ variablesId: "vars-new" }) }), path: "variableValuesId", fix: /"values" is not a values row of VariableConfig "vars" of this program/ },
+  { what: "JobRun values row of an existing VariableConfig of the program missing a variable", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesId: "values", __program: planned({ variablesId: "vars" }) }), path: "variableValuesId", fix: /values row "values" of VariableConfig "vars" of this program has no value for variable "endpoint", which it declares.*add them to that row, or pass variableValuesData/ },
   { what: "JobRun of a disabled configuration of the program", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ isDisabled: true }) }), path: "configId", fix: /ComponentConfig "users" of this program is disabled, so its job would fail: set isDisabled: false on ComponentConfig "users", or remove this JobRun/ },
   { what: "JobRun values for an unbound configuration of the program", handler: jobRun, inputs: run({ configId: "users-new", variableValuesData: { limit: "5" }, __program: { declared: true, configuration: { resource: "users", isDisabled: false, bound: false } } }), path: "variableValuesData", fix: /ComponentConfig "users" of this program has no variables bound.*bind a VariableConfig to ComponentConfig "users"/ },
-  { what: "JobRun without values whose default values miss a variable", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultValueNames: ["limit"] }) }), path: "variableValuesData", fix: /the default values of VariableConfig "vars" of this program has no value for variable "endpoint".*add them to the defaultValues of VariableConfig "vars"/ },
+  { what: "JobRun without values whose default values miss a variable", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultValueNames: ["limit"] }) }), path: "variableValuesData", fix: /is not set, and the default values of VariableConfig "vars" of this program have no value for variable "endpoint", which it declares.*add them to the defaultValues of VariableConfig "vars"/ },
   { what: "JobRun without values of a configuration bound without default values", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultRow: "none" }) }), path: "variableValuesData", fix: /names no default values row of VariableConfig "vars" of this program.*No variable values provided.*pass variableValuesData or variableValuesId/ },
   { what: "Sink over the limit of its source with the sinks the program creates before it", handler: sink, inputs: sinkArgs({ __program: { declared: true, declaredBefore: ["claimed", ...ids("p", 99)] } }), path: "name", fix: /in source "web" already has 1 sinks and this program creates 99 more before this one \("p0", .*"p98"\), the service's limit is 100: delete one first, or use another source/ },
   { what: "Sink over the limit of a Source the program creates", handler: sink, inputs: sinkArgs({ sourceId: "planned", __program: { declared: true, declaredBefore: ids("p", 100) } }), path: "name", fix: /in source "planned" \(created in this run\) already has 0 sinks and this program creates 100 more before this one.*limit is 100/ },
@@ -262,16 +264,17 @@ function ids(prefix: string, count: number): string[] {
 }
 
 /** __program of a JobRun whose ComponentConfig "users" (bound to VariableConfig "vars") is declared in the program and not created yet. */
-function planned(over: { isDisabled?: boolean; defaultValueNames?: string[]; defaultRow?: string } = {}): Props {
-  const { isDisabled = false, defaultRow = "declared", defaultValueNames = ["limit", "endpoint"] } = over;
+function planned(over: { isDisabled?: boolean; defaultValueNames?: string[]; defaultRow?: string; variablesId?: string; declared?: Props[] } = {}): Props {
+  const { isDisabled = false, defaultRow = "declared", defaultValueNames = ["limit", "endpoint"], variablesId = UNKNOWN } = over;
+  const declared = over.declared ?? [{ name: "limit", type: "int" }, { name: "endpoint", type: "string" }];
   return {
     declared: true,
     configuration: {
       resource: "users",
       isDisabled,
       bound: true,
-      variablesId: UNKNOWN,
-      variables: { resource: "vars", declared: [{ name: "limit", type: "int" }, { name: "endpoint", type: "string" }], defaultValueNames, valuesRowId: UNKNOWN, defaultRow },
+      variablesId,
+      variables: { resource: "vars", declared, defaultValueNames, valuesRowId: UNKNOWN, defaultRow },
     },
   };
 }
@@ -320,6 +323,9 @@ describe("preview passes what a declaration of the same program makes right", ()
     ["a job using the values row of a new VariableConfig", jobRun, run({ configId: UNKNOWN, variableValuesId: UNKNOWN, __program: planned() })],
     ["a job whose new configuration's isDisabled is not known yet", jobRun, run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "x" }, __program: planned({ isDisabled: UNKNOWN as unknown as boolean }) })],
     ["a job using an existing values row with every value", jobRun, run({ configId: "bound", variableValuesId: "values" })],
+    // Its VariableConfig's id is not known: it may be updated in this run, and have that row.
+    ["a job naming a row that a variables configuration has, of a VariableConfig whose id is not known", jobRun, run({ configId: UNKNOWN, variableValuesId: "values", __program: planned() })],
+    ["a job naming an existing row of an existing VariableConfig of the program", jobRun, run({ configId: UNKNOWN, variableValuesId: "values", __program: planned({ variablesId: "vars", declared: [{ name: "limit", type: "int" }] }) })],
   ];
 
   it.each(ok)("passes %s", async (_what, handler, inputs) => {
