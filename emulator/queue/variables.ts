@@ -1,5 +1,6 @@
 import type { JsonValue } from "../core/context";
 import { codeOf, resolveSharedCode, type SharedCodeUse } from "../../keboola/shared-code";
+import { missingValues, noValueMessage } from "../../keboola/variables";
 
 // Configuration variables, resolved as the job runner does (keboola/configuration-variables-
 // resolver): only a configuration with a root `variables_id` is rendered. Values come from
@@ -91,10 +92,9 @@ export function loadVariables(
     if (name === "") throw new VariablesError("Variable name cannot be empty.");
     values[name] = r.value === null || r.value === undefined ? "" : String(r.value);
   }
-  for (const v of declared) {
-    const name = v && typeof v === "object" && !Array.isArray(v) ? String((v as JsonObject).name) : String(v);
-    if (!(name in values)) throw new VariablesError(`No value provided for variable "${name}".`);
-  }
+  const names = declared.map((v) => ({ name: v && typeof v === "object" && !Array.isArray(v) ? String((v as JsonObject).name) : String(v) }));
+  const [missing] = missingValues(names, Object.keys(values));
+  if (missing !== undefined) throw new VariablesError(noValueMessage(missing));
   return values;
 }
 

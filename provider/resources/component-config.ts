@@ -13,7 +13,7 @@ import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, 
 import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props } from "./types";
 import { splitMarker, withMarker } from "./ownership";
-import { declareConfig, plainSecretPaths, plainSecretWarning } from "./program";
+import { componentConfigFacts, declareConfig, declaredConfig, plainSecretPaths, plainSecretWarning } from "./program";
 import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type SealedDoc, type SecretValues } from "./secret-values";
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import {
@@ -172,7 +172,8 @@ export interface ComponentConfig extends OutputsOf<typeof componentConfig> {}
 export class ComponentConfig extends KeboolaResource {
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("ComponentConfig", name, args);
-    super(kindProvider, componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }) });
+    super(kindProvider, componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }), ...componentConfigFacts(args) });
+    declaredConfig("ComponentConfig", name, args, args.componentId, this);
   }
 }
 
@@ -456,7 +457,10 @@ export const handler: Handler<typeof componentConfig> = {
     const main = checkWith(componentConfig.inputs, news);
     const failures = [...main.failures, ...genericExtractorFailures(news)];
     const input = userInputs(news);
+    // A binding whose declarations are not known yet (an Output): those of the VariableConfig of
+    // this program it names, when there is one.
     const scopes = scopesOf(input);
+    if (scopes.root === null) scopes.root = knownDeclared(ctx.call.facts.boundVariables) ?? null;
     const { failures: ph, warnings } = placeholderProblems(input as { configuration?: unknown; rows?: unknown }, scopes.root, scopes.rows);
     failures.push(...ph);
     // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.

@@ -5,7 +5,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
 import { KeboolaTimeoutError, isAmbiguous } from "../api/errors";
 import { checkWith, containsUnknown } from "../validation/check";
-import { stringValue, valueIssues, variableValuesSchema } from "../validation/variables";
+import { stringValue, variableValuesSchema } from "../validation/variables";
 import { jobFailures, unlessForbidden } from "./preflight";
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -122,8 +122,11 @@ export const handler: Handler<typeof jobRun> = {
   async check(ctx, _olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(jobRun.inputs, news);
     if (!value) return { inputs: news, failures };
-    if (failures.length === 0 && !containsUnknown([news.branchId, news.componentId, news.configId, news.variableValuesData, news.variableValuesId])) {
-      failures.push(...((await unlessForbidden(jobFailures(ctx, value, ctx.call.facts, valueIssues))) ?? []));
+    // A configuration of this program is checked as the program declares it, even before it exists
+    // (its configId may not be known yet at preview); any other one as the stack has it.
+    const facts = ctx.call.facts;
+    if (failures.length === 0 && !containsUnknown(news.branchId) && (facts.configuration || !containsUnknown([news.componentId, news.configId]))) {
+      failures.push(...((await unlessForbidden(jobFailures(ctx, value, facts))) ?? []));
     }
     return { inputs: { ...news, ...value }, failures };
   },

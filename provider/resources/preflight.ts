@@ -4,8 +4,11 @@ import { KeboolaApiError } from "../api/errors";
 import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
-import { findLiveConfig } from "./configurations";
-import type { ProgramFacts } from "./program";
+import { findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
+import type { ProgramConfiguration, ProgramFacts } from "./program";
+import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
+import { containsUnknown, isUnknown, UNKNOWN } from "../validation/check";
+import { missingValues, noValueMessage, valueIssues, type VariableDeclaration } from "../validation/variables";
 import type { Props, ResourceContext } from "./types";
 
 // What `check` asks the stack before anything is written, so that preview refuses what the
@@ -86,6 +89,8 @@ function slot(
   adoptExisting: boolean,
   property: string,
   id: string,
+  /** Ids of other new objects of the same parent that this program creates (before this one). */
+  planned: string[] = [],
 ): Failure {
   if (existing) {
     const found = splitMarker(existing.description).owner;
@@ -95,17 +100,31 @@ function slot(
       reason: `${kind} "${id}" already exists ${where} and belongs to ${describeOwner(found)}; this resource is ${describeOwner(owner)}. Choose another ${kind}Id (or name), or set adoptExisting: true to take it over`,
     };
   }
-  if (count >= limit) {
-    return { property, reason: `${where} already has ${count} ${kind}s, the service's limit is ${limit}: delete one first, or use another ${kind === "sink" ? "source" : "branch"}` };
+  if (count + planned.length >= limit) {
+    const more = planned.length ? ` and this program creates ${planned.length} more before this one (${planned.map((q) => `"${q}"`).join(", ")})` : "";
+    return { property, reason: `${where} already has ${count} ${kind}s${more}, the service's limit is ${limit}: delete one first, or use another ${kind === "sink" ? "source" : "branch"}` };
   }
   return undefined;
 }
 
-export async function sourceSlotFailure(ctx: ResourceContext, p: { branchId: string; sourceId: string; adoptExisting: boolean }, owner: string | undefined, property: string): Promise<Failure> {
+/** The ids of the objects a program declares before this one that do not exist yet (they count against the limit too). */
+function plannedOf(facts: ProgramFacts | undefined, self: string, existing: ReadonlyArray<string>): string[] {
+  const before = Array.isArray(facts?.declaredBefore) ? facts.declaredBefore.filter((id): id is string => typeof id === "string" && !isUnknown(id)) : [];
+  const have = new Set(existing);
+  return [...new Set(before)].filter((id) => id !== self && !have.has(id));
+}
+
+export async function sourceSlotFailure(
+  ctx: ResourceContext & { call?: { facts: ProgramFacts } },
+  p: { branchId: string; sourceId: string; adoptExisting: boolean },
+  owner: string | undefined,
+  property: string,
+): Promise<Failure> {
   const stream = await ctx.client().stream();
   const list = await stream.listSources(p.branchId, undefined, 100);
   const existing = list.sources.find((s) => s.sourceId === p.sourceId) ?? (list.page.totalCount > list.sources.length ? await stream.findSource(p.branchId, p.sourceId) : undefined);
-  return slot("source", existing, list.page.totalCount, MAX_SOURCES_PER_BRANCH, `in branch ${p.branchId}`, owner, p.adoptExisting, property, p.sourceId);
+  const planned = plannedOf(ctx.call?.facts, p.sourceId, list.sources.map((s) => s.sourceId));
+  return slot("source", existing, list.page.totalCount, MAX_SOURCES_PER_BRANCH, `in branch ${p.branchId}`, owner, p.adoptExisting, property, p.sourceId, planned);
 }
 
 /** For a new sink: its source exists (unless declared in this program), its id is free or ours, the source has room. */
@@ -121,14 +140,15 @@ export async function sinkSlotFailure(
   // the sinks of one source are checked one after another, each listing would differ only by ours.
   const list = await stream.sinkRoster(p.branchId, p.sourceId);
   if (!list) {
-    if (facts.declared) return undefined; // its Source is created in this same run
+    // Its Source is created in this same run, with the sinks this program declares.
+    if (facts.declared) return slot("sink", undefined, 0, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}" (created in this run)`, owner, p.adoptExisting, property, p.sinkId, plannedOf(facts, p.sinkId, []));
     return {
       property: "sourceId",
       reason: `source "${p.sourceId}" does not exist in branch ${p.branchId}: pass the sourceId of a Source (for example events.sourceId, not the source's name), or create that source first`,
     };
   }
   const existing = list.sinks.find((s) => s.sinkId === p.sinkId) ?? (list.totalCount > list.sinks.length ? await stream.findSink(p.branchId, p.sourceId, p.sinkId) : undefined);
-  return slot("sink", existing, list.totalCount, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}"`, owner, p.adoptExisting, property, p.sinkId);
+  return slot("sink", existing, list.totalCount, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}"`, owner, p.adoptExisting, property, p.sinkId, plannedOf(facts, p.sinkId, list.sinks.map((s) => s.sinkId)));
 }
 
 /** An explicit configId of a new configuration is free, or ours (or taken over with adoptExisting). */
@@ -165,42 +185,211 @@ export async function componentFailure(ctx: ResourceContext, componentId: string
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// JobRun: what the job would find when it runs. The configuration it runs (and the variables that
+// one binds) is read from the stack, or taken from the program when the program declares it: then
+// it may not exist yet at preview, and the program's declaration is what the job will find.
+
+/** The configuration a job runs, as far as `check` can know it. */
+interface JobTarget {
+  /** How messages name it. */
+  label: string;
+  /** Why the job would not find it, or undefined. */
+  missing?: dynamic.CheckFailure;
+  disabled?: boolean;
+  disabledFix: string;
+  /** Whether it binds variables (undefined: not known at preview). */
+  bound?: boolean;
+  bindFix: string;
+  variables?: JobVariables | dynamic.CheckFailure;
+}
+
+/** The bound variables configuration, as far as `check` can know it. */
+interface JobVariables {
+  label: string;
+  declared?: VariableDeclaration[];
+  /** The names a values row gives; undefined when it has no such row, UNKNOWN when that is not known at preview. */
+  row(id: string): Promise<string[] | undefined | typeof UNKNOWN>;
+  /** Its rows, for a message. */
+  rows(): Promise<string>;
+  /** The default values row the configuration names: the names it gives, "none" when it names none, UNKNOWN. */
+  defaults(): Promise<string[] | "none" | typeof UNKNOWN>;
+  /** How to fix missing values in the default values row. */
+  defaultsFix: string;
+}
+
+const valuesOfRow = (row: ConfigRow): string[] => {
+  const list = (row.configuration as { values?: unknown }).values;
+  return (Array.isArray(list) ? list : []).flatMap((v) => (v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string" ? [(v as { name: string }).name] : []));
+};
+
+function declarationsOf(vars: Configuration): VariableDeclaration[] {
+  const list = (vars.configuration as { variables?: unknown }).variables;
+  return (Array.isArray(list) ? list : [])
+    .filter((v): v is { name: string; type?: string } => !!v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string")
+    .map((v) => ({ name: v.name, type: v.type === "int" ? ("int" as const) : ("string" as const) }));
+}
+
+/** Variables as the stack has them (a configuration of keboola.variables that exists). */
+function stackVariables(vars: Configuration, defaultRowId: string | undefined | typeof UNKNOWN): JobVariables {
+  const row = async (id: string) => {
+    const r = vars.rows.find((x) => x.id === id);
+    return r ? valuesOfRow(r) : undefined;
+  };
+  return {
+    label: `variables configuration "${vars.id}"`,
+    declared: declarationsOf(vars),
+    row,
+    rows: async () => vars.rows.map((r) => r.id).join(", ") || "none",
+    defaults: async () => (defaultRowId === UNKNOWN ? UNKNOWN : defaultRowId === undefined ? "none" : ((await row(defaultRowId)) ?? "none")),
+    defaultsFix: `add them to its default values row`,
+  };
+}
+
+const known = (v: unknown): boolean => v !== undefined && !containsUnknown(v);
+const knownString = (v: unknown): string | undefined => (typeof v === "string" && !isUnknown(v) && v !== "" ? v : undefined);
+
+function knownDeclarations(v: unknown): VariableDeclaration[] | undefined {
+  if (!Array.isArray(v) || containsUnknown(v)) return undefined;
+  return v.flatMap((d) => (d && typeof d === "object" && typeof (d as { name?: unknown }).name === "string" ? [{ name: (d as { name: string }).name, type: (d as { type?: unknown }).type === "int" ? ("int" as const) : ("string" as const) }] : []));
+}
+
+async function jobTargetFromStack(storage: StorageApi, p: { branchId: string; componentId: string; configId: string }): Promise<JobTarget> {
+  const config = await findLiveConfig(storage, p.branchId, p.componentId, p.configId);
+  const label = `configuration "${p.configId}"`;
+  const base = { label, disabledFix: "enable it (isDisabled: false)", bindFix: "bind a VariableConfig to it (variables: vars.binding())" };
+  if (!config) {
+    return {
+      ...base,
+      missing: {
+        property: "configId",
+        reason: `configuration "${p.configId}" of ${p.componentId} does not exist in branch ${p.branchId} (or is in the trash): pass the configId of a ComponentConfig (for example users.configId), or create the configuration first`,
+      },
+    };
+  }
+  const varsId = config.configuration.variables_id;
+  const bound = varsId !== undefined && varsId !== null && varsId !== "";
+  const target: JobTarget = { ...base, label: `configuration "${p.configId}" of ${p.componentId}`, disabled: config.isDisabled, bound };
+  if (!bound) return target;
+  const vars = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, String(varsId));
+  const defaultRow = config.configuration.variables_values_id;
+  target.variables = vars
+    ? stackVariables(vars, defaultRow === undefined || defaultRow === null || defaultRow === "" ? undefined : String(defaultRow))
+    : { property: "configId", reason: `the variables configuration "${String(varsId)}" bound to "${p.configId}" does not exist: bind an existing VariableConfig` };
+  return target;
+}
+
+async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: ProgramConfiguration): Promise<JobTarget> {
+  const label = `ComponentConfig "${c.resource}" of this program`;
+  const target: JobTarget = {
+    label,
+    disabled: c.isDisabled === true ? true : c.isDisabled === false ? false : undefined,
+    disabledFix: `set isDisabled: false on ComponentConfig "${c.resource}"`,
+    bound: c.bound,
+    bindFix: `bind a VariableConfig to ComponentConfig "${c.resource}" (variables: vars.binding())`,
+  };
+  const varsId = knownString(c.variablesId);
+  const v = c.variables;
+  if (!v) {
+    // Bound to variables this program does not declare: as the stack has them.
+    const vars = c.bound && varsId !== undefined ? await findLiveConfig(storage, branchId, VARIABLES_COMPONENT, varsId) : undefined;
+    if (vars) target.variables = stackVariables(vars, UNKNOWN);
+    return target;
+  }
+  const defaultNames = v.defaultValueNames === undefined ? undefined : known(v.defaultValueNames) && Array.isArray(v.defaultValueNames) ? v.defaultValueNames.map(String) : UNKNOWN;
+  const valuesRowId = knownString(v.valuesRowId);
+  // The VariableConfig's own rows as the stack has them (it may exist already, with other rows than its values row).
+  let remote: Promise<Configuration | undefined> | undefined;
+  const existing = () => (remote ??= varsId !== undefined ? findLiveConfig(storage, branchId, VARIABLES_COMPONENT, varsId) : Promise.resolve(undefined));
+  const vlabel = `VariableConfig "${v.resource}" of this program`;
+  target.variables = {
+    label: vlabel,
+    declared: knownDeclarations(v.declared),
+    async row(id) {
+      if (id === valuesRowId) return defaultNames === undefined ? [] : defaultNames;
+      if (varsId === undefined) {
+        // Its id is not known at preview: it is created in this run, or updated. The row is missing
+        // only when no variables configuration of the branch has it.
+        const all = await storage.listConfigs(branchId, VARIABLES_COMPONENT);
+        return all.some((c) => !c.isDeleted && (c.rows ?? []).some((r) => r.id === id)) ? UNKNOWN : undefined;
+      }
+      const r = (await existing())?.rows.find((x) => x.id === id);
+      return r ? valuesOfRow(r) : undefined;
+    },
+    async rows() {
+      const ids = (await existing())?.rows.map((r) => r.id) ?? [];
+      return ids.length ? ids.join(", ") : `none but the default values row it creates: pass ${v.resource}.valuesRowId`;
+    },
+    async defaults() {
+      if (v.defaultRow === "other") return UNKNOWN;
+      if (v.defaultRow === "none" || defaultNames === undefined) return "none";
+      return defaultNames;
+    },
+    defaultsFix: `add them to the defaultValues of VariableConfig "${v.resource}"`,
+  };
+  return target;
+}
+
 /**
- * For a JobRun: the configuration exists and is enabled (unless declared in this program), and the
- * values given are of variables its bound variables configuration declares, from a row it has.
+ * For a JobRun: the configuration exists and is enabled, and the values the job would render with
+ * are of the variables its bound variables configuration declares, from a row it has, with a value
+ * for each of them (else the job fails).
  */
 export async function jobFailures(
   ctx: ResourceContext,
   p: { branchId: string; componentId: string; configId: string; variableValuesData?: Record<string, string>; variableValuesId?: string },
   facts: ProgramFacts,
-  valueIssues: (values: Record<string, string>, declared: Array<{ name: string; type: "string" | "int" }>) => Array<{ name: string; message: string }>,
 ): Promise<dynamic.CheckFailure[]> {
-  if (facts.declared) return [];
+  if (facts.declared && !facts.configuration) return []; // declared here, by a program of an older version: not known
   const storage = ctx.client().storage;
-  const config = await findLiveConfig(storage, p.branchId, p.componentId, p.configId);
-  if (!config) {
-    return [{
-      property: "configId",
-      reason: `configuration "${p.configId}" of ${p.componentId} does not exist in branch ${p.branchId} (or is in the trash): pass the configId of a ComponentConfig (for example users.configId), or create the configuration first`,
-    }];
-  }
-  if (config.isDisabled) {
-    return [{ property: "configId", reason: `configuration "${p.configId}" of ${p.componentId} is disabled, so its job would fail: enable it (isDisabled: false), or remove this JobRun` }];
-  }
-  if (p.variableValuesData === undefined && p.variableValuesId === undefined) return [];
-  const varsId = config.configuration.variables_id;
+  const t = facts.configuration ? await jobTargetFromProgram(storage, p.branchId, facts.configuration) : await jobTargetFromStack(storage, p);
+  if (t.missing) return [t.missing];
+  if (t.disabled) return [{ property: "configId", reason: `${t.label} is disabled, so its job would fail: ${t.disabledFix}, or remove this JobRun` }];
+  const givesValues = p.variableValuesData !== undefined || p.variableValuesId !== undefined;
   const property = p.variableValuesData !== undefined ? "variableValuesData" : "variableValuesId";
-  if (varsId === undefined || varsId === null || varsId === "") {
-    return [{ property, reason: `configuration "${p.configId}" has no variables bound (no variables_id), so the values would be ignored: bind a VariableConfig to it (variables: vars.binding()), or remove ${property}` }];
+  if (t.bound === false) {
+    return givesValues ? [{ property, reason: `${t.label} has no variables bound (no variables_id), so the values would be ignored: ${t.bindFix}, or remove ${property}` }] : [];
   }
-  const vars = await findLiveConfig(storage, p.branchId, "keboola.variables", String(varsId));
-  if (!vars) return [{ property, reason: `the variables configuration "${String(varsId)}" bound to "${p.configId}" does not exist: bind an existing VariableConfig` }];
-  if (p.variableValuesId !== undefined && !vars.rows.some((r) => r.id === p.variableValuesId)) {
-    return [{ property: "variableValuesId", reason: `"${p.variableValuesId}" is not a values row of variables configuration "${vars.id}" (its rows: ${vars.rows.map((r) => r.id).join(", ") || "none"}): use one of them, or pass variableValuesData` }];
+  const vars = t.variables;
+  if (!t.bound || !vars || containsUnknown([p.variableValuesData, p.variableValuesId])) return [];
+  if (!("row" in vars)) return [{ ...vars, property: givesValues ? property : vars.property }];
+
+  const data = p.variableValuesData ?? {};
+  const failures: dynamic.CheckFailure[] = [];
+  // The values the job renders with, and where a missing one is reported.
+  let given: string[] | typeof UNKNOWN;
+  let at: { property: string; where: string; declaredBy: string; fix: string };
+  if (Object.keys(data).length > 0) {
+    given = Object.keys(data);
+    at = { property: "variableValuesData", where: "variableValuesData has", declaredBy: vars.label, fix: "add them to variableValuesData" };
+    if (vars.declared) failures.push(...valueIssues(data, vars.declared).map((i) => ({ property: `variableValuesData.${i.name}`, reason: i.message })));
+  } else if (p.variableValuesId !== undefined) {
+    const row = await vars.row(p.variableValuesId);
+    if (row === undefined) {
+      return [{ property: "variableValuesId", reason: `"${p.variableValuesId}" is not a values row of ${vars.label} (its rows: ${await vars.rows()}): use one of them, or pass variableValuesData` }];
+    }
+    given = row;
+    at = { property: "variableValuesId", where: `values row "${p.variableValuesId}" of ${vars.label} has`, declaredBy: "it", fix: "add them to that row, or pass variableValuesData" };
+  } else {
+    const defaults = await vars.defaults();
+    if (defaults === "none") {
+      return [{
+        property: "variableValuesData",
+        reason: `is not set, and ${t.label} names no default values row of ${vars.label} (variables.valuesRowId), so the job would fail ("No variable values provided"): pass variableValuesData or variableValuesId, or bind with defaultValues (variables: vars.binding() of a VariableConfig with defaultValues)`,
+      }];
+    }
+    given = defaults;
+    at = { property: "variableValuesData", where: `is not set, and the default values of ${vars.label} have`, declaredBy: "it", fix: `pass variableValuesData with a value for each, or ${vars.defaultsFix}` };
   }
-  const list = (vars.configuration as { variables?: unknown }).variables;
-  const declared = (Array.isArray(list) ? list : [])
-    .filter((v): v is { name: string; type?: string } => !!v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string")
-    .map((v) => ({ name: v.name, type: v.type === "int" ? ("int" as const) : ("string" as const) }));
-  return valueIssues(p.variableValuesData ?? {}, declared).map((i) => ({ property: `variableValuesData.${i.name}`, reason: i.message }));
+  if (vars.declared && given !== UNKNOWN) {
+    const missing = missingValues(vars.declared, given);
+    if (missing.length > 0) {
+      const list = missing.map((n) => `"${n}"`).join(", ");
+      failures.push({
+        property: at.property,
+        reason: `${at.where} no value for ${missing.length > 1 ? "variables" : "variable"} ${list}, which ${at.declaredBy} declares, so the job would fail (${noValueMessage(missing[0])}): ${at.fix}`,
+      });
+    }
+  }
+  return failures;
 }

@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { normalizeId } from "../validation/ids";
 import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../../keboola/secrets";
+import { VARIABLES_COMPONENT } from "./configurations";
+import type { FactsInput } from "./define";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
 // process sees one resource at a time). Two resources that would address the same remote object
@@ -9,10 +11,10 @@ import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep 
 // reference them, so their checks can use it before the object exists.
 
 const declared = new Map<string, string>();
-const sources = new WeakMap<object, { type: string }>();
 
 const literal = (v: unknown): v is string => typeof v === "string";
 const branchOf = (v: unknown): string | undefined => (v === undefined ? "default" : typeof v === "string" || typeof v === "number" ? String(v) : undefined);
+const isOutput = (v: unknown): v is object => pulumi.Output.isInstance(v);
 
 /** Records the remote object a resource addresses; throws when another resource of this program addresses it. */
 function claim(key: string | undefined, type: string, name: string, what: string, fix: string): void {
@@ -24,6 +26,23 @@ function claim(key: string | undefined, type: string, name: string, what: string
   }
   declared.set(key, `${type}:${name}`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Sources and sinks
+
+/** A Source of this program. `key` is its id when the program gives it (or its name) literally, else a token standing for it. */
+interface DeclaredSource {
+  name: string;
+  key: string;
+  id?: string;
+  /** Its type, when the program gives it literally (or leaves the default). */
+  type?: string;
+}
+
+const sourceArgs = new WeakMap<object, DeclaredSource>();
+const sourcesByOutput = new WeakMap<object, DeclaredSource>();
+const sourcesById = new Map<string, DeclaredSource>();
+let anonymousSources = 0;
 
 export interface SourceDeclaration {
   branchId?: unknown;
@@ -37,72 +56,240 @@ export function declareSource(name: string, args: SourceDeclaration): void {
   const branch = branchOf(args.branchId);
   const id = literal(args.sourceId) ? args.sourceId : literal(args.name) && args.sourceId === undefined ? normalizeId(args.name) : undefined;
   claim(branch && id ? `source:${branch}/${id}` : undefined, "Source", name, `source id "${id}" in branch ${branch}`, "Give one of them another sourceId (or name).");
+  const type = args.type === undefined ? "http" : literal(args.type) ? args.type : undefined;
+  const decl: DeclaredSource = { name, key: id ?? `#${++anonymousSources}`, ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}) };
+  if (branch && id) {
+    sourcesById.set(`${branch}/${id}`, decl);
+    sourcesOfBranch.set(branch, [...(sourcesOfBranch.get(branch) ?? []), { name, id }]);
+  }
+  sourceArgs.set(args, decl);
 }
 
-/** After the Source registered: its sourceId output carries its type to the sinks that reference it. */
+/** The ids of the Sources (of each branch) and the Sinks (of each source) this program declares, in order. */
+const sourcesOfBranch = new Map<string, Array<{ name: string; id: string }>>();
+const sinksOfSource = new Map<string, Array<{ name: string; id: string }>>();
+const declaredBefore = (list: Array<{ name: string; id: string }> | undefined, name: string): string[] => {
+  const all = list ?? [];
+  const at = all.findIndex((e) => e.name === name);
+  return (at < 0 ? all : all.slice(0, at)).map((e) => e.id);
+};
+
+/** What a Source's check may use: the ids of the other Sources of its branch this program declares before it (they count against the branch's limit). */
+export function sourceFacts(name: string, args: SourceDeclaration): FactsInput {
+  const branch = branchOf(args.branchId);
+  const before = branch ? declaredBefore(sourcesOfBranch.get(branch), name) : [];
+  return before.length ? { declaredBefore: before } : {};
+}
+
+/** After the Source registered: its sourceId output stands for it in the resources that reference it (a sink takes its type). */
 export function declaredSource(args: SourceDeclaration, resource: { sourceId: pulumi.Output<string> }): void {
-  sources.set(resource.sourceId, { type: literal(args.type) ? args.type : "http" });
+  const decl = sourceArgs.get(args);
+  if (decl) sourcesByOutput.set(resource.sourceId, decl);
+}
+
+/** The Source of this program a `sourceId` input names: its sourceId output, or its literal id. */
+function sourceOf(branchId: unknown, sourceId: unknown): DeclaredSource | undefined {
+  if (isOutput(sourceId)) return sourcesByOutput.get(sourceId);
+  const branch = branchOf(branchId);
+  return branch && literal(sourceId) ? sourcesById.get(`${branch}/${sourceId}`) : undefined;
+}
+
+/** How the claims of sinks name their source: its literal id, or the token of the Source of this program whose output it is. */
+function sourceKey(branchId: unknown, sourceId: unknown): string | undefined {
+  return literal(sourceId) ? sourceId : sourceOf(branchId, sourceId)?.key;
+}
+
+const describeSource = (branchId: unknown, sourceId: unknown): string => {
+  if (literal(sourceId)) return `source "${sourceId}"`;
+  const decl = sourceOf(branchId, sourceId);
+  return decl?.id !== undefined ? `source "${decl.id}"` : `the source of keboola:Source "${decl?.name}"`;
+};
+
+/** The first Sink of this program writing each table (`branch/tableId`), with its columns. */
+const tables = new Map<string, { sink: string; columns: unknown }>();
+const sinkArgs = new WeakMap<object, string>();
+const sinksByOutput = new WeakMap<object, string>();
+
+export interface SinkDeclaration {
+  branchId?: unknown;
+  sourceId?: unknown;
+  sinkId?: unknown;
+  name?: unknown;
+  tableId?: unknown;
+  columns?: unknown;
 }
 
 /**
- * What a resource's check may use about the objects it references from this program (passed to
- * the provider as the hidden input `__program`): a referenced Source's type, and whether the
- * referenced object is declared here (then it may not exist yet at preview).
+ * Before the Sink registers: claims its id within its source (also when the source is a Source of
+ * this program given as its output), and records the table it writes.
  */
-export interface ProgramFacts {
-  sourceType?: string;
-  declared?: boolean;
-  /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
-  plainSecrets?: string[];
-}
-
-export function sinkFacts(args: { branchId?: unknown; sourceId?: unknown }): ProgramFacts {
-  const type = declaredSourceType(args.sourceId);
-  return { ...(type ? { sourceType: type } : {}), declared: type !== undefined || isDeclaredSource(args) };
-}
-
-export function jobFacts(args: { branchId?: unknown; componentId?: unknown; configId?: unknown }): ProgramFacts {
-  return { declared: isDeclaredConfig(args) };
-}
-
-/** The type of the Source whose `sourceId` output this is, when that Source is declared in this program. */
-export function declaredSourceType(sourceId: unknown): string | undefined {
-  return sourceId && typeof sourceId === "object" ? sources.get(sourceId)?.type : undefined;
-}
-
-export function declareSink(name: string, args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown; name?: unknown }): void {
+export function declareSink(name: string, args: SinkDeclaration): void {
   const branch = branchOf(args.branchId);
-  const id = literal(args.sinkId) ? args.sinkId : literal(args.name) && args.sinkId === undefined ? normalizeId(args.name) : undefined;
-  const key = branch && literal(args.sourceId) && id ? `sink:${branch}/${args.sourceId}/${id}` : undefined;
-  claim(key, "Sink", name, `sink id "${id}" of source "${String(args.sourceId)}"`, "Give one of them another sinkId (or name).");
+  const derived = args.sinkId === undefined;
+  const id = literal(args.sinkId) ? args.sinkId : literal(args.name) && derived ? normalizeId(args.name) : undefined;
+  const source = sourceKey(args.branchId, args.sourceId);
+  const key = branch && source !== undefined && id ? `sink:${branch}/${source}/${id}` : undefined;
+  const origin = derived ? `derived from its name "${String(args.name)}"` : "its sinkId";
+  claim(key, "Sink", name, `sink id "${id}" (${origin}) of ${describeSource(args.branchId, args.sourceId)}`, "Give one of them another sinkId (or name).");
+  if (branch && literal(args.tableId) && !tables.has(`${branch}/${args.tableId}`)) tables.set(`${branch}/${args.tableId}`, { sink: name, columns: args.columns });
+  if (branch && source !== undefined && id) sinksOfSource.set(`${branch}/${source}`, [...(sinksOfSource.get(`${branch}/${source}`) ?? []), { name, id }]);
+  sinkArgs.set(args, name);
 }
+
+/** After the Sink registered: its sinkId output stands for it in the settings that reference it. */
+export function declaredSink(args: SinkDeclaration, resource: { sinkId: pulumi.Output<string> }): void {
+  const name = sinkArgs.get(args);
+  if (name !== undefined) sinksByOutput.set(resource.sinkId, name);
+}
+
+/** What a Sink's check may use: its Source's type and whether it is declared here; another sink of this program writing its table. */
+export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
+  const source = sourceOf(args.branchId, args.sourceId);
+  const branch = branchOf(args.branchId);
+  const table = branch && literal(args.tableId) ? tables.get(`${branch}/${args.tableId}`) : undefined;
+  const key = sourceKey(args.branchId, args.sourceId);
+  const before = branch && key !== undefined ? declaredBefore(sinksOfSource.get(`${branch}/${key}`), name) : [];
+  return {
+    ...(before.length ? { declaredBefore: before } : {}),
+    ...(source?.type ? { sourceType: source.type } : {}),
+    declared: source !== undefined,
+    ...(table && table.sink !== name ? { sharedTable: { sink: table.sink, columns: table.columns } } : {}),
+  };
+}
+
+/** For settings: whether the source (for SourceSettings) or the sink (for SinkSettings) they target is declared in this program. */
+export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): FactsInput {
+  if (args.sinkId === undefined) return { declared: sourceOf(args.branchId, args.sourceId) !== undefined };
+  if (isOutput(args.sinkId)) return { declared: sinksByOutput.has(args.sinkId) };
+  // A sink of a Source this program declares exists only when a Sink of this program declares it,
+  // or when it already exists: the check asks the stack then.
+  const branch = branchOf(args.branchId);
+  const source = sourceKey(args.branchId, args.sourceId);
+  return { declared: !!branch && source !== undefined && literal(args.sinkId) && declared.has(`sink:${branch}/${source}/${args.sinkId}`) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configurations
+
+interface DeclaredConfig {
+  type: "ComponentConfig" | "VariableConfig";
+  name: string;
+  args: Record<string, unknown>;
+  configId: pulumi.Output<string>;
+  valuesRowId?: pulumi.Output<string | undefined>;
+}
+
+const configsByKey = new Map<string, DeclaredConfig>();
+const configsByOutput = new WeakMap<object, DeclaredConfig>();
+
+const configKey = (branch: string, componentId: string, configId: string) => `config:${branch}/${componentId}/${configId}`;
 
 export function declareConfig(type: string, name: string, args: { branchId?: unknown; componentId?: unknown; configId?: unknown }): void {
   const branch = branchOf(args.branchId);
-  const key = branch && literal(args.componentId) && literal(args.configId) ? `config:${branch}/${args.componentId}/${args.configId}` : undefined;
+  const key = branch && literal(args.componentId) && literal(args.configId) ? configKey(branch, args.componentId, args.configId) : undefined;
   claim(key, type, name, `configuration "${String(args.configId)}" of ${String(args.componentId)}`, "Give one of them another configId.");
 }
 
-/** Whether a configuration with this literal id is declared in this program (so it may not exist yet). */
-export function isDeclaredConfig(args: { branchId?: unknown; componentId?: unknown; configId?: unknown }): boolean {
-  const branch = branchOf(args.branchId);
-  return !!branch && literal(args.componentId) && literal(args.configId) && declared.has(`config:${branch}/${args.componentId}/${args.configId}`);
+/** After a configuration registered: its configId output (or its literal id) stands for it in the resources that reference it. */
+export function declaredConfig(type: DeclaredConfig["type"], name: string, args: object, componentId: unknown, resource: { configId: pulumi.Output<string>; valuesRowId?: pulumi.Output<string | undefined> }): void {
+  const a = args as Record<string, unknown>;
+  const decl: DeclaredConfig = { type, name, args: a, configId: resource.configId, ...(resource.valuesRowId ? { valuesRowId: resource.valuesRowId } : {}) };
+  configsByOutput.set(resource.configId, decl);
+  const branch = branchOf(a.branchId);
+  if (branch && literal(componentId) && literal(a.configId)) configsByKey.set(configKey(branch, componentId, a.configId), decl);
 }
 
-/** Whether a source with this literal id is declared in this program. */
-export function isDeclaredSource(args: { branchId?: unknown; sourceId?: unknown }): boolean {
-  const branch = branchOf(args.branchId);
-  return !!branch && literal(args.sourceId) && declared.has(`source:${branch}/${args.sourceId}`);
+/** The configuration of this program a `configId` input names: its configId output, or its literal id. */
+function configOf(branchId: unknown, componentId: unknown, configId: unknown, type: DeclaredConfig["type"]): DeclaredConfig | undefined {
+  const branch = branchOf(branchId);
+  const decl = isOutput(configId) ? configsByOutput.get(configId) : branch && literal(componentId) && literal(configId) ? configsByKey.get(configKey(branch, componentId, configId)) : undefined;
+  return decl?.type === type ? decl : undefined;
 }
 
-/** For settings: whether the source (and sink) they target are declared in this program. */
-export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): ProgramFacts {
-  const branch = branchOf(args.branchId);
-  const sourceDeclared = declaredSourceType(args.sourceId) !== undefined || isDeclaredSource(args);
-  if (args.sinkId === undefined) return { declared: sourceDeclared };
-  const sinkDeclared = !!branch && literal(args.sourceId) && literal(args.sinkId) && declared.has(`sink:${branch}/${args.sourceId}/${args.sinkId}`);
-  // A sink of a source this program creates may not exist yet either.
-  return { declared: sourceDeclared || sinkDeclared };
+const plainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !isOutput(v) && !Array.isArray(v);
+
+/** The VariableConfig of this program a ComponentConfig's `variables` binding names. */
+function boundVariablesOf(branchId: unknown, binding: unknown): DeclaredConfig | undefined {
+  return plainObject(binding) ? configOf(branchId, VARIABLES_COMPONENT, binding.configId, "VariableConfig") : undefined;
+}
+
+/** What a ComponentConfig's check may use: the variables a VariableConfig of this program that it binds declares. */
+export function componentConfigFacts(args: { branchId?: unknown; variables?: unknown }): FactsInput {
+  const vars = boundVariablesOf(args.branchId, args.variables);
+  return vars ? { boundVariables: { resource: vars.name, declared: vars.args.variables as pulumi.Input<unknown> } } : {};
+}
+
+/** What a JobRun's check may use: the ComponentConfig of this program it runs, and the VariableConfig that one binds. */
+export function jobFacts(args: { branchId?: unknown; componentId?: unknown; configId?: unknown }): FactsInput {
+  const config = configOf(args.branchId, args.componentId, args.configId, "ComponentConfig");
+  if (!config) return { declared: false };
+  const binding = config.args.variables;
+  const facts: ProgramConfiguration = { resource: config.name, isDisabled: (config.args.isDisabled ?? false) as pulumi.Input<unknown> };
+  if (binding === undefined) facts.bound = false;
+  else if (plainObject(binding)) {
+    facts.bound = true;
+    facts.variablesId = binding.configId as pulumi.Input<unknown>;
+    const vars = boundVariablesOf(config.args.branchId, binding);
+    if (vars) {
+      const defaults = vars.args.defaultValues;
+      facts.variables = {
+        resource: vars.name,
+        declared: vars.args.variables as pulumi.Input<unknown>,
+        // Only the names (not secret): the values, which may be, are not needed.
+        ...(defaults !== undefined ? { defaultValueNames: plainObject(defaults) ? Object.keys(defaults) : pulumi.unsecret(pulumi.output(defaults as pulumi.Input<Record<string, unknown> | undefined>).apply((d) => Object.keys(d ?? {}))) } : {}),
+        ...(vars.valuesRowId ? { valuesRowId: vars.valuesRowId as pulumi.Input<unknown> } : {}),
+        defaultRow: binding.valuesRowId === undefined ? "none" : binding.valuesRowId === vars.valuesRowId ? "declared" : "other",
+      };
+    }
+  }
+  return { declared: true, configuration: facts };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the provider gets
+
+/**
+ * What a resource's check may use about the objects it references from this program (passed to
+ * the provider as the hidden input `__program`): whether the referenced object is declared here
+ * (then it may not exist yet at preview), and what its declaration says. Values that are outputs
+ * may be unknown at preview; each check uses only what is known.
+ */
+export interface ProgramFacts {
+  /** Sink: the type of its Source. */
+  sourceType?: string;
+  /** Sink: its Source; settings: their source (SourceSettings) or sink (SinkSettings); JobRun: its configuration. */
+  declared?: boolean;
+  /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
+  plainSecrets?: string[];
+  /** Source: the ids of the other Sources of its branch declared before it; Sink: those of the other Sinks of its source. */
+  declaredBefore?: string[];
+  /** Sink: the first other Sink of this program that writes the same table, with its columns. */
+  sharedTable?: { sink: string; columns: unknown };
+  /** ComponentConfig: the VariableConfig of this program its binding names, with its declared variables. */
+  boundVariables?: { resource: string; declared: unknown };
+  /** JobRun: the ComponentConfig of this program it runs. */
+  configuration?: ProgramConfiguration;
+}
+
+/** A ComponentConfig of this program, as a JobRun's check sees it. */
+export interface ProgramConfiguration {
+  resource: string;
+  isDisabled: unknown;
+  /** Whether it binds variables (undefined: its binding is an output, not known here). */
+  bound?: boolean;
+  /** The configId its binding names. */
+  variablesId?: unknown;
+  /** The bound VariableConfig, when it is one of this program. */
+  variables?: {
+    resource: string;
+    declared: unknown;
+    /** The names its defaultValues give (absent: it has no default values row). */
+    defaultValueNames?: unknown;
+    /** Its values row (unknown until it exists). */
+    valuesRowId?: unknown;
+    /** Which default values row the binding names: that VariableConfig's ("declared"), none, or another. */
+    defaultRow: "declared" | "none" | "other";
+  };
 }
 
 /**

@@ -53,7 +53,10 @@ export function settingsHandler<D extends AnyDefinition>(def: D, label: string):
         if (!(await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId)))) {
           const property = t.sinkId !== undefined ? "sinkId" : "sourceId";
           const missing = t.sinkId !== undefined ? `sink "${t.sinkId}" of source "${t.sourceId}"` : `source "${t.sourceId}"`;
-          failures.push({ property, reason: `${missing} does not exist in branch ${t.branchId}: pass the ${property} of a ${t.sinkId !== undefined ? "Sink" : "Source"} (for example ${t.sinkId !== undefined ? "raw.sinkId" : "events.sourceId"}), not its name` });
+          const kind = t.sinkId !== undefined ? "Sink" : "Source";
+          // The resource class tells whether a resource of this program declares it (then the check does not ask).
+          const here = ctx.call.facts.declared === false ? `, and no ${kind} of this program declares it` : "";
+          failures.push({ property, reason: `${missing} does not exist in branch ${t.branchId}${here}: pass the ${property} of a ${kind} (for example ${t.sinkId !== undefined ? "raw.sinkId" : "events.sourceId"}), not its name` });
         }
       }
       return { inputs: value ? { ...news, ...(value as object) } : news, failures };

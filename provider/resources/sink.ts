@@ -6,14 +6,14 @@ import { notFoundAsUndefined } from "../api/errors";
 import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
-import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, type Column } from "../validation/columns";
+import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, sharedTableMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
 import { diffFields, same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/sink";
 import { PartialFailure, type Props, type ResourceContext } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
-import { declareSink, sinkFacts } from "./program";
+import { declareSink, declaredSink, sinkFacts } from "./program";
 import { branchFailure, isNew, sinkSlotFailure } from "./preflight";
 import { show } from "../validation/messages";
 
@@ -67,7 +67,8 @@ export interface Sink extends OutputsOf<typeof sink> {}
 export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
     declareSink(name, args);
-    super(kindProvider, sink, name, args, opts, sinkFacts(args));
+    super(kindProvider, sink, name, args, opts, sinkFacts(name, args));
+    declaredSink(args, this);
   }
 }
 
@@ -117,6 +118,21 @@ async function tableFailure(ctx: ResourceContext, branch: string, tableId: strin
   const table = listed ? await storage.findTableListed(branch, tableId) : await storage.findTable(branch, tableId);
   if (!table) return undefined;
   return mappingMismatch(tableId, table.columns, columns.map((c) => c.name)) ?? primaryKeyMismatch(tableId, table.primaryKey ?? [], columns);
+}
+
+const sharedTableFact = z.object({ sink: z.string(), columns: z.array(z.looseObject({ name: z.string(), primaryKey: z.boolean().optional() })) });
+
+/**
+ * Failure when the destination table does not exist yet and another Sink of this program (the
+ * first declared to write it) would create it with other columns.
+ */
+async function sharedTableFailure(ctx: ResourceContext, p: { branchId: string; tableId: string; columns: Column[] }, fact: unknown): Promise<string | undefined> {
+  if (fact === undefined || containsUnknown(fact)) return undefined;
+  const other = sharedTableFact.safeParse(fact);
+  // Columns the other sink's own check refuses are reported there.
+  if (!other.success) return undefined;
+  if (await ctx.client().storage.findTableListed(p.branchId, p.tableId)) return undefined; // tableFailure compared it
+  return sharedTableMismatch(p.tableId, other.data, p.columns);
 }
 
 /** allowedSignals filters OTLP signals; on an HTTP source the service silently ignores it. */
@@ -209,7 +225,7 @@ export const handler: Handler<typeof sink> = {
     const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
     const firstMapping = !olds.tableId;
     if (failures.length === 0 && known && (firstMapping || mappingChanged(olds, p))) {
-      const failure = await tableFailure(ctx, p.branchId, p.tableId, p.columns, true);
+      const failure = (await tableFailure(ctx, p.branchId, p.tableId, p.columns, true)) ?? (await sharedTableFailure(ctx, p, facts.sharedTable));
       if (failure) failures.push({ property: "columns", reason: failure });
     }
     return { inputs: { ...news, ...p }, failures };

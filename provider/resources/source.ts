@@ -13,7 +13,7 @@ import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, 
 import kindProvider from "../kinds/source";
 import { PartialFailure, type Props } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
-import { declareSource, declaredSource } from "./program";
+import { declareSource, declaredSource, sourceFacts } from "./program";
 
 // A Stream source: an HTTP (or OTLP) endpoint that receives events. Name, description and type
 // update in place; a new sourceId or branch replaces it. The ingestion URL is a credential and
@@ -69,7 +69,7 @@ export interface Source extends OutputsOf<typeof source> {}
 export class Source extends KeboolaResource {
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
     declareSource(name, args);
-    super(kindProvider, source, name, args, opts);
+    super(kindProvider, source, name, args, opts, sourceFacts(name, args));
     declaredSource(args, this);
   }
 }

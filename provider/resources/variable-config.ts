@@ -29,7 +29,7 @@ import {
   VARIABLES_COMPONENT,
 } from "./configurations";
 import { splitMarker, withMarker } from "./ownership";
-import { declareConfig } from "./program";
+import { declareConfig, declaredConfig } from "./program";
 
 // Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
 // with the default values in one row of it (`{"values": [{name, value}]}`, every value a
@@ -93,6 +93,7 @@ export class VariableConfig extends KeboolaResource {
   constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("VariableConfig", name, { ...args, componentId: VARIABLES_COMPONENT });
     super(kindProvider, variableConfig, name, args, opts);
+    declaredConfig("VariableConfig", name, args, VARIABLES_COMPONENT, this);
   }
 
   /**

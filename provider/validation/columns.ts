@@ -123,3 +123,28 @@ export function primaryKeyMismatch(tableId: string, tablePrimaryKey: readonly st
     `the service would fail the sink. Fix: ${fix}, or point tableId at a new table (it is created with the mapping's primary key).`
   );
 }
+
+/**
+ * Why two sinks cannot both write a table that does not exist yet, or undefined when they can.
+ * Whichever is created first has the service create the table with its mapping's column names and
+ * primary key; the other then fails as against any existing table (mappingMismatch,
+ * primaryKeyMismatch), so the two mappings must agree on both.
+ */
+export function sharedTableMismatch(
+  tableId: string,
+  other: { sink: string; columns: ReadonlyArray<{ name: string; primaryKey?: boolean }> },
+  columns: ReadonlyArray<{ name: string; primaryKey?: boolean }>,
+): string | undefined {
+  const names = (cs: typeof columns) => cs.map((c) => c.name);
+  const keys = (cs: typeof columns) => cs.filter((c) => c.primaryKey).map((c) => c.name);
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  if (same(names(other.columns), names(columns)) && same(keys(other.columns), keys(columns))) return undefined;
+  const show = (cs: typeof columns) => `[${names(cs).join(", ")}]${keys(cs).length ? ` (primary key [${keys(cs).join(", ")}])` : ""}`;
+  return (
+    `table "${tableId}" does not exist yet and Sink "${other.sink}" of this program writes it too, with other columns; ` +
+    `the sink created first creates the table with its own columns, and the other one then fails.\n` +
+    `  columns of Sink "${other.sink}": ${show(other.columns)}\n` +
+    `  columns of this sink: ${show(columns)}\n` +
+    `Fix: give both sinks the same column names and primaryKey, in the same order, or point tableId at another table.`
+  );
+}

@@ -64,3 +64,5 @@ export function valueIssues(values: Record<string, string | number | boolean>, d
   return out;
 }
 
+// What the job runner requires of a job's values is the service's rule: keboola/variables.ts.
+export { missingValues, noValueMessage } from "../../keboola/variables";

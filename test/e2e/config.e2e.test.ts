@@ -158,13 +158,16 @@ describe("e2e: configurations, variables and job runs with the Pulumi CLI", () =
     expect(afterRun.jobStatus).toBe("success");
     expect(typeof afterRun.jobId).toBe("string");
 
-    // A job run with a missing value fails the deployment with the job's message.
+    // A job run with missing values (the job would fail: "No value provided for variable") is
+    // refused before anything runs, naming the values, the VariableConfig and the fix.
     await ws.setConfig("e2e:runMissing", "true");
+    emu.clearRequests();
     const upMissing = await ws.up();
     expect(upMissing.code, describeResult(upMissing)).not.toBe(0);
     expect(upMissing.stdout + upMissing.stderr).toMatch(
-      /JobRun "run-missing": job \d+ of keboola\.ex-generic-v2 configuration kp-[0-9a-f]{20} ended with status "error": No value provided for variable "endpoint"\./,
+      /JobRun resource 'run-missing': property variableValuesData .*has no value for variables "endpoint", "since", which VariableConfig "users-vars" of this program declares, so the job would fail \(No value provided for variable "endpoint"\.\): add them to variableValuesData/,
     );
+    expect(emu.writes()).toEqual([]);
     expect((await ws.stackResources()).filter((r) => r.type === T.job).map((r) => r.urn.split("::").pop())).toEqual(["run-ok"]);
     await ws.pulumi(["config", "rm", "--stack", ws.stack, "e2e:runMissing"]);
 

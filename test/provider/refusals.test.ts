@@ -4,6 +4,7 @@ import type { Props } from "../../provider/resources/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { ensureTable } from "../../emulator/storage/tables";
 import { ownerUrn, startHarness, type Harness } from "./harness";
+import { UNKNOWN } from "../../provider/validation/check";
 
 // Preview refuses what the service would refuse: more than a hundred bad inputs across the seven
 // resources, each through `check` against the emulator holding a small project (another owner's
@@ -212,7 +213,72 @@ const cases: Case[] = [
   { what: "JobRun negative timeout", handler: jobRun, inputs: run({ timeoutSeconds: -1 }), path: "timeoutSeconds", fix: /positive number of seconds/ },
   { what: "JobRun triggers key typo", handler: jobRun, inputs: run({ trigger: 1 }), path: "trigger", fix: /did you mean "triggers"/ },
   { what: "JobRun missing branch", handler: jobRun, inputs: run({ branchId: "55", configId: "nope" }), path: "configId", fix: /does not exist/ },
+
+  // Objects declared in the same program and not created yet: the resource classes pass what the
+  // program declares as the hidden input __program (test/mocks/program-facts.test.ts shows a
+  // program sending these facts); values the program computes are unknown at preview.
+  {
+    what: "Sink writing a new table another Sink of the program creates with other columns",
+    handler: sink,
+    inputs: sinkArgs({ sourceId: "planned", tableId: "in.c-new.shared", __program: { sourceType: "http", declared: true, sharedTable: { sink: "first", columns: [col, { type: "body", name: "body" }] } } }),
+    path: "columns",
+    fix: /table "in\.c-new\.shared" does not exist yet and Sink "first" of this program writes it too.*columns of Sink "first": \[id, body\].*columns of this sink: \[id\].*Fix: give both sinks the same column names and primaryKey/s,
+  },
+  {
+    what: "Sink writing a new table with another primary key than another Sink of the program",
+    handler: sink,
+    inputs: sinkArgs({ tableId: "in.c-new.keyed", columns: [{ ...col, primaryKey: true }], __program: { declared: true, sharedTable: { sink: "first", columns: [col] } } }),
+    path: "columns",
+    fix: /\[id\] \(primary key \[id\]\).*in the same order, or point tableId at another table/s,
+  },
+  { what: "SinkSettings of a sink neither existing nor declared in the program", handler: sinkSettings, inputs: { sourceId: "planned", sinkId: "nope", syncWait: false, __program: { declared: false } }, path: "sinkId", fix: /sink "nope" of source "planned" does not exist in branch default, and no Sink of this program declares it: pass the sinkId of a Sink/ },
+  { what: "SinkSettings of a missing sink of an existing Source of the program", handler: sinkSettings, inputs: { sourceId: "web", sinkId: "nope", syncWait: false, __program: { declared: false } }, path: "sinkId", fix: /no Sink of this program declares it/ },
+  {
+    what: "ComponentConfig bound by configId alone to a VariableConfig of the program, with an undeclared placeholder",
+    handler: componentConfig,
+    inputs: extractor({
+      variables: { configId: UNKNOWN },
+      configuration: { parameters: { api: { baseUrl: "https://x/" }, config: { jobs: [{ endpoint: "{{endpoint}}", params: { limit: "{{limit}}" } }] } } },
+      __program: { boundVariables: { resource: "vars", declared: [{ name: "limit", type: "int" }] } },
+    }),
+    path: "configuration.parameters.config.jobs[0].endpoint",
+    fix: /\{\{endpoint\}\} refers to variable "endpoint", which the bound variables do not declare \(declared: limit\): declare it/,
+  },
+  { what: "JobRun values missing a variable of a new configuration", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "5" }, __program: planned() }), path: "variableValuesData", fix: /has no value for variable "endpoint", which VariableConfig "vars" of this program declares, so the job would fail \(No value provided for variable "endpoint"\.\): add them to variableValuesData/ },
+  { what: "JobRun value of a variable a new VariableConfig does not declare", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "x", limt: "3" }, __program: planned() }), path: "variableValuesData.limt", fix: /"limt" is not a declared variable \(declared: limit, endpoint\): declare it/ },
+  { what: "JobRun non-integer value of a new VariableConfig's int", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesData: { limit: "ten", endpoint: "x" }, __program: planned() }), path: "variableValuesData.limit", fix: /whole number/ },
+  { what: "JobRun values row of a VariableConfig not created yet", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesId: "nope", __program: planned() }), path: "variableValuesId", fix: /"nope" is not a values row of VariableConfig "vars" of this program \(its rows: none but the default values row it creates: pass vars\.valuesRowId\): use one of them, or pass variableValuesData/ },
+  { what: "JobRun values row of a VariableConfig with a configId, not created yet", handler: jobRun, inputs: run({ configId: "users-new", variableValuesId: "values", __program: planned({ variablesId: "vars-new" }) }), path: "variableValuesId", fix: /"values" is not a values row of VariableConfig "vars" of this program/ },
+  { what: "JobRun values row of an existing VariableConfig of the program missing a variable", handler: jobRun, inputs: run({ configId: UNKNOWN, variableValuesId: "values", __program: planned({ variablesId: "vars" }) }), path: "variableValuesId", fix: /values row "values" of VariableConfig "vars" of this program has no value for variable "endpoint", which it declares.*add them to that row, or pass variableValuesData/ },
+  { what: "JobRun of a disabled configuration of the program", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ isDisabled: true }) }), path: "configId", fix: /ComponentConfig "users" of this program is disabled, so its job would fail: set isDisabled: false on ComponentConfig "users", or remove this JobRun/ },
+  { what: "JobRun values for an unbound configuration of the program", handler: jobRun, inputs: run({ configId: "users-new", variableValuesData: { limit: "5" }, __program: { declared: true, configuration: { resource: "users", isDisabled: false, bound: false } } }), path: "variableValuesData", fix: /ComponentConfig "users" of this program has no variables bound.*bind a VariableConfig to ComponentConfig "users"/ },
+  { what: "JobRun without values whose default values miss a variable", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultValueNames: ["limit"] }) }), path: "variableValuesData", fix: /is not set, and the default values of VariableConfig "vars" of this program have no value for variable "endpoint", which it declares.*add them to the defaultValues of VariableConfig "vars"/ },
+  { what: "JobRun without values of a configuration bound without default values", handler: jobRun, inputs: run({ configId: UNKNOWN, __program: planned({ defaultRow: "none" }) }), path: "variableValuesData", fix: /names no default values row of VariableConfig "vars" of this program.*No variable values provided.*pass variableValuesData or variableValuesId/ },
+  { what: "Sink over the limit of its source with the sinks the program creates before it", handler: sink, inputs: sinkArgs({ __program: { declared: true, declaredBefore: ["claimed", ...ids("p", 99)] } }), path: "name", fix: /in source "web" already has 1 sinks and this program creates 99 more before this one \("p0", .*"p98"\), the service's limit is 100: delete one first, or use another source/ },
+  { what: "Sink over the limit of a Source the program creates", handler: sink, inputs: sinkArgs({ sourceId: "planned", __program: { declared: true, declaredBefore: ids("p", 100) } }), path: "name", fix: /in source "planned" \(created in this run\) already has 0 sinks and this program creates 100 more before this one.*limit is 100/ },
+  { what: "JobRun without values of an existing configuration without default values", handler: jobRun, inputs: run({ configId: "bound" }), path: "variableValuesData", fix: /names no default values row of variables configuration "vars".*pass variableValuesData/ },
 ];
+
+/** `count` ids: prefix0, prefix1, ... */
+function ids(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+}
+
+/** __program of a JobRun whose ComponentConfig "users" (bound to VariableConfig "vars") is declared in the program and not created yet. */
+function planned(over: { isDisabled?: boolean; defaultValueNames?: string[]; defaultRow?: string; variablesId?: string; declared?: Props[] } = {}): Props {
+  const { isDisabled = false, defaultRow = "declared", defaultValueNames = ["limit", "endpoint"], variablesId = UNKNOWN } = over;
+  const declared = over.declared ?? [{ name: "limit", type: "int" }, { name: "endpoint", type: "string" }];
+  return {
+    declared: true,
+    configuration: {
+      resource: "users",
+      isDisabled,
+      bound: true,
+      variablesId,
+      variables: { resource: "vars", declared, defaultValueNames, valuesRowId: UNKNOWN, defaultRow },
+    },
+  };
+}
 
 // zod's own wording, which must never reach a user.
 const ZOD_DEFAULT = /Invalid input|Invalid option|Too big|Too small|Unrecognized key|expected string, received/;
@@ -245,6 +311,7 @@ describe("preview accepts a component the index does not list when the branch ha
   // has: `keboola-pulumi export` writes them, so preview must not refuse them.
   beforeAll(async () => {
     await h.ctx.client().storage.createConfig("default", "acme.legacy-unlisted", { configurationId: "old", name: "Old" });
+    h.emu.clearRequests(); // the tests after this one count the checks' writes
   });
 
   it("passes the configured one, still refuses one neither listed nor configured", async () => {
@@ -253,5 +320,67 @@ describe("preview accepts a component the index does not list when the branch ha
     expect(ok.failures ?? []).toEqual([]);
     const other = await componentConfig.check(h.ctx, {}, { __resourceName: "other", __owner: ownerUrn("other"), ...extractor({ componentId: "acme.never-configured" }) });
     expect(other.failures).toEqual([{ property: "componentId", reason: expect.stringMatching(/^"acme.never-configured" is not a component of this stack/) }]);
+  });
+});
+
+describe("preview passes what a declaration of the same program makes right", () => {
+  const ok: Array<[string, ResourceHandler, Props]> = [
+    ["a sink writing a new table with the columns of the program's other sink", sink, sinkArgs({ tableId: "in.c-new.same", __program: { declared: true, sharedTable: { sink: "first", columns: [col] } } })],
+    // An existing table decides, whatever the other sink declares (its own check compares it).
+    ["a sink matching an existing table another sink of the program also writes", sink, sinkArgs({ tableId: "in.c-fix.cols", columns: [{ type: "uuid", name: "a" }, { type: "body", name: "b" }], __program: { declared: true, sharedTable: { sink: "first", columns: [col] } } })],
+    ["a sink whose program's other sink has columns not known yet", sink, sinkArgs({ tableId: "in.c-new.later", __program: { declared: true, sharedTable: { sink: "first", columns: UNKNOWN } } })],
+    ["settings of a sink the program declares", sinkSettings, { sourceId: "planned", sinkId: "later", syncWait: false, __program: { declared: true } }],
+    ["settings of an existing sink the program does not declare", sinkSettings, { sourceId: "web", sinkId: "claimed", syncWait: false, __program: { declared: false } }],
+    [
+      "placeholders declared by the VariableConfig of the program bound by configId",
+      componentConfig,
+      extractor({ variables: { configId: UNKNOWN }, configuration: { parameters: { api: { baseUrl: "https://x/" }, config: { jobs: [{ endpoint: "{{limit}}" }] } } }, __program: { boundVariables: { resource: "vars", declared: [{ name: "limit" }] } } }),
+    ],
+    ["a job with every value of a new configuration's variables", jobRun, run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "users" }, __program: planned() })],
+    ["a job of a new configuration using its complete default values", jobRun, run({ configId: UNKNOWN, __program: planned() })],
+    ["a job using the values row of a new VariableConfig", jobRun, run({ configId: UNKNOWN, variableValuesId: UNKNOWN, __program: planned() })],
+    ["a job whose new configuration's isDisabled is not known yet", jobRun, run({ configId: UNKNOWN, variableValuesData: { limit: "5", endpoint: "x" }, __program: planned({ isDisabled: UNKNOWN as unknown as boolean }) })],
+    ["a job using an existing values row with every value", jobRun, run({ configId: "bound", variableValuesId: "values" })],
+    // Its VariableConfig's id is not known: it may be updated in this run, and have that row.
+    ["a job naming a row that a variables configuration has, of a VariableConfig whose id is not known", jobRun, run({ configId: UNKNOWN, variableValuesId: "values", __program: planned() })],
+    ["a job naming an existing row of an existing VariableConfig of the program", jobRun, run({ configId: UNKNOWN, variableValuesId: "values", __program: planned({ variablesId: "vars", declared: [{ name: "limit", type: "int" }] }) })],
+  ];
+
+  it.each(ok)("passes %s", async (_what, handler, inputs) => {
+    const r = await handler.check(h.ctx, {}, { __resourceName: "good", __owner: ownerUrn("good"), ...inputs });
+    expect(r.failures ?? []).toEqual([]);
+  });
+
+  it("wrote nothing while checking", () => {
+    expect(h.emu.writes()).toEqual([]);
+  });
+});
+
+describe("preview counts the sources the program creates against the branch's limit", () => {
+  let h2: Harness;
+  beforeAll(async () => {
+    h2 = await startHarness({ taskDurationMs: 0 });
+    const stream = await h2.ctx.client().stream();
+    for (let i = 0; i < 98; i++) await stream.runTask(await stream.createSource("default", { sourceId: `have-${i}`, name: `have-${i}`, type: "http", description: "" }), "setup");
+    await fetch(`${h2.emu.url}/_emulator/state`); // settle the last tasks
+    h2.emu.clearRequests();
+  }, 60_000);
+  afterAll(async () => h2?.close());
+
+  const check = (declaredBefore: string[]) => source.check(h2.ctx, {}, { __resourceName: "third", __owner: ownerUrn("third"), name: "Third", __program: { declaredBefore } });
+
+  it("refuses the source the branch has no room for once the program's earlier new sources are created", async () => {
+    const r = await check(["first", "second"]);
+    expect(r.failures).toEqual([
+      { property: "name", reason: 'in branch default already has 98 sources and this program creates 2 more before this one ("first", "second"), the service\'s limit is 100: delete one first, or use another branch' },
+    ]);
+  });
+
+  it("does not count the program's sources that exist already", async () => {
+    expect((await check(["have-0", "second"])).failures).toEqual([]);
+  });
+
+  it("wrote nothing while checking", () => {
+    expect(h2.emu.writes()).toEqual([]);
   });
 });

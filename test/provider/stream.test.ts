@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { source, sink, sinkSettings, sourceSettings } from "./hosted";
 import { PartialFailure, type Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
+import { getTable } from "../../emulator/storage/tables";
 
 // Source, Sink and the settings resources against the emulator: every lifecycle path, adoption,
 // the table-schema guard, partial failure, and injected faults without duplicates or orphans.
@@ -131,6 +132,32 @@ describe("Sink", () => {
     expect(r.failures![0].reason).toContain("table columns:   [id, body]");
     expect(r.failures![0].reason).toContain("mapping columns: [body, id]");
     expect(h.writes()).toEqual([]);
+  });
+
+  it("re-reads the table when an update changes the columns alone: a table changed since preview stops it before any write", async () => {
+    const args = { ...base(), name: "Reread", tableId: "in.c-provider.reread", columns: [{ type: "uuid", name: "id" }] };
+    const created = await createVia(sink, h.ctx, "reread", args);
+    // Someone adds a column to the table; the new mapping matches it at preview.
+    const table = getTable(h.emu.context, 101, "in.c-provider.reread")!;
+    table.columns.push("value");
+    const news = { ...args, columns: [{ type: "uuid", name: "id" }, { type: "body", name: "value" }] };
+    const checked = await sink.check(h.ctx, created.inputs, { __resourceName: "reread", __owner: ownerUrn("reread"), ...news });
+    expect(checked.failures).toEqual([]);
+    const diff = await sink.diff(h.ctx, created.id, created.outs, checked.inputs as Props);
+    expect(diff).toMatchObject({ changes: true, replaces: [] });
+
+    // Between preview and up, the table changes again: the update reads it itself and stops.
+    table.columns.push("extra");
+    h.emu.clearRequests();
+    const err = await sink.update(h.ctx, created.id, created.outs, checked.inputs as Props).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/Sink "sink-parent\/reread".*table columns: {3}\[id, value, extra\]\n {2}mapping columns: \[id, value\]/s);
+    expect(h.writes()).toEqual([]);
+    expect(h.emu.requests().filter((r) => r.method === "GET" && r.path.endsWith("/tables/in.c-provider.reread")).length).toBe(1);
+    // Nothing changed on the sink.
+    expect((await (await stream()).getSink("default", "sink-parent", "reread")).table?.mapping.columns.map((c) => c.name)).toEqual(["id"]);
   });
 
   it("reports an invalid template with its line and column at check", async () => {

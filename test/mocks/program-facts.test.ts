@@ -1,0 +1,141 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import * as pulumi from "@pulumi/pulumi";
+import * as keboola from "../../provider";
+
+// What the resource classes tell the provider about the objects a resource references from the
+// same program (the hidden input `__program`, see provider/resources/program.ts), under Pulumi's
+// mocks: the facts test/provider/refusals.test.ts passes to `check` are the ones a program sends.
+// And two sinks of one Source output that derive one sink id are refused when declared.
+
+const created: pulumi.runtime.MockResourceArgs[] = [];
+
+beforeAll(async () => {
+  await pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        created.push(args);
+        const outs: Record<string, unknown> = { ...args.inputs };
+        if (args.type.endsWith(":Source")) outs.sourceId = args.inputs.sourceId ?? String(args.inputs.name).toLowerCase();
+        if (args.type.endsWith(":Sink")) outs.sinkId = args.inputs.sinkId ?? String(args.inputs.name).toLowerCase();
+        if (args.type.endsWith("Config")) outs.configId = args.inputs.configId ?? `${args.name}-id`;
+        if (args.type.endsWith(":VariableConfig") && args.inputs.defaultValues) outs.valuesRowId = `${args.name}-values`;
+        return { id: `${args.name}-id`, state: outs };
+      },
+      call: () => ({}),
+    },
+    "project",
+    "stack",
+    false,
+  );
+});
+
+/** The `__program` a resource of this name was registered with, once registered. */
+async function factsOf(resource: pulumi.CustomResource, name: string): Promise<Record<string, unknown>> {
+  await new Promise<void>((resolve) => resource.urn.apply(() => resolve()));
+  return created.find((c) => c.name === name)!.inputs.__program as Record<string, unknown>;
+}
+
+const columns = [{ type: "uuid" as const, name: "id" }];
+
+describe("facts about the same program", () => {
+  it("gives a sink the first other sink of the program writing its table, with that sink's columns", async () => {
+    const src = new keboola.Source("tables-src", { name: "Tables" });
+    const first = new keboola.Sink("tables-first", { sourceId: src.sourceId, name: "First", tableId: "in.c-facts.shared", columns: [...columns, { type: "body" as const, name: "body" }] });
+    const second = new keboola.Sink("tables-second", { sourceId: src.sourceId, name: "Second", tableId: "in.c-facts.shared", columns });
+    const other = new keboola.Sink("tables-other", { sourceId: src.sourceId, name: "Other", tableId: "in.c-facts.other", columns });
+    expect(await factsOf(first, "tables-first")).toEqual({ sourceType: "http", declared: true });
+    expect(await factsOf(second, "tables-second")).toEqual({
+      sourceType: "http",
+      declared: true,
+      declaredBefore: ["first"],
+      sharedTable: { sink: "tables-first", columns: [...columns, { type: "body", name: "body" }] },
+    });
+    expect((await factsOf(other, "tables-other")).sharedTable).toBeUndefined();
+  });
+
+  it("gives a sink of a Source declared with a literal id that source's type", async () => {
+    new keboola.Source("typed-src", { name: "Typed", sourceId: "typed", type: "otlp" });
+    const sink = new keboola.Sink("typed-sink", { sourceId: "typed", name: "Typed sink", tableId: "in.c-facts.typed", columns, allowedSignals: ["logs"] });
+    expect(await factsOf(sink, "typed-sink")).toEqual({ sourceType: "otlp", declared: true });
+  });
+
+  it("refuses two sinks of one Source output whose names derive one sink id, naming the property and the fix", () => {
+    const src = new keboola.Source("dup-src", { name: "Dup Events" });
+    new keboola.Sink("dup-a", { sourceId: src.sourceId, name: "Raw Events", tableId: "in.c-facts.a", columns });
+    expect(() => new keboola.Sink("dup-b", { sourceId: src.sourceId, name: "raw events", tableId: "in.c-facts.b", columns })).toThrow(
+      'keboola:Sink "dup-b": sink id "raw-events" (derived from its name "raw events") of source "dup-events" is already declared by keboola:Sink "dup-a" in this program; two resources would manage one object. Give one of them another sinkId (or name).',
+    );
+    // The same id through the source's literal id is the same sink too.
+    expect(() => new keboola.Sink("dup-c", { sourceId: "dup-events", sinkId: "raw-events", name: "C", tableId: "in.c-facts.c", columns })).toThrow(/sink id "raw-events" \(its sinkId\) of source "dup-events" is already declared by keboola:Sink "dup-a"/);
+    // Another source may have a sink of that id.
+    const other = new keboola.Source("dup-other", { name: "Dup Other" });
+    expect(() => new keboola.Sink("dup-d", { sourceId: other.sourceId, name: "Raw Events", tableId: "in.c-facts.d", columns })).not.toThrow();
+  });
+
+  it("tells settings of a sink whether a Sink of the program declares that sink", async () => {
+    const src = new keboola.Source("set-src", { name: "Settings Src" });
+    const sink = new keboola.Sink("set-sink", { sourceId: src.sourceId, name: "Kept", tableId: "in.c-facts.kept", columns });
+    const byOutput = new keboola.SinkSettings("set-by-output", { sourceId: src.sourceId, sinkId: sink.sinkId, syncWait: false });
+    const byId = new keboola.SinkSettings("set-by-id", { sourceId: src.sourceId, sinkId: "kept", syncWait: false });
+    const missing = new keboola.SinkSettings("set-missing", { sourceId: src.sourceId, sinkId: "nope", syncWait: false });
+    const ofSource = new keboola.SourceSettings("set-source", { sourceId: src.sourceId, syncWait: false });
+    expect(await factsOf(byOutput, "set-by-output")).toEqual({ declared: true });
+    expect(await factsOf(byId, "set-by-id")).toEqual({ declared: true });
+    expect(await factsOf(missing, "set-missing")).toEqual({ declared: false });
+    expect(await factsOf(ofSource, "set-source")).toEqual({ declared: true });
+  });
+
+  it("gives a configuration bound by id alone the declarations of the VariableConfig of the program", async () => {
+    const vars = new keboola.VariableConfig("cfg-vars", { name: "Vars", variables: [{ name: "limit", type: "int" }] });
+    const config = new keboola.ComponentConfig("cfg-users", { componentId: "keboola.ex-generic-v2", name: "Users", variables: { configId: vars.configId } });
+    expect(await factsOf(config, "cfg-users")).toEqual({ plainSecrets: [], boundVariables: { resource: "cfg-vars", declared: [{ name: "limit", type: "int" }] } });
+  });
+
+  it("gives a JobRun the ComponentConfig of the program it runs and the VariableConfig that one binds", async () => {
+    const vars = new keboola.VariableConfig("job-vars", { name: "Vars", variables: [{ name: "limit", type: "int" }, { name: "endpoint" }], defaultValues: { limit: "5", endpoint: pulumi.secret("users") } });
+    const outputDefaults = new keboola.VariableConfig("job-vars-out", { name: "Vars", variables: [{ name: "a" }], defaultValues: pulumi.secret({ a: "1" }) });
+    const bound = new keboola.ComponentConfig("job-bound-out", { componentId: "keboola.ex-generic-v2", name: "B", variables: outputDefaults.binding() });
+    const outRun = new keboola.JobRun("job-out-run", { componentId: "keboola.ex-generic-v2", configId: bound.configId });
+    expect(((await factsOf(outRun, "job-out-run")).configuration as { variables: unknown }).variables).toMatchObject({ defaultValueNames: ["a"] });
+    const users = new keboola.ComponentConfig("job-users", { componentId: "keboola.ex-generic-v2", name: "Users", variables: vars.binding() });
+    const run = new keboola.JobRun("job-run", { componentId: "keboola.ex-generic-v2", configId: users.configId, variableValuesData: { limit: "3" } });
+    expect(await factsOf(run, "job-run")).toEqual({
+      declared: true,
+      configuration: {
+        resource: "job-users",
+        isDisabled: false,
+        bound: true,
+        variablesId: "job-vars-id",
+        variables: {
+          resource: "job-vars",
+          declared: [{ name: "limit", type: "int" }, { name: "endpoint" }],
+          defaultValueNames: ["limit", "endpoint"],
+          valuesRowId: "job-vars-values",
+          defaultRow: "declared",
+        },
+      },
+    });
+
+    const off = new keboola.ComponentConfig("job-off", { componentId: "keboola.ex-generic-v2", configId: "off-here", name: "Off", isDisabled: true });
+    const byId = new keboola.JobRun("job-by-id", { componentId: "keboola.ex-generic-v2", configId: "off-here" });
+    expect(await factsOf(byId, "job-by-id")).toEqual({ declared: true, configuration: { resource: "job-off", isDisabled: true, bound: false } });
+    void off;
+    const elsewhere = new keboola.JobRun("job-elsewhere", { componentId: "keboola.ex-generic-v2", configId: "not-here" });
+    expect(await factsOf(elsewhere, "job-elsewhere")).toEqual({ declared: false });
+  });
+});
+
+describe("facts for the service's limits", () => {
+  it("gives a source the ids of the sources of its branch declared before it, and a sink those of its source's sinks", async () => {
+    const a = new keboola.Source("lim-a", { name: "Lim A" });
+    const b = new keboola.Source("lim-b", { name: "Lim B", sourceId: "lim-bee" });
+    const other = new keboola.Source("lim-other-branch", { name: "Lim C", branchId: "77" });
+    expect((await factsOf(a, "lim-a")).declaredBefore).toBeDefined(); // earlier tests of this file declared sources too
+    expect(((await factsOf(b, "lim-b")).declaredBefore as string[]).slice(-1)).toEqual(["lim-a"]);
+    expect(await factsOf(other, "lim-other-branch")).toEqual({});
+    const s1 = new keboola.Sink("lim-s1", { sourceId: b.sourceId, name: "One", tableId: "in.c-lim.one", columns });
+    const s2 = new keboola.Sink("lim-s2", { sourceId: "lim-bee", sinkId: "two", name: "Two", tableId: "in.c-lim.two", columns });
+    expect((await factsOf(s1, "lim-s1")).declaredBefore).toBeUndefined();
+    expect((await factsOf(s2, "lim-s2")).declaredBefore).toEqual(["one"]);
+  });
+});
