@@ -17,6 +17,8 @@
 //   walk (`encryptItem`/`decryptItem`: every scalar or null under a `#` key, at any depth; arrays and
 //   objects walked, an object under a `#` key too; array items have no key, so are never secret).
 
+import { isJsonScalar, type JsonScalar } from "./json";
+
 /** A step into a JSON document: an object key or an array index. */
 export type JsonStep = string | number;
 export type JsonPath = readonly JsonStep[];
@@ -125,7 +127,7 @@ export function secretLeaves(document: unknown): SecretLeaf[] {
   return out;
 }
 
-export type JsonScalar = string | number | boolean | null;
+export type { JsonScalar } from "./json";
 
 /**
  * A copy of the document with every scalar (or null) under a `#` key mapped, at any depth: what
@@ -139,8 +141,7 @@ export function mapSecretScalars<T>(document: T, map: (path: JsonStep[], value: 
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k])]));
     }
     const last = path[path.length - 1];
-    const scalar = value === null || ["string", "number", "boolean"].includes(typeof value);
-    if (scalar && typeof last === "string" && isSecretKey(last)) return map(path, value as JsonScalar);
+    if (isJsonScalar(value) && typeof last === "string" && isSecretKey(last)) return map(path, value);
     return value;
   };
   return walk(document, []) as T;

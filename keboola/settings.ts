@@ -25,7 +25,8 @@ export function rangeOf(validation: string | undefined): { min?: string; max?: s
   const out: { min?: string; max?: string } = {};
   for (const rule of (validation ?? "").split(",")) {
     const m = /^(min|max)(?:Duration|Bytes)?=(.+)$/.exec(rule);
-    if (m) out[m[1] as "min" | "max"] = m[2];
+    const bound = m?.[1];
+    if (m && (bound === "min" || bound === "max")) out[bound] = m[2];
   }
   return out;
 }

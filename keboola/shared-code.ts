@@ -17,6 +17,8 @@
 //     the rest of the item (text, other placeholders) is dropped.
 // What the links bring in is then rendered with the configuration's variables like the rest.
 
+import { isRecord } from "./json";
+
 export const SHARED_CODE_COMPONENT = "keboola.shared-code";
 
 /** The shared code a configuration uses, when it uses any (both keys set and non-empty). */
@@ -34,8 +36,8 @@ const scalarText = (v: unknown): string | undefined => (typeof v === "string" ? 
  * with the row's own: a job's configuration is the root merged with the row.
  */
 export function sharedCodeOf(configuration: unknown): SharedCodeUse | undefined {
-  if (!configuration || typeof configuration !== "object" || Array.isArray(configuration)) return undefined;
-  const c = configuration as { shared_code_id?: unknown; shared_code_row_ids?: unknown };
+  if (!isRecord(configuration)) return undefined;
+  const c = configuration;
   const configId = scalarText(c.shared_code_id);
   if (!configId || !Array.isArray(c.shared_code_row_ids)) return undefined;
   const rowIds = c.shared_code_row_ids.map(scalarText).filter((id): id is string => id !== undefined && id !== "");
@@ -45,8 +47,8 @@ export function sharedCodeOf(configuration: unknown): SharedCodeUse | undefined 
 /** The shared code of a row's job: the row's own keys over the root's. */
 export function rowSharedCodeOf(root: unknown, row: unknown): SharedCodeUse | undefined {
   const keys = (v: unknown) => {
-    if (!v || typeof v !== "object" || Array.isArray(v)) return {};
-    const { shared_code_id, shared_code_row_ids } = v as Record<string, unknown>;
+    if (!isRecord(v)) return {};
+    const { shared_code_id, shared_code_row_ids } = v;
     return { ...(shared_code_id !== undefined ? { shared_code_id } : {}), ...(shared_code_row_ids !== undefined ? { shared_code_row_ids } : {}) };
   };
   return sharedCodeOf({ ...keys(root), ...keys(row) });
@@ -72,9 +74,9 @@ export function isScalarList(value: readonly unknown[]): boolean {
 
 /** The code of a shared code row as a list of strings (`code_content`, a list or one string). */
 export function codeOf(rowConfiguration: unknown): string[] | undefined {
-  const content = rowConfiguration && typeof rowConfiguration === "object" ? (rowConfiguration as { code_content?: unknown }).code_content : undefined;
+  const content = isRecord(rowConfiguration) ? rowConfiguration.code_content : undefined;
   if (typeof content === "string") return [content];
-  if (Array.isArray(content) && content.every((c) => typeof c === "string")) return content as string[];
+  if (Array.isArray(content) && content.every((c): c is string => typeof c === "string")) return content;
   return undefined;
 }
 

@@ -99,6 +99,13 @@ export type StreamColumn =
   | { type: "path"; name: string; path: string; defaultValue?: string; rawString?: boolean; primaryKey?: boolean }
   | { type: "template"; name: string; rawString?: boolean; template: { language: "jsonnet"; content: string }; primaryKey?: boolean };
 
+/**
+ * The OTLP signals a sink's `allowedSignals` may name: the service's create and update refuse any
+ * other value with goa's enum error (as emulator/stream/validation.ts `signalsCheck` answers it).
+ */
+export const STREAM_SIGNALS = ["logs", "metrics", "traces"] as const;
+export type StreamSignal = (typeof STREAM_SIGNALS)[number];
+
 export interface StreamSink {
   projectId: number;
   branchId: number;

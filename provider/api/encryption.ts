@@ -1,6 +1,7 @@
 import type { HttpClient } from "./http";
 import { registerSecret } from "./errors";
 import { isEncrypted, passesUnencrypted } from "../../keboola/secrets";
+import { isRecord } from "../../keboola/json";
 
 // The Encryption API: turns the plain values of a configuration's `#` keys into ciphertexts that
 // only the stack's job runner can open. Storage stores what it is given, so every `#` value is
@@ -41,12 +42,12 @@ export class EncryptionApi {
       anonymous: true,
     });
     const body = answer.body;
-    if (!body || typeof body !== "object" || Array.isArray(body)) {
+    if (!isRecord(body)) {
       throw new Error(`the Encryption API at ${this.baseUrl} answered POST /encrypt without a JSON object: it is not Keboola's Encryption API`);
     }
     const out: Record<string, string> = {};
     for (const key of Object.keys(values)) {
-      const v = (body as Record<string, unknown>)[key];
+      const v = body[key];
       if (typeof v !== "string") throw new Error(`the Encryption API at ${this.baseUrl} answered POST /encrypt without the value of ${key}`);
       // Never write a value the service left in plain text (only placeholders and empty values may stay as they are).
       if (!isEncrypted(v) && !passesUnencrypted(v)) throw new Error(`the Encryption API at ${this.baseUrl} did not encrypt ${key}: nothing was written`);

@@ -1,5 +1,6 @@
 import { Agent, request as undiciRequest, errors as undiciErrors } from "undici";
 import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, redact, registerSecret, type RequestInfo, type Service } from "./errors";
+import { isRecord } from "../../keboola/json";
 
 // One HTTP layer for all Keboola services: token header, timeouts, and retries that are safe.
 // A request is retried on 429 (honouring Retry-After), on 5xx and on network errors only when
@@ -206,11 +207,10 @@ function parseBody(text: string): unknown {
 /** Both error shapes: Stream `{statusCode, error: code, message}`, Storage/Queue `{error: message, code}`. */
 export function parseError(text: string): { code: string | undefined; message: string } {
   const body = parseBody(text);
-  if (body && typeof body === "object") {
-    const b = body as Record<string, unknown>;
-    if (typeof b.message === "string" && typeof b.error === "string") return { code: b.error, message: b.message };
-    if (typeof b.error === "string") return { code: typeof b.code === "string" ? b.code : undefined, message: b.error };
-    if (typeof b.message === "string") return { code: typeof b.code === "string" ? b.code : undefined, message: b.message };
+  if (isRecord(body)) {
+    if (typeof body.message === "string" && typeof body.error === "string") return { code: body.error, message: body.message };
+    if (typeof body.error === "string") return { code: typeof body.code === "string" ? body.code : undefined, message: body.error };
+    if (typeof body.message === "string") return { code: typeof body.code === "string" ? body.code : undefined, message: body.message };
   }
   return { code: undefined, message: typeof body === "string" && body ? body.slice(0, 500) : "(empty body)" };
 }
@@ -218,9 +218,10 @@ export function parseError(text: string): { code: string | undefined; message: s
 // A refused connection never reached the server; anything after the request was sent may
 // have been processed.
 function describeNetworkError(err: unknown): { message: string; ambiguous: boolean } {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.code ?? e.cause?.code;
-  const message = `${code ?? "network error"}: ${e.cause?.message ?? e.message ?? String(err)}`;
+  const e = isRecord(err) ? err : {};
+  const cause = isRecord(e.cause) ? e.cause : {};
+  const code = e.code ?? cause.code;
+  const message = `${code ?? "network error"}: ${cause.message ?? e.message ?? String(err)}`;
   const notSent = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || err instanceof undiciErrors.ConnectTimeoutError;
   return { message, ambiguous: !notSent };
 }

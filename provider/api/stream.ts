@@ -122,13 +122,14 @@ export class StreamApi {
    * Any other write to a source or sink: drops what this process knew of the source's sinks (and,
    * for a delete, that it created them), when it is sent, when it is answered and when its task ends.
    */
-  private async other(branch: string, sourceId: string, sinkId: string | undefined, write: () => Promise<StreamTask | undefined>, deletes = false): Promise<StreamTask> {
+  private async other(branch: string, sourceId: string, sinkId: string | undefined, write: () => Promise<StreamTask>, deletes = false): Promise<StreamTask> {
     this.writing(branch, sourceId);
     if (deletes) this.forget(branch, sourceId, sinkId);
     try {
       const task = await write();
+      // An answer without a body has no task to follow.
       if (task?.taskId) this.tasks.set(task.taskId, { branch, sourceId, sinkId, create: false });
-      return task as StreamTask;
+      return task;
     } finally {
       this.writing(branch, sourceId);
     }

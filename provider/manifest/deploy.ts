@@ -99,11 +99,17 @@ function secretValues(secrets: Record<string, string>): ((prefix: string, value:
   };
 }
 
+/** Sets the value at a dotted path, stepping into objects by key and arrays by index (`a["0"]`), creating objects where none is. */
 function setPath(obj: Record<string, unknown>, keys: string[], value: unknown): void {
-  let o = obj;
+  let o: object = obj;
   for (const k of keys.slice(0, -1)) {
-    if (!o[k] || typeof o[k] !== "object") o[k] = {};
-    o = o[k] as Record<string, unknown>;
+    const next: unknown = Reflect.get(o, k);
+    if (next && typeof next === "object") o = next;
+    else {
+      const created = {};
+      Reflect.set(o, k, created);
+      o = created;
+    }
   }
-  o[keys[keys.length - 1]] = value;
+  Reflect.set(o, keys[keys.length - 1], value);
 }

@@ -10,6 +10,8 @@ import { orderedRows } from "../resources/config-rows";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/configurations";
 import { splitMarker } from "../resources/ownership";
 import { isEncrypted, isSecretKey, passesUnencrypted } from "../../keboola/secrets";
+import { isOneOf, isRecord } from "../../keboola/json";
+import { STREAM_SIGNALS } from "../../keboola/stream";
 
 /** A source's or sink's description without the owner marker (bookkeeping, not declaration), when there is one. */
 const described = (text: string): { description?: string } => {
@@ -73,13 +75,14 @@ async function allPages<T>(fetchPage: (afterId?: string) => Promise<{ items: T[]
 /** Settings that differ from the service defaults, in the shape of the settings inputs. */
 async function changedSettings(client: KeboolaClient, branch: string, sourceId: string, sinkId?: string): Promise<Record<string, unknown> | undefined> {
   const remote = (await (await client.stream()).getSettings(branch, sourceId, sinkId)).settings;
-  const out: Record<string, Record<string, unknown> | unknown> = {};
+  const out: Record<string, unknown> = {};
   for (const def of SETTINGS) {
     const r = remote.find((s) => s.key === def.key);
     if (!r || sameSetting(def, r.value, def.defaultValue)) continue;
     const [head, tail] = def.input.split(".");
+    const group = out[head];
     if (tail === undefined) out[head] = r.value;
-    else out[head] = { ...((out[head] as Record<string, unknown>) ?? {}), [tail]: r.value };
+    else out[head] = { ...(isRecord(group) ? group : {}), [tail]: r.value };
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -95,19 +98,24 @@ function uniqueKey(name: string, id: string, taken: Set<string>): string {
 /** Removes `#` keys holding plain text from a configuration object (ciphertexts stay); returns their paths. */
 function withoutSecrets(value: Record<string, unknown>, prefix: string): { clean: Record<string, unknown>; paths: string[] } {
   const paths: string[] = [];
-  const walk = (v: unknown, path: string): unknown => {
-    if (Array.isArray(v)) return v.map((item, i) => walk(item, `${path}.${i}`));
-    if (!v || typeof v !== "object") return v;
+  const walkObject = (o: Record<string, unknown>, path: string): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
-    for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+    for (const [k, item] of Object.entries(o)) {
       const sealed = typeof item === "string" && (isEncrypted(item) || passesUnencrypted(item));
       if (isSecretKey(k) && typeof item === "string" && !sealed) paths.push(`${path}.${k}`);
       else out[k] = walk(item, `${path}.${k}`);
     }
     return out;
   };
-  return { clean: walk(value, prefix) as Record<string, unknown>, paths };
+  const walk = (v: unknown, path: string): unknown => {
+    if (Array.isArray(v)) return v.map((item, i) => walk(item, `${path}.${i}`));
+    return isRecord(v) ? walkObject(v, path) : v;
+  };
+  return { clean: walkObject(value, prefix), paths };
 }
+
+/** `value[key]` of an object; undefined for anything else. */
+const field = (value: unknown, key: string): unknown => (isRecord(value) ? value[key] : undefined);
 
 function valuesRowOf(c: Configuration): ConfigRow | undefined {
   return c.rows.find((r) => r.name === VALUES_ROW_NAME) ?? (c.rows.length === 1 ? c.rows[0] : undefined);
@@ -157,7 +165,8 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         ...described(k.description),
         tableId: k.table.tableId,
         columns: k.table.mapping.columns.map(canonicalColumn),
-        ...(k.allowedSignals?.length ? { allowedSignals: k.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),
+        // The service holds no other signals (it refuses them on create and update).
+        ...(k.allowedSignals?.length ? { allowedSignals: k.allowedSignals.filter((signal) => isOneOf(STREAM_SIGNALS, signal)) } : {}),
         ...(sinkDisabledDirectly(k) ? { enabled: false } : {}),
         adoptExisting: true,
         ...(sinkSettings ? { settings: sinkSettings } : {}),
@@ -272,12 +281,18 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
 
 function exportVariables(manifest: ManifestInput, vars: Configuration, branchField: { branchId?: string }, taken: Set<string>): string {
   const key = uniqueKey(vars.name, vars.id, taken);
-  const declared = Array.isArray((vars.configuration as { variables?: unknown }).variables)
-    ? (vars.configuration as { variables: Array<{ name: string; type?: string }> }).variables.map((v) => ({ name: String(v.name), type: v.type === "int" ? ("int" as const) : ("string" as const) }))
+  const variables: unknown = vars.configuration.variables;
+  const declared = Array.isArray(variables)
+    ? variables.map((v: unknown) => ({ name: String(field(v, "name")), type: field(v, "type") === "int" ? ("int" as const) : ("string" as const) }))
     : [];
   const row = valuesRowOf(vars);
-  const list = row && Array.isArray((row.configuration as { values?: unknown }).values) ? (row.configuration as { values: Array<{ name: string; value: unknown }> }).values : undefined;
-  const defaultValues = list ? Object.fromEntries(list.filter((v) => declared.some((d) => d.name === v.name)).map((v) => [v.name, String(v.value ?? "")])) : undefined;
+  const values: unknown = row?.configuration.values;
+  const list: unknown[] | undefined = row && Array.isArray(values) ? values : undefined;
+  const valueOf = (v: unknown): Array<[string, string]> => {
+    const name = field(v, "name");
+    return typeof name === "string" && declared.some((d) => d.name === name) ? [[name, String(field(v, "value") ?? "")]] : [];
+  };
+  const defaultValues = list ? Object.fromEntries(list.flatMap(valueOf)) : undefined;
   (manifest.variables ??= {})[key] = {
     ...branchField,
     configId: vars.id,

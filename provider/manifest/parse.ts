@@ -1,7 +1,9 @@
 import * as fs from "node:fs";
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { pathOf } from "../validation/paths";
+import { schemaDef, type Schema } from "../validation/schema-def";
+import { isRecord } from "../../keboola/json";
 import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
 import { sinkInputsSchema } from "../resources/sink";
 import { sourceSettingsInputsSchema } from "../resources/source-settings";
@@ -35,7 +37,7 @@ export class ManifestError extends Error {
   }
 }
 
-type Path = ReadonlyArray<string | number>;
+type Path = ReadonlyArray<PropertyKey>;
 
 /** Reads and checks a manifest file; throws ManifestError listing every problem. */
 export function loadManifest(file: string): Manifest {
@@ -43,7 +45,7 @@ export function loadManifest(file: string): Manifest {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (err as Error).message;
+    const why = isRecord(err) && err.code === "ENOENT" ? "the file does not exist" : err instanceof Error ? err.message : String(err);
     throw new ManifestError([
       { file, line: 1, column: 1, path: "", message: `cannot read the manifest: ${why}. Create it, or point stack config keboola:manifest at it (pulumi config set keboola:manifest <path>)` },
     ]);
@@ -74,22 +76,22 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
   }
   if (problems.length) throw new ManifestError(sorted(problems));
 
-  const data = (doc.toJS() ?? {}) as unknown;
+  const data: unknown = doc.toJS() ?? {};
   const parsed = manifestSchema.safeParse(data);
   if (!parsed.success) for (const issue of parsed.error.issues) report(doc, issue, [], at);
 
   // References, on the data as written, so they are reported together with the schema's problems.
-  const raw = (data && typeof data === "object" ? data : {}) as Record<string, unknown>;
-  const sectionOf = (name: ManifestSection) => {
+  const raw = isRecord(data) ? data : {};
+  const sectionOf = (name: ManifestSection): Record<string, unknown> => {
     const v = raw[name];
-    return (v && typeof v === "object" && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
+    return isRecord(v) ? v : {};
   };
   for (const ref of REFERENCES) {
     const targets = Object.keys(sectionOf(ref.target));
     for (const [key, entry] of Object.entries(sectionOf(ref.section))) {
-      const fields = entry && typeof entry === "object" ? (entry as Record<string, unknown>) : {};
+      const fields = isRecord(entry) ? entry : {};
       const holders: Array<[Path, unknown]> = ref.inRows
-        ? (Array.isArray(fields.rows) ? fields.rows : []).map((row: unknown, i: number): [Path, unknown] => [[ref.section, key, "rows", i, ref.field], row && typeof row === "object" ? (row as Record<string, unknown>)[ref.field] : undefined])
+        ? (Array.isArray(fields.rows) ? fields.rows : []).map((row: unknown, i: number): [Path, unknown] => [[ref.section, key, "rows", i, ref.field], isRecord(row) ? row[ref.field] : undefined])
         : [[[ref.section, key, ref.field], fields[ref.field]]];
       for (const [path, name] of holders) {
         if (typeof name !== "string" || targets.includes(name)) continue;
@@ -133,7 +135,7 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
   // Each entry against its resource's complete schema (refinements included); references
   // stand in with a placeholder, so only the entry's own fields can fail here.
   for (const [section, schema, toInputs] of ENTRY_CHECKS) {
-    for (const [key, entry] of Object.entries((manifest[section] ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const [key, entry] of Object.entries(manifest[section] ?? {})) {
       const result = schema.safeParse(toInputs(entry));
       if (!result.success) for (const issue of result.error.issues) report(doc, issue, [section, key], at);
     }
@@ -145,7 +147,7 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
 const PLACEHOLDER = "manifest-reference";
 const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string, unknown>) => unknown]> = [
   ["sources", sourceInputsSchema, ({ settings: _s, ...e }) => e],
-  ["sources", sourceSettingsInputsSchema, (e) => ({ sourceId: PLACEHOLDER, ...(e.settings as object) })],
+  ["sources", sourceSettingsInputsSchema, (e) => ({ sourceId: PLACEHOLDER, ...(typeof e.settings === "object" ? e.settings : {}) })],
   ["sinks", sinkInputsSchema, ({ source: _s, settings: _t, ...e }) => ({ ...e, sourceId: PLACEHOLDER })],
   ["variables", variableConfigInputsSchema, (e) => e],
   [
@@ -162,7 +164,7 @@ const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string
 
 /** Issue of a resource schema, reported at the manifest path `prefix + issue.path`. */
 function report(doc: Document, issue: z.core.$ZodIssue, prefix: Path, at: (offset: number, path: Path, message: string) => void): void {
-  const path = [...prefix, ...(issue.path as Array<string | number>)];
+  const path = [...prefix, ...issue.path];
   if (prefix.length === 2 && prefix[0] === "sources" && issue.path.length && ["stagingUploadTrigger", "targetImportTrigger", "syncWait"].includes(String(issue.path[0]))) {
     path.splice(2, 0, "settings");
   }
@@ -195,32 +197,23 @@ const YAML_KINDS: Record<string, string> = {
 
 /** ", or use one of: a, b" with the keys the schema allows at `path`. */
 function suggest(path: Path): string {
-  let schema: unknown = manifestSchema;
+  let schema: Schema | undefined = manifestSchema;
   for (const seg of path) schema = child(schema, seg);
-  const shape = objectShape(schema);
-  return shape ? `, or use one of: ${Object.keys(shape).join(", ")}` : "";
+  const keys = objectKeys(schema);
+  return keys ? `, or use one of: ${keys.join(", ")}` : "";
 }
 
-interface Def {
-  type: string;
-  options?: unknown[];
-  shape?: Record<string, unknown>;
-  innerType?: unknown;
-  element?: unknown;
-  valueType?: unknown;
-  in?: unknown;
-}
-const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def?: Def } } | undefined)?._zod?.def;
+const defOf = (schema: Schema | undefined) => (schema ? schemaDef(schema) : undefined);
 
 /** Past wrappers (optional, default, nullable, pipe) to the schema that holds the value. */
-function unwrap(schema: unknown): unknown {
+function unwrap(schema: Schema | undefined): Schema | undefined {
   for (let d = defOf(schema); d && ["optional", "default", "nullable", "pipe", "prefault"].includes(d.type); d = defOf(schema)) {
     schema = d.type === "pipe" ? d.in : d.innerType;
   }
   return schema;
 }
 
-function child(schema: unknown, seg: string | number): unknown {
+function child(schema: Schema | undefined, seg: PropertyKey): Schema | undefined {
   const d = defOf(unwrap(schema));
   if (d?.type === "union") return (d.options ?? []).map((o) => child(o, seg)).find((c) => c !== undefined);
   if (d?.type === "object") return d.shape?.[String(seg)];
@@ -229,14 +222,15 @@ function child(schema: unknown, seg: string | number): unknown {
   return undefined;
 }
 
-function objectShape(schema: unknown): Record<string, unknown> | undefined {
+/** The keys an object schema allows (of every option of a union), in order, each once. */
+function objectKeys(schema: Schema | undefined): string[] | undefined {
   const d = defOf(unwrap(schema));
   if (d?.type === "union") {
     // e.g. a column: the keys of every kind of column
-    const shapes = (d.options ?? []).map(objectShape).filter((x): x is Record<string, unknown> => x !== undefined);
-    return shapes.length ? Object.assign({}, ...shapes) as Record<string, unknown> : undefined;
+    const options = (d.options ?? []).map(objectKeys).filter((x): x is string[] => x !== undefined);
+    return options.length ? [...new Set(options.flat())] : undefined;
   }
-  return d?.type === "object" ? d.shape : undefined;
+  return d?.type === "object" && d.shape ? Object.keys(d.shape) : undefined;
 }
 
 /** Offset of the node at `path`, or of its deepest existing ancestor. */
@@ -302,13 +296,11 @@ function pathAtOffset(doc: Document, offset: number): Array<string | number> {
 }
 
 function rangeStart(node: unknown): number | undefined {
-  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-  return range?.[0];
+  return isNode(node) ? node.range?.[0] : undefined;
 }
 
 function rangeEnd(node: unknown): number | undefined {
-  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-  return range?.[1];
+  return isNode(node) ? node.range?.[1] : undefined;
 }
 
 function sorted(problems: ManifestProblem[]): ManifestProblem[] {

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { deployManifest } from "./deploy";
 import { ManifestError } from "./parse";
+import { isRecord } from "../../keboola/json";
 
 // The Pulumi program of the repository's root Pulumi.yaml (and of a user's own Pulumi.yaml
 // pointing at it, see README): deploys the manifest named by stack config `keboola:manifest`
@@ -19,15 +20,15 @@ function linkOwnCheckout(projectDir: string): void {
   const link = path.join(projectDir, "node_modules", PACKAGE);
   if (fs.existsSync(link)) return;
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(projectDir, "package.json"), "utf8")) as { name?: string };
-    if (pkg.name !== PACKAGE) return;
+    const pkg: unknown = JSON.parse(fs.readFileSync(path.join(projectDir, "package.json"), "utf8"));
+    if (!isRecord(pkg) || pkg.name !== PACKAGE) return;
   } catch {
     return;
   }
   try {
     fs.symlinkSync("..", link, "dir");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err; // another stack of this checkout linked it first
+    if (!isRecord(err) || err.code !== "EEXIST") throw err; // another stack of this checkout linked it first
   }
 }
 

@@ -116,6 +116,6 @@ export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string
 
 /** The manifest's JSON Schema (draft-07, which the YAML language server reads), from the same zod schemas. */
 export function manifestJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(manifestSchema, { io: "input", unrepresentable: "any", target: "draft-7" }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(manifestSchema, { io: "input", unrepresentable: "any", target: "draft-7" });
   return { ...schema, title: "keboola.yaml" };
 }

@@ -24,7 +24,8 @@ function valueAt(obj: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   for (const seg of path) {
     if (isUnknown(cur)) return cur;
     if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
+    // An object by key or an array by index, as `cur[seg]` reads them.
+    cur = Reflect.get(cur, seg);
   }
   return cur;
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { pathOf } from "./paths";
+import { descriptionOf, schemaDef as defOf, type Schema } from "./schema-def";
 
 // Zod's issues as a person reads them: the property path, what is wrong, and the fix. Our schemas
 // carry their own messages where a rule needs explaining; zod's default texts ("Invalid input:
@@ -49,23 +50,12 @@ export function nearest(word: string, known: readonly string[]): string | undefi
   return w.length >= 4 ? known.find((k) => common(k) >= Math.max(4, w.length - 2)) : undefined;
 }
 
-interface Def {
-  type: string;
-  shape?: Record<string, z.ZodType>;
-  innerType?: z.ZodType;
-  element?: z.ZodType;
-  options?: z.ZodType[];
-  in?: z.ZodType;
-  valueType?: z.ZodType;
-}
-const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-
 /** The schemas that may stand at `path` (several below a union). */
-function schemasAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): z.ZodType[] {
+function schemasAt(schema: Schema, path: ReadonlyArray<PropertyKey>): Schema[] {
   let current = [schema];
   for (const seg of [...path, undefined]) {
-    const next: z.ZodType[] = [];
-    const expand = (s: z.ZodType): z.ZodType[] => {
+    const next: Schema[] = [];
+    const expand = (s: Schema): Schema[] => {
       const d = defOf(s);
       if (["optional", "default", "nullable", "prefault", "readonly", "catch"].includes(d.type) && d.innerType) return expand(d.innerType);
       if (d.type === "pipe" && d.in) return expand(d.in);
@@ -101,7 +91,8 @@ function descriptionAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): str
   for (const p of parent) {
     const d = defOf(p);
     const field = d.type === "object" && d.shape && typeof key === "string" ? d.shape[key] : undefined;
-    if (field?.description) return field.description;
+    const description = field && descriptionOf(field);
+    if (description) return description;
   }
   return undefined;
 }
@@ -127,8 +118,7 @@ const EXAMPLES: Record<string, string> = {
   record: "an object of names to values",
 };
 
-function rewrite(schema: z.ZodType, issue: Issue): string {
-  const i = issue as Issue & { expected?: string; values?: unknown[]; maximum?: number | bigint; minimum?: number | bigint; origin?: string; pattern?: string; format?: string };
+function rewrite(schema: z.ZodType, i: Issue): string {
   switch (i.code) {
     case "invalid_type": {
       if (i.input === undefined) {
@@ -147,7 +137,7 @@ function rewrite(schema: z.ZodType, issue: Issue): string {
     case "too_big":
     case "too_small": {
       const big = i.code === "too_big";
-      const limit = String(big ? i.maximum : i.minimum);
+      const limit = String(i.code === "too_big" ? i.maximum : i.minimum);
       if (i.origin === "string") {
         const len = typeof i.input === "string" ? i.input.length : undefined;
         return big ? `is ${len ?? "too many"} characters, at most ${limit} allowed: shorten it` : `must have at least ${limit} character${limit === "1" ? "" : "s"}: ${limit === "1" ? "it must not be empty" : "lengthen it"}`;
@@ -170,12 +160,12 @@ function rewrite(schema: z.ZodType, issue: Issue): string {
 /** Check failures for zod issues of `schema`, with rewritten default messages and "did you mean". */
 export function describeIssues(schema: z.ZodType, issues: readonly Issue[], skip: (issue: Issue) => boolean = () => false): dynamic.CheckFailure[] {
   const failures: dynamic.CheckFailure[] = [];
-  const unknownKeys = issues.filter((i) => i.code === "unrecognized_keys");
+  const unknownKeys = issues.filter((i): i is Issue & z.core.$ZodIssueUnrecognizedKeys => i.code === "unrecognized_keys");
   // A missing key whose misspelling is reported as unknown is the same mistake: say it once.
   const misspelled = new Set<string>();
   for (const u of unknownKeys) {
     const known = knownKeysAt(schema, u.path);
-    for (const key of (u as { keys: string[] }).keys) {
+    for (const key of u.keys) {
       const near = nearest(key, known);
       if (near) misspelled.add(pathOf([...u.path, near]));
     }
@@ -184,7 +174,7 @@ export function describeIssues(schema: z.ZodType, issues: readonly Issue[], skip
     if (skip(issue)) continue;
     if (issue.code === "unrecognized_keys") {
       const known = knownKeysAt(schema, issue.path);
-      for (const key of (issue as { keys: string[] }).keys) {
+      for (const key of issue.keys) {
         const near = nearest(key, known);
         failures.push({
           property: pathOf([...issue.path, key]),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pathOf } from "./paths";
+import { isOneOf, isRecord } from "../../keboola/json";
 
 // Typed checks of the Generic Extractor (`ex-generic-v2`) configuration: `parameters.api.pagination`
 // and the jobs in `parameters.config.jobs`, as the extractor (keboola/juicer) reads them.
@@ -21,7 +22,7 @@ import { pathOf } from "./paths";
 export const GENERIC_EXTRACTOR_IDS = ["ex-generic-v2", "keboola.ex-generic-v2"] as const;
 
 export function isGenericExtractor(componentId: string): boolean {
-  return (GENERIC_EXTRACTOR_IDS as readonly string[]).includes(componentId);
+  return isOneOf(GENERIC_EXTRACTOR_IDS, componentId);
 }
 
 export const PAGINATION_METHODS = ["offset", "response.param", "response.url", "zendesk.response.url", "pagenum", "cursor", "multiple"] as const;
@@ -196,13 +197,13 @@ const methodList = PAGINATION_METHODS.map((m) => `"${m}"`).join(", ");
 
 /** One scroller (any method but multiple), dispatched on `method`. */
 function scrollerIssues(value: unknown, ctx: z.RefinementCtx, where: string): void {
-  if (!value || typeof value !== "object" || Array.isArray(value)) {
+  if (!isRecord(value)) {
     ctx.addIssue({ code: "custom", message: `must be an object (${where}), got ${shown(value)}` });
     return;
   }
-  const method = (value as Record<string, unknown>).method;
+  const method = value.method;
   if (method === undefined) return; // no pagination: one request per job
-  if (typeof method !== "string" || !(PAGINATION_METHODS as readonly string[]).includes(method)) {
+  if (!isOneOf(PAGINATION_METHODS, method)) {
     const guess = typeof method === "string" ? didYouMean(method, PAGINATION_METHODS) : undefined;
     ctx.addIssue({
       code: "custom",
@@ -217,7 +218,7 @@ function scrollerIssues(value: unknown, ctx: z.RefinementCtx, where: string): vo
     ctx.addIssue({ code: "custom", path: ["method"], message: `a scroller of "multiple" pagination cannot itself be "multiple": give it a single method (${methodList.replace(', "multiple"', "")})` });
     return;
   }
-  for (const issue of schema.safeParse(value).error?.issues ?? []) ctx.addIssue({ code: "custom", path: issue.path as PropertyKey[], message: issue.message });
+  for (const issue of schema.safeParse(value).error?.issues ?? []) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
 }
 
 /** A named scroller inside `scrollers`. */
@@ -246,8 +247,8 @@ export const multipleScrollerSchema = closedObject(
 
 /** `parameters.api.pagination`: the single form or `method: "multiple"` with named scrollers. */
 export const paginationSchema = z.unknown().superRefine((value, ctx) => {
-  if (value && typeof value === "object" && (value as Record<string, unknown>).method === "multiple") {
-    for (const issue of multipleScrollerSchema.safeParse(value).error?.issues ?? []) ctx.addIssue({ code: "custom", path: issue.path as PropertyKey[], message: issue.message });
+  if (isRecord(value) && value.method === "multiple") {
+    for (const issue of multipleScrollerSchema.safeParse(value).error?.issues ?? []) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
     return;
   }
   scrollerIssues(value, ctx, "pagination");
@@ -297,44 +298,43 @@ const configSchema = z.looseObject(
 
 /** Scroller names defined by a pagination value, or undefined when it is not the multiple form. */
 function scrollerNames(pagination: unknown): string[] | undefined {
-  if (!pagination || typeof pagination !== "object") return undefined;
-  const p = pagination as Record<string, unknown>;
-  if (p.method !== "multiple" || !p.scrollers || typeof p.scrollers !== "object") return undefined;
-  return Object.keys(p.scrollers);
+  if (!isRecord(pagination)) return undefined;
+  const { method, scrollers } = pagination;
+  if (method !== "multiple" || !scrollers || typeof scrollers !== "object") return undefined;
+  return Object.keys(scrollers);
 }
 
 /** Every job's `scroller` must name a scroller that exists (children included). */
 function checkScrollerRefs(jobs: unknown, pagination: unknown, ctx: z.RefinementCtx, base: PropertyKey[]): void {
   if (!Array.isArray(jobs)) return;
   const names = scrollerNames(pagination);
-  const method = pagination && typeof pagination === "object" ? (pagination as Record<string, unknown>).method : undefined;
+  const method = isRecord(pagination) ? pagination.method : undefined;
   const visit = (list: unknown[], path: PropertyKey[]) =>
     list.forEach((job, i) => {
-      if (!job || typeof job !== "object") return;
-      const j = job as Record<string, unknown>;
-      if (typeof j.scroller === "string" && j.scroller !== "") {
+      if (!isRecord(job)) return;
+      if (typeof job.scroller === "string" && job.scroller !== "") {
         if (!names) {
           ctx.addIssue({
             code: "custom",
             path: [...path, i, "scroller"],
-            message: `a job can name a scroller only when parameters.api.pagination.method is "multiple" (it is ${method === undefined ? "not set" : shown(method)}): define the scroller "${j.scroller}" under pagination.scrollers, or remove the job's scroller`,
+            message: `a job can name a scroller only when parameters.api.pagination.method is "multiple" (it is ${method === undefined ? "not set" : shown(method)}): define the scroller "${job.scroller}" under pagination.scrollers, or remove the job's scroller`,
           });
-        } else if (!names.includes(j.scroller)) {
-          const guess = didYouMean(j.scroller, names);
+        } else if (!names.includes(job.scroller)) {
+          const guess = didYouMean(job.scroller, names);
           ctx.addIssue({
             code: "custom",
             path: [...path, i, "scroller"],
-            message: `scroller "${j.scroller}" is not defined in parameters.api.pagination.scrollers${guess ? ` (did you mean "${guess}"?)` : ""} (defined: ${names.join(", ")})`,
+            message: `scroller "${job.scroller}" is not defined in parameters.api.pagination.scrollers${guess ? ` (did you mean "${guess}"?)` : ""} (defined: ${names.join(", ")})`,
           });
         }
       }
-      if (Array.isArray(j.children)) visit(j.children, [...path, i, "children"]);
+      if (Array.isArray(job.children)) visit(job.children, [...path, i, "children"]);
     });
   visit(jobs, base);
 }
 
 const get = (v: unknown, ...keys: string[]): unknown =>
-  keys.reduce<unknown>((o, k) => (o && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined), v);
+  keys.reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), v);
 
 /**
  * A Generic Extractor configuration (the component configuration's root, `{parameters: {api, config}}`).

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { formatDuration, formatSize, parseDuration, parseSize, type Parsed } from "../../keboola/quantities";
 import type { SettingPatch, StreamSetting } from "../../keboola/stream";
 import { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../keboola/settings";
+import { isRecord } from "../../keboola/json";
 
 export { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../keboola/settings";
 
@@ -10,18 +11,19 @@ export { EDITABLE_SETTINGS, rangeOf, type EditableSetting } from "../../keboola/
 // Durations and sizes are read with the service's own parsers (./quantities), so check refuses
 // exactly the spellings the service refuses, quoting its error.
 
-type Kind = "duration" | "size" | "int" | "bool";
-
-interface SettingDef {
+interface SettingFacts {
   /** Dotted input path, e.g. `targetImportTrigger.interval`. */
   input: string;
   key: string;
-  kind: Kind;
   /** Range: nanoseconds (duration), bytes (size) or units (int), in the service's spelling. */
   min?: string | number;
   max?: string | number;
   defaultValue: string | number | boolean;
 }
+
+/** A duration or a size: read and compared with the service's parsers. */
+type QuantityDef = SettingFacts & { kind: "duration" | "size" };
+type SettingDef = QuantityDef | (SettingFacts & { kind: "int" | "bool" });
 
 /** An input path of ours for a key of the service's record. */
 function editable(input: string, key: EditableSetting["key"]): SettingDef {
@@ -47,9 +49,9 @@ const PARSERS: Record<"duration" | "size", { parse: (text: string) => Parsed; fo
 };
 
 /** A range bound of a duration or size setting, as a value. */
-function bound(def: SettingDef, which: "min" | "max"): bigint {
+function bound(def: QuantityDef, which: "min" | "max"): bigint {
   const text = String(def[which]);
-  const parsed = PARSERS[def.kind as "duration" | "size"].parse(text);
+  const parsed = PARSERS[def.kind].parse(text);
   if (!parsed.ok) throw new Error(`settings table: bad ${which} ${text} for ${def.input}`);
   return parsed.value;
 }
@@ -62,7 +64,7 @@ function rangeText(def: SettingDef): string {
   return `${def.min} .. ${def.max}`;
 }
 
-function quantity(def: SettingDef & { kind: "duration" | "size" }) {
+function quantity(def: QuantityDef) {
   const { parse, example } = PARSERS[def.kind];
   const [min, max] = [bound(def, "min"), bound(def, "max")];
   return z.string().superRefine((text, ctx) => {
@@ -91,6 +93,12 @@ function count(def: SettingDef) {
 
 const def = (input: string): SettingDef => SETTINGS.find((d) => d.input === input)!;
 
+function quantityDef(input: string): QuantityDef {
+  const d = def(input);
+  if (d.kind !== "duration" && d.kind !== "size") throw new Error(`settings table: ${input} is a ${d.kind}, not a duration or size`);
+  return d;
+}
+
 /** `interval (1s..30m), size (100B..50MB), count (1..10M)` for a trigger's three keys. */
 const ranges = (prefix: string) =>
   (["interval", "size", "count"] as const)
@@ -104,8 +112,8 @@ const ranges = (prefix: string) =>
 const trigger = (prefix: string) =>
   z
     .object({
-      interval: quantity(def(`${prefix}.interval`) as SettingDef & { kind: "duration" }).optional(),
-      size: quantity(def(`${prefix}.size`) as SettingDef & { kind: "size" }).optional(),
+      interval: quantity(quantityDef(`${prefix}.interval`)).optional(),
+      size: quantity(quantityDef(`${prefix}.size`)).optional(),
       count: count(def(`${prefix}.count`)).optional(),
     })
     .strict();
@@ -126,13 +134,17 @@ export type SettingsValues = {
 };
 
 function getPath(obj: SettingsValues, path: string): unknown {
-  return path.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
+  return path.split(".").reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), obj);
 }
 
 function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
   const keys = path.split(".");
   let o = obj;
-  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  for (const k of keys.slice(0, -1)) {
+    const next = o[k];
+    if (isRecord(next)) o = next;
+    else o = o[k] = {};
+  }
   o[keys[keys.length - 1]] = value;
 }
 

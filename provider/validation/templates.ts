@@ -1,5 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isUnknown } from "./check";
+import { isRecord } from "../../keboola/json";
 import { failingGlobalCalls } from "../../jsonnet/calls";
 import { invalidColumnValueMessage, templateInvalidMessage } from "../../jsonnet/column";
 import { getJsonnetEngine } from "../../jsonnet/engine";
@@ -9,23 +10,17 @@ import { getJsonnetEngine } from "../../jsonnet/engine";
 // globals that fail for every record (wrong number or type of arguments) pass the service's own
 // check but refuse every record later, so they are refused here too, with the service's text.
 
-interface TemplateLike {
-  type?: unknown;
-  name?: unknown;
-  template?: { content?: unknown };
-}
-
 export async function templateFailures(columns: unknown[]): Promise<dynamic.CheckFailure[]> {
   const failures: dynamic.CheckFailure[] = [];
   for (const [i, col] of columns.entries()) {
-    const c = col as TemplateLike;
-    const content = c?.template?.content;
-    if (c?.type !== "template" || typeof content !== "string" || isUnknown(content) || content === "") continue;
+    if (!isRecord(col) || col.type !== "template") continue;
+    const content = isRecord(col.template) ? col.template.content : undefined;
+    if (typeof content !== "string" || isUnknown(content) || content === "") continue;
     const error = compileError(content);
     if (error) {
       failures.push({
         property: `columns[${i}].template.content`,
-        reason: `${templateInvalidMessage(String(c.name), error)} Fix the jsonnet; the template globals are Ip(), Body(), BodyStr(), Header(), HeaderStr(), Now().`,
+        reason: `${templateInvalidMessage(String(col.name), error)} Fix the jsonnet; the template globals are Ip(), Body(), BodyStr(), Header(), HeaderStr(), Now().`,
       });
       continue;
     }
@@ -34,7 +29,7 @@ export async function templateFailures(columns: unknown[]): Promise<dynamic.Chec
         property: `columns[${i}].template.content`,
         reason:
           `${call.call} at line ${call.line}, column ${call.column} cannot succeed: the service accepts the sink, ` +
-          `then refuses every record that evaluates it (${invalidColumnValueMessage(String(c.name), call.error)}). Fix: ${call.fix}.`,
+          `then refuses every record that evaluates it (${invalidColumnValueMessage(String(col.name), call.error)}). Fix: ${call.fix}.`,
       });
     }
   }
