@@ -1,7 +1,7 @@
 import { KeboolaClient } from "./api/client";
 import { resolveSettings, type ConfigSource } from "./config";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "./resources/types";
-import type { AnyDefinition, CallContext, Handler } from "./resources/define";
+import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "./resources/define";
 import { ownerOf } from "./resources/ownership";
 import { programFacts } from "./resources/preflight";
 import { failuresForEngine, parseChecked } from "./validation/check";
@@ -79,8 +79,10 @@ export async function invoke(mod: ResourceModule, kind: ResourceKind, method: Me
       switch (method) {
         case "check":
           return h.check(ctx, props(args[0]), props(args[1]));
-        case "diff":
-          return h.diff(ctx, String(args[0]), def.parseState(props(args[1])), props(args[2]));
+        case "diff": {
+          const olds = def.parseState(props(args[1]));
+          return h.diff ? h.diff(ctx, String(args[0]), olds, props(args[2])) : markerDiff(def, olds, props(args[2]));
+        }
         case "create":
           return h.create(ctx, parseChecked(def.inputs, props(args[0]), label));
         case "read":

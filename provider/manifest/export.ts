@@ -1,23 +1,17 @@
 import { Document } from "yaml";
 import type { KeboolaClient } from "../api/client";
 import type { Configuration, ConfigRow } from "../api/storage";
-import { sinkDisabledDirectly, type StreamSink, type StreamSource } from "../api/stream";
-import { canonicalColumn } from "../validation/columns";
+import type { StreamSink, StreamSource } from "../api/stream";
+import { sinkFromRemote } from "../resources/sink";
+import { sourceFromRemote } from "../resources/source";
 import { normalizeId } from "../validation/ids";
 import { SETTINGS, sameSetting } from "../validation/settings";
 import { normalizeConfig } from "../resources/configurations";
 import { orderedRows } from "../resources/config-rows";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/configurations";
-import { splitMarker } from "../resources/ownership";
 import { isEncrypted, isSecretKey, passesUnencrypted } from "../../keboola/secrets";
-import { isOneOf, isRecord } from "../../keboola/json";
-import { STREAM_SIGNALS } from "../../keboola/stream";
+import { isRecord } from "../../keboola/json";
 
-/** A source's or sink's description without the owner marker (bookkeeping, not declaration), when there is one. */
-const described = (text: string): { description?: string } => {
-  const description = splitMarker(text).text;
-  return description ? { description } : {};
-};
 import type { ManifestInput } from "./schema";
 
 // `keboola-pulumi export`: a live project -> keboola.yaml. Every entry carries its ids and
@@ -136,13 +130,14 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const sinkKeys = new Set<string>();
   for (const s of sources.sort((a, b) => (a.sourceId < b.sourceId ? -1 : 1))) {
     const settings = await changedSettings(client, branch, s.sourceId);
+    const declared = sourceFromRemote(s);
     (manifest.sources ??= {})[s.sourceId] = {
       ...branchField,
-      sourceId: s.sourceId,
-      name: s.name,
-      ...described(s.description),
-      ...(s.type !== "http" ? { type: s.type } : {}),
-      ...(s.disabled ? { enabled: false } : {}),
+      sourceId: declared.sourceId,
+      name: declared.name,
+      ...(declared.description ? { description: declared.description } : {}),
+      ...(declared.type !== "http" ? { type: declared.type } : {}),
+      ...(declared.enabled ? {} : { enabled: false }),
       adoptExisting: true,
       ...(settings ? { settings } : {}),
     };
@@ -158,16 +153,17 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
       const key = sinkKeys.has(k.sinkId) ? `${s.sourceId}-${k.sinkId}` : k.sinkId;
       sinkKeys.add(key);
       const sinkSettings = await changedSettings(client, branch, s.sourceId, k.sinkId);
+      // The declaration the Sink resource reads from the same object (its read and drift use it too).
+      const { sourceId: _s, sinkId, name, description, tableId, columns, allowedSignals, enabled } = sinkFromRemote(k);
       (manifest.sinks ??= {})[key] = {
         source: s.sourceId,
-        sinkId: k.sinkId,
-        name: k.name,
-        ...described(k.description),
-        tableId: k.table.tableId,
-        columns: k.table.mapping.columns.map(canonicalColumn),
-        // The service holds no other signals (it refuses them on create and update).
-        ...(k.allowedSignals?.length ? { allowedSignals: k.allowedSignals.filter((signal) => isOneOf(STREAM_SIGNALS, signal)) } : {}),
-        ...(sinkDisabledDirectly(k) ? { enabled: false } : {}),
+        sinkId,
+        name,
+        ...(description ? { description } : {}),
+        tableId,
+        columns,
+        ...(allowedSignals ? { allowedSignals } : {}),
+        ...(enabled ? {} : { enabled: false }),
         adoptExisting: true,
         ...(sinkSettings ? { settings: sinkSettings } : {}),
       };

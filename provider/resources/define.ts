@@ -4,6 +4,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ProgramFacts } from "./program";
 import { quietStacks } from "../registration";
 import type { Props, ResourceContext } from "./types";
+import { same } from "./common";
 
 // One zod schema per resource says all there is about its data: the inputs a program passes,
 // what the provider computes (and which of it is secret), and what state keeps for the provider
@@ -11,12 +12,39 @@ import type { Props, ResourceContext } from "./types";
 // Pulumi registers, `additionalSecretOutputs`, the resource's schema.json entry, the typed
 // arguments of its handler and the parsing of state written by this or an older version.
 
-const secretFields = new WeakSet<z.ZodType>();
+// Lifecycle rules are markers on the schema's fields (as Terraform's plan modifiers and
+// pulumi-go-provider's field tags are), read here once:
+// - secret(): state keeps the field encrypted;
+// - replaces(): a new value replaces the object (`{ whenSet: true }`: only a value that is set;
+//   omitting it keeps the object, as an id chosen by the service);
+// - untracked(): the field steers an operation (adoptExisting, changeDescription) and never makes a
+//   diff of its own.
+// Every other input updates the object in place when its value changes. A field's canonical form is
+// its schema's transform, so inputs after check and state read back compare as they are.
+
+const secretFields = new WeakSet<object>();
+const replacingFields = new WeakMap<object, { whenSet: boolean }>();
+const untrackedFields = new WeakSet<object>();
 
 /** Marks a field that state keeps encrypted (a credential such as an ingestion URL, or the plain text of `#` values). */
 export function secret<T extends z.ZodType>(field: T): T {
   secretFields.add(field);
   return field;
+}
+
+/** Marks an input whose change replaces the object (RequiresReplace); `whenSet`: only when a value is given. */
+export function replaces<T extends z.ZodType>(field: T, options: { whenSet?: boolean } = {}): T {
+  // A copy: a schema shared by several resources (branchSchema) is marked for this one alone.
+  const marked = field.clone();
+  replacingFields.set(marked, { whenSet: options.whenSet ?? false });
+  return marked;
+}
+
+/** Marks an input that steers an operation and is never a change of the object by itself. */
+export function untracked<T extends z.ZodType>(field: T): T {
+  const marked = field.clone();
+  untrackedFields.add(marked);
+  return marked;
 }
 
 type Shape = z.ZodRawShape;
@@ -47,7 +75,15 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
   const visible = z.object(spec.inputs).extend(spec.outputs);
   const state = visible.extend(spec.internal ?? ({} as K));
   const names = Object.keys(visible.shape);
+  const inputFields: Array<[string, object]> = Object.entries(spec.inputs);
+  const lifecycle: Lifecycle = {
+    fields: Object.fromEntries(Object.entries(spec.inputs)),
+    replace: inputFields.flatMap(([n, f]) => (replacingFields.get(f)?.whenSet === false ? [n] : [])),
+    replaceWhenSet: inputFields.flatMap(([n, f]) => (replacingFields.get(f)?.whenSet ? [n] : [])),
+    update: inputFields.flatMap(([n, f]) => (replacingFields.has(f) || untrackedFields.has(f) ? [] : [n])),
+  };
   return {
+    lifecycle,
     type: spec.type,
     description: spec.description,
     inputs,
@@ -56,9 +92,9 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
     visible,
     state,
     outputNames: names,
-    secretOutputs: names.filter((n) => secretFields.has((visible.shape as unknown as Record<string, z.ZodType>)[n])),
+    secretOutputs: Object.entries(visible.shape).flatMap(([n, f]: [string, object]) => (secretFields.has(f) ? [n] : [])),
     /** Everything state keeps encrypted: the secret outputs and secret bookkeeping. */
-    secretState: Object.entries(state.shape as unknown as Record<string, z.ZodType>).flatMap(([n, f]) => (secretFields.has(f) ? [n] : [])),
+    secretState: Object.entries(state.shape).flatMap(([n, f]: [string, object]) => (secretFields.has(f) ? [n] : [])),
     /**
      * State as this version reads it. Each field is parsed on its own: one a version cannot read
      * (or that is missing, as after `pulumi import` or a half-finished create) is left out, and the
@@ -67,9 +103,10 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
     parseState(raw: Props): Partial<z.output<typeof state>> {
       const old = spec.upgrade ? spec.upgrade(raw) : raw;
       const out: Props = {};
-      for (const [key, field] of Object.entries(state.shape as unknown as Record<string, z.ZodType>)) {
+      const fields: Array<[string, z.core.$ZodType]> = Object.entries(state.shape);
+      for (const [key, field] of fields) {
         if (old[key] === undefined || old[key] === null) continue;
-        const parsed = field.safeParse(old[key]);
+        const parsed = z.safeParse(field, old[key]);
         if (parsed.success) out[key] = parsed.data;
       }
       return out as Partial<z.output<typeof state>>;
@@ -77,7 +114,36 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
   };
 }
 
+/** Which inputs replace the object, and which update it in place (the rest are untracked). */
+export interface Lifecycle {
+  /** Each input's schema, whose output is the field's canonical form. */
+  fields: Readonly<Record<string, z.core.$ZodType>>;
+  replace: readonly string[];
+  /** Replace only when a value is given and differs (an omitted id keeps the object). */
+  replaceWhenSet: readonly string[];
+  update: readonly string[];
+}
+
+/**
+ * The diff the markers say: a changed `replaces()` field replaces, any other changed tracked input
+ * updates in place. Values compare as JSON regardless of key order; state was read through the
+ * schema (parseState), so both sides are in canonical form.
+ */
+export function markerDiff(def: Pick<AnyDefinition, "lifecycle">, olds: Props, news: Props): dynamic.DiffResult {
+  const { fields, replace, replaceWhenSet, update } = def.lifecycle;
+  // The new value in canonical form, as check gives it (a value not known yet stays as it is).
+  const canonical = (f: string): unknown => {
+    const parsed = fields[f] ? z.safeParse(fields[f], news[f]) : undefined;
+    return parsed?.success ? parsed.data : news[f];
+  };
+  const differs = (f: string) => !same(olds[f], canonical(f));
+  const replaces = [...replace.filter(differs), ...replaceWhenSet.filter((f) => news[f] !== undefined && news[f] !== "" && differs(f))];
+  const updates = update.filter(differs);
+  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+}
+
 export interface AnyDefinition {
+  lifecycle: Lifecycle;
   type: string;
   description: string;
   inputs: z.ZodType;
@@ -129,7 +195,8 @@ export interface CallContext extends ResourceContext {
  */
 export interface Handler<D extends AnyDefinition> {
   check(ctx: CallContext, olds: Props, news: Props): Promise<dynamic.CheckResult>;
-  diff(ctx: CallContext, id: string, olds: RecordedOf<D>, news: Props): Promise<dynamic.DiffResult>;
+  /** Omitted: the diff the schema's markers say (markerDiff). */
+  diff?(ctx: CallContext, id: string, olds: RecordedOf<D>, news: Props): Promise<dynamic.DiffResult>;
   create(ctx: CallContext, inputs: CheckedOf<D>): Promise<{ id: string; outs: StateOf<D> }>;
   read(ctx: CallContext, id: string, recorded: RecordedOf<D>): Promise<{ id: string; props?: StateOf<D>; inputs?: Partial<CheckedOf<D>> }>;
   update(ctx: CallContext, id: string, olds: RecordedOf<D>, news: CheckedOf<D>): Promise<{ outs: StateOf<D> }>;

@@ -8,8 +8,10 @@ import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
 import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, sharedTableMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
-import { diffFields, same, type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { same, type ArgsOf } from "./common";
+import { isOneOf } from "../../keboola/json";
+import { STREAM_SIGNALS } from "../../keboola/stream";
+import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/sink";
 import { PartialFailure, type Props, type ResourceContext } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
@@ -26,9 +28,9 @@ export const sink = defineResource({
   type: "Sink",
   description: "A Stream sink: maps each event of its source to a row of a Storage table.",
   inputs: {
-    branchId: branchSchema,
-    sourceId: z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH),
-    sinkId: streamIdSchema("sink"),
+    branchId: replaces(branchSchema),
+    sourceId: replaces(z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH)),
+    sinkId: replaces(streamIdSchema("sink")),
     name: streamNameSchema,
     description: descriptionSchema,
     tableId: z
@@ -37,7 +39,9 @@ export const sink = defineResource({
       .describe("Destination table; created with the mapping's columns when missing."),
     columns: columnsSchema.describe("Column mapping, 1 to 100 columns with unique names."),
     allowedSignals: z
-      .array(z.enum(["logs", "metrics", "traces"]))
+      .array(z.enum(STREAM_SIGNALS))
+      // No filter and an empty filter are the same: one spelling, so refresh shows no diff.
+      .transform((v) => (v.length ? v : undefined))
       .optional()
       .describe("OTLP sources only: the signals this sink receives (empty or unset: all)."),
     enabled: z.boolean().default(true).describe("Disabled sinks receive nothing; re-enabling issues a new sink token."),
@@ -45,7 +49,7 @@ export const sink = defineResource({
       .string()
       .optional()
       .describe("Change this value to rotate the sink's Storage token (disable, then enable)."),
-    adoptExisting: z.boolean().default(false).describe("Take over an existing sink with the same id instead of failing with 409."),
+    adoptExisting: untracked(z.boolean().default(false).describe("Take over an existing sink with the same id instead of failing with 409.")),
   },
   outputs: {
     sinkId: z.string().describe("The sink id (given, or derived from the name)."),
@@ -72,8 +76,6 @@ export class Sink extends KeboolaResource {
   }
 }
 
-const MAPPING_FIELDS = ["tableId", "columns"] as const;
-
 function resolveId(parsed: CheckedOf<typeof sink>, olds: Props): string {
   if (parsed.sinkId) return parsed.sinkId;
   if (typeof olds.sinkId === "string" && olds.sinkId) return olds.sinkId;
@@ -82,17 +84,28 @@ function resolveId(parsed: CheckedOf<typeof sink>, olds: Props): string {
 
 const what = (name: string, p: { sourceId: string; sinkId: string }) => `Sink "${p.sourceId}/${p.sinkId}" (resource "${name}")`;
 
-function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, s: StreamSink): State {
+/**
+ * The declaration a sink of the service amounts to: what read records, drift is compared on, and
+ * export writes (manifest/export.ts). Columns in canonical form, the owner marker left out, and a
+ * sink disabled only with its source counted as enabled.
+ */
+export function sinkFromRemote(s: StreamSink) {
   return {
-    branchId: p.branchId,
     sourceId: s.sourceId,
     sinkId: s.sinkId,
     name: s.name,
     description: splitMarker(s.description).text,
     tableId: s.table?.tableId ?? "",
     columns: (s.table?.mapping.columns ?? []).map(canonicalColumn),
-    ...(s.allowedSignals && s.allowedSignals.length > 0 ? { allowedSignals: s.allowedSignals as Array<"logs" | "metrics" | "traces"> } : {}),
+    ...(s.allowedSignals && s.allowedSignals.length > 0 ? { allowedSignals: s.allowedSignals.filter((v) => isOneOf(STREAM_SIGNALS, v)) } : {}),
     enabled: !sinkDisabledDirectly(s),
+  };
+}
+
+function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, s: StreamSink): State {
+  return {
+    branchId: p.branchId,
+    ...sinkFromRemote(s),
     ...(p.rotateToken !== undefined ? { rotateToken: p.rotateToken } : {}),
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
@@ -105,7 +118,7 @@ function apiBody(p: Parsed, owner: string | undefined): Record<string, unknown> 
     description: withMarker(p.description, owner),
     // An empty list clears the filter, so it is always sent: an unset input means "all signals".
     allowedSignals: p.allowedSignals ?? [],
-    table: { type: "keboola", tableId: p.tableId, mapping: { columns: p.columns.map(canonicalColumn) } },
+    table: { type: "keboola", tableId: p.tableId, mapping: { columns: p.columns } },
   };
 }
 
@@ -165,7 +178,7 @@ async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, curr
     table: current.table && {
       type: "keboola",
       tableId: current.table.tableId,
-      mapping: { columns: current.table.mapping.columns.map(canonicalColumn) },
+      mapping: { columns: sinkFromRemote(current).columns },
     },
   };
   if (!same(want, have)) {
@@ -198,9 +211,6 @@ export const handler: Handler<typeof sink> = {
     const p = {
       ...value,
       sinkId: resolveId(value, olds),
-      columns: value.columns.map(canonicalColumn),
-      // No filter and an empty filter are the same: keep one spelling so refresh shows no diff.
-      allowedSignals: value.allowedSignals?.length ? value.allowedSignals : undefined,
     };
     failures.push(...(await templateFailures(p.columns)));
     const tooLong = markedLengthFailure("description", p.description, ctx.call.owner, 4096);
@@ -229,14 +239,6 @@ export const handler: Handler<typeof sink> = {
       if (failure) failures.push({ property: "columns", reason: failure });
     }
     return { inputs: { ...news, ...p }, failures };
-  },
-
-  async diff(_ctx, _id, olds, news) {
-    const canonical = (cols: unknown) => (Array.isArray(cols) ? (cols as Column[]).map(canonicalColumn) : cols);
-    return diffFields({ ...olds, columns: canonical(olds.columns) }, { ...news, columns: canonical(news.columns) }, {
-      update: ["name", "description", ...MAPPING_FIELDS, "allowedSignals", "enabled", "rotateToken"],
-      replace: ["branchId", "sourceId", "sinkId"],
-    });
   },
 
   async create(ctx, inputs) {

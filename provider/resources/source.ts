@@ -8,8 +8,8 @@ import { checkWith, containsUnknown } from "../validation/check";
 import { show } from "../validation/messages";
 import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
 import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
-import { diffFields, type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import type { ArgsOf } from "./common";
+import { defineResource, KeboolaResource, replaces, secret, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/source";
 import { PartialFailure, type Props } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
@@ -24,8 +24,8 @@ export const source = defineResource({
   type: "Source",
   description: "A Stream source: an HTTP or OTLP endpoint receiving events.",
   inputs: {
-    branchId: branchSchema,
-    sourceId: streamIdSchema("source"),
+    branchId: replaces(branchSchema),
+    sourceId: replaces(streamIdSchema("source")),
     name: streamNameSchema,
     description: descriptionSchema,
     type: z.enum(["http", "otlp"], { message: 'must be "http" or "otlp"' }).default("http"),
@@ -40,10 +40,9 @@ export const source = defineResource({
         "Change this value to rotate the source's ingestion secret in place: the url output changes and the old URL is refused at once. " +
           "A rotation already made since the recorded state (an answer lost, an interrupted run) is not repeated.",
       ),
-    adoptExisting: z
-      .boolean()
-      .default(false)
-      .describe("Take over an existing source with the same id instead of failing with 409 (it is brought to the declared state)."),
+    adoptExisting: untracked(
+      z.boolean().default(false).describe("Take over an existing source with the same id instead of failing with 409 (it is brought to the declared state)."),
+    ),
   },
   outputs: {
     sourceId: z.string().describe("The source id (given, or derived from the name)."),
@@ -81,14 +80,15 @@ function resolveId(parsed: Parsed, olds: Props): string {
   return normalizeId(parsed.name);
 }
 
+/** The declaration a source of the service amounts to: what read records and export writes (manifest/export.ts). */
+export function sourceFromRemote(s: StreamSource) {
+  return { sourceId: s.sourceId, name: s.name, description: splitMarker(s.description).text, type: s.type, enabled: !s.disabled };
+}
+
 function stateOf(p: Pick<Parsed, "branchId" | "adoptExisting" | "rotateSecret">, s: StreamSource): State {
   return {
     branchId: p.branchId,
-    sourceId: s.sourceId,
-    name: s.name,
-    description: splitMarker(s.description).text,
-    type: s.type,
-    enabled: !s.disabled,
+    ...sourceFromRemote(s),
     ...(p.rotateSecret !== undefined ? { rotateSecret: p.rotateSecret } : {}),
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
@@ -160,10 +160,6 @@ export const handler: Handler<typeof source> = {
       if (taken) failures.push(taken);
     }
     return { inputs: { ...news, ...value, sourceId }, failures };
-  },
-
-  async diff(_ctx, _id, olds, news) {
-    return diffFields(olds, news, { update: ["name", "description", "type", "enabled", "rotateSecret"], replace: ["sourceId", "branchId"] });
   },
 
   async create(ctx, inputs) {

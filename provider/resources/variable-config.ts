@@ -8,7 +8,7 @@ import { checkWith, containsUnknown } from "../validation/check";
 import { stringValue, valueIssues, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import { same, type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/variable-config";
 import { PartialFailure } from "./types";
 import {
@@ -19,7 +19,6 @@ import {
   findLiveConfig,
   normalizeConfig,
   deleteConfigResource,
-  configIdReplaces,
   createConfigOnce,
   createRowOnce,
   adoptExistingSchema,
@@ -41,22 +40,25 @@ export const variableConfig = defineResource({
   type: "VariableConfig",
   description: "Configuration variables (keboola.variables): declarations and a row of default values.",
   inputs: {
-    branchId: branchSchema,
-    configId: z
-      .string()
-      .min(1, "must not be empty: omit it to let Keboola choose the id")
-      .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
-      .optional()
-      .describe("Configuration id; chosen by Keboola when omitted. Changing it replaces the configuration."),
+    branchId: replaces(branchSchema),
+    configId: replaces(
+      z
+        .string()
+        .min(1, "must not be empty: omit it to let Keboola choose the id")
+        .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+        .optional()
+        .describe("Configuration id; chosen by Keboola when omitted. Changing it replaces the configuration."),
+      { whenSet: true },
+    ),
     name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty").describe("Configuration name."),
     description: z.string().default("").describe("Configuration description."),
     variables: variableDeclarationsSchema.describe('Declared variables: [{name, type: "string"|"int"}].'),
     defaultValues: variableValuesSchema
       .optional()
       .describe("Default values, {name: value}, stored as a values row of the configuration; jobs use them when given no values. Omit to have no values row."),
-    changeDescription: z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`),
+    changeDescription: untracked(z.string().optional().describe(`Version description written with each change (default "${DEFAULT_CHANGE_DESCRIPTION}").`)),
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
-    adoptExisting: adoptExistingSchema,
+    adoptExisting: untracked(adoptExistingSchema),
   },
   refine: (v, ctx) => {
     if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
@@ -218,12 +220,6 @@ export const handler: Handler<typeof variableConfig> = {
       if (found) failures.push(found);
     }
     return { inputs: { ...news, ...value }, failures };
-  },
-
-  async diff(_ctx, _id, olds, news) {
-    const replaces = [...(!same(olds.branchId, news.branchId) ? ["branchId"] : []), ...(configIdReplaces(olds, news) ? ["configId"] : [])];
-    const updates = ["name", "description", "variables", "defaultValues", "purgeOnDelete"].filter((f) => !same(olds[f as keyof State], news[f]));
-    return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
   },
 
   async create(ctx, p) {

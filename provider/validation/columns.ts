@@ -63,7 +63,9 @@ export const columnsSchema = z
         ctx.addIssue({ code: "custom", path: [i, "name"], message: `"${c.name}" is already the name of columns[${first}]: column names must be unique` });
       } else seen.set(c.name, i);
     });
-  });
+  })
+  // The canonical form is the schema's output: checked inputs and state read back compare as they are.
+  .transform((cols) => cols.map(canonicalColumn));
 
 export type Column = z.output<typeof columnSchema>;
 
