@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync, renameSync, existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import type { IncomingMessage, ServerResponse, Server } from "node:http";
+import type { Server } from "node:http";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
+import type { ServiceEnv } from "./core/http";
 import type { Deferred, EmulatorContext, EmulatorOptions, EmulatorState, JsonValue, RequestLogEntry, ServiceUrls } from "./core/context";
 import { countFaults, decideFault, type FaultCounts, type FaultOptions } from "./core/faults";
 import { seededRandom } from "./core/random";
@@ -12,14 +13,12 @@ import { initialStreamState } from "./stream/state";
 import { initialQueueState } from "./queue/state";
 import { registerStorageRoutes } from "./storage/routes";
 import { registerStreamRoutes } from "./stream/routes";
-import { registerQueueRoutes } from "./queue/routes";
+import { queueApp } from "./queue/routes";
 import { jobInputs, type JobInputs } from "./queue/jobs";
 import { encryptionApp } from "./encryption/routes";
 import { initialEncryptionState } from "./encryption/state";
 import { apiErrorControlBody } from "./core/api-error-control";
 import { exceptionId } from "./storage/errors";
-
-type NodeBindings = { incoming: IncomingMessage; outgoing: ServerResponse };
 
 export interface Emulator {
   /** Base URL (the Storage API host); other services are listed in its index. */
@@ -138,7 +137,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     faults: () => faults,
   };
 
-  const app = new Hono<{ Bindings: NodeBindings }>();
+  const app = new Hono<ServiceEnv>();
 
   // Control endpoints for tests and demos: never faulted, never logged.
   app.get("/_emulator/requests", (c) => c.json(log));
@@ -198,7 +197,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 
   registerStorageRoutes(app as unknown as Hono, ctx);
   registerStreamRoutes(app as unknown as Hono, ctx);
-  registerQueueRoutes(app as unknown as Hono, ctx);
+  app.route("/queue", queueApp(ctx));
   app.route("/encryption", encryptionApp(ctx));
 
   const server = await new Promise<Server>((resolve) => {
