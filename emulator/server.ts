@@ -12,6 +12,7 @@ import { initialStorageState } from "./storage/state";
 import { initialStreamState } from "./stream/state";
 import { initialQueueState } from "./queue/state";
 import { registerStorageRoutes } from "./storage/routes";
+import { importApp, objectStoreApp } from "./storage/uploads";
 import { registerStreamRoutes } from "./stream/routes";
 import { queueApp } from "./queue/routes";
 import { jobInputs, type JobInputs } from "./queue/jobs";
@@ -196,6 +197,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   });
 
   registerStorageRoutes(app as unknown as Hono, ctx);
+  app.route("/import", importApp(ctx));
+  app.route("/files", objectStoreApp(ctx));
   registerStreamRoutes(app as unknown as Hono, ctx);
   app.route("/queue", queueApp(ctx));
   app.route("/encryption", encryptionApp(ctx));

@@ -31,7 +31,7 @@ export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
   registerStorageJobs(router, ctx);
   registerBucketRoutes(router, ctx);
   registerTableRoutes(router, ctx);
-  registerFileRoutes(router, app, ctx);
+  registerFileRoutes(router, ctx);
   registerComponentRoutes(router, ctx);
   registerConfigurationRoutes(router, ctx);
   registerRowRoutes(router, ctx);
