@@ -6,7 +6,7 @@ import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { colonTime, nowStorage, rng, storageTime, truthy } from "./format";
 import { creatorToken } from "./permissions";
-import { param, type StorageRouter } from "./router";
+import { authenticated, type StorageApp } from "./auth";
 import type { FileRecord } from "./state";
 
 // File Storage on an emulated object store.
@@ -200,8 +200,10 @@ export function newFileFromBody(body: Body, fallbackName?: string): NewFile {
   };
 }
 
-export function registerFileRoutes(router: StorageRouter, ctx: EmulatorContext): void {
-  router.on("POST", "/files/prepare", async ({ c, token, branchId }) => {
+export function registerFileRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
+  api.post("/files/prepare", auth, async (c) => {
+    const { token, branchId } = c.var;
     const { body } = await readBody(c);
     const opts = newFileFromBody(body);
     const federation = truthy(body.federationToken);
@@ -212,7 +214,8 @@ export function registerFileRoutes(router: StorageRouter, ctx: EmulatorContext):
     return c.json(fileJson(ctx, file, { uploadParams: true, federation }), 201);
   });
 
-  router.on("GET", "/files", ({ c, token, branchId }) => {
+  api.get("/files", auth, (c) => {
+    const { token, branchId } = c.var;
     const q = readQuery(c);
     const limit = Math.max(1, Math.min(1000, Number(str(q.limit) ?? 100) || 100));
     const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);
@@ -227,13 +230,15 @@ export function registerFileRoutes(router: StorageRouter, ctx: EmulatorContext):
     return c.json(files.map((f) => fileJson(ctx, f)));
   });
 
-  router.on("GET", "/files/:fileId", ({ c, token }) => {
-    const file = findFile(ctx, token, param(c, "fileId"));
+  api.get("/files/:fileId", auth, (c) => {
+    const { token } = c.var;
+    const file = findFile(ctx, token, c.req.param("fileId"));
     return c.json(fileJson(ctx, file, { federation: truthy(readQuery(c).federationToken) }));
   });
 
-  router.on("DELETE", "/files/:fileId", ({ c, token }) => {
-    const file = findFile(ctx, token, param(c, "fileId"));
+  api.delete("/files/:fileId", auth, (c) => {
+    const { token } = c.var;
+    const file = findFile(ctx, token, c.req.param("fileId"));
     delete ctx.state.storage.files[String(file.id)];
     return c.body(null, 204);
   });
