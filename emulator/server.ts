@@ -15,6 +15,7 @@ import { initialQueueState } from "./queue/state";
 import { storageApp } from "./storage/routes";
 import { importApp, objectStoreApp } from "./storage/uploads";
 import { registerStreamRoutes } from "./stream/routes";
+import { ingestionApp } from "./stream/ingestion";
 import { queueApp } from "./queue/routes";
 import { jobInputs, type JobInputs } from "./queue/jobs";
 import { encryptionApp } from "./encryption/routes";
@@ -229,6 +230,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   app.route(MOUNTS.import, importApp(ctx));
   app.route(MOUNTS.files, objectStoreApp(ctx));
   registerStreamRoutes(app as unknown as Hono, ctx);
+  app.route(MOUNTS.streamIn, ingestionApp(ctx));
   app.route(MOUNTS.queue, queueApp(ctx));
   app.route(MOUNTS.encryption, encryptionApp(ctx));
 

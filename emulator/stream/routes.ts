@@ -2,7 +2,6 @@ import type { Context, Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { authenticate } from "./auth";
 import { apiError, applicationError, GoaErrors } from "./errors";
-import { registerIngestionRoutes } from "./ingestion";
 import { handle, requireToken } from "./request";
 import { jsonResponse } from "./respond";
 import {
@@ -35,7 +34,6 @@ import { testSource } from "./testendpoint";
 // `ctx.urls().streamIn` (= <base>/stream-in), both served by the emulator's single host.
 
 const STREAM = "/stream";
-const STREAM_IN = "/stream-in";
 
 type Handler = (ctx: EmulatorContext, c: Context) => Promise<Response> | Response;
 
@@ -132,5 +130,4 @@ export function registerStreamRoutes(app: Hono, ctx: EmulatorContext): void {
   app.get(`${STREAM}/v1/tasks/*`, (c) => getTaskHandler(ctx, c));
   app.all(`${STREAM}/*`, (c) => notFoundOrNotAllowed(c));
 
-  registerIngestionRoutes(app, ctx, STREAM_IN);
 }
