@@ -14,7 +14,7 @@ import { initialStreamState } from "./stream/state";
 import { initialQueueState } from "./queue/state";
 import { storageApp } from "./storage/routes";
 import { importApp, objectStoreApp } from "./storage/uploads";
-import { registerStreamRoutes } from "./stream/routes";
+import { streamApp } from "./stream/routes";
 import { ingestionApp } from "./stream/ingestion";
 import { queueApp } from "./queue/routes";
 import { jobInputs, type JobInputs } from "./queue/jobs";
@@ -229,7 +229,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   app.route(MOUNTS.storage, storageApp(ctx));
   app.route(MOUNTS.import, importApp(ctx));
   app.route(MOUNTS.files, objectStoreApp(ctx));
-  registerStreamRoutes(app as unknown as Hono, ctx);
+  app.route(MOUNTS.stream, streamApp(ctx));
   app.route(MOUNTS.streamIn, ingestionApp(ctx));
   app.route(MOUNTS.queue, queueApp(ctx));
   app.route(MOUNTS.encryption, encryptionApp(ctx));

@@ -102,7 +102,7 @@ async function ingest(ctx: EmulatorContext, c: Context<ServiceEnv, typeof INGEST
   const headers = headersOf(rawHeaders(c));
   const record = new MappedRecord({
     receivedAt: ctx.now(),
-    ip: clientIp(headers, remoteAddress(c)),
+    ip: clientIp(headers, remoteAddress(c.env)),
     headers,
     body: text,
     signal: "",
