@@ -271,9 +271,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 // Injected faults answer in the error shape of the service the path belongs to, as a
 // proxy in front of the real service would pass them on.
 function faultResponse(ctx: EmulatorContext, pathname: string, status: number, message: string, headers: Record<string, string> = {}): Response {
-  const body = pathname.startsWith("/stream/")
+  const body = pathname.startsWith(`${MOUNTS.stream}/`)
     ? { statusCode: status, error: status === 429 ? "stream.api.tooManyRequests" : "stream.api.internalError", message }
-    : pathname.startsWith("/encryption/")
+    : pathname.startsWith(`${MOUNTS.encryption}/`)
       ? apiErrorControlBody(status === 429 ? message : "Internal Server Error occurred.", status, exceptionId(ctx))
       : { error: message, code: status === 429 ? "tooManyRequests" : "internalError", status: "error" };
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });

@@ -1,6 +1,6 @@
 import type { EmulatorContext } from "../core/context";
-import { errors } from "./errors";
 import { authenticated, type StorageApp } from "./auth";
+import { errors } from "./errors";
 
 // Development branches: the emulated project has only its default branch ("Main").
 // `GET /v2/storage/dev-branches` and `GET /v2/storage/dev-branches/{id}`; an unknown id answers

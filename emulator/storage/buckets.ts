@@ -1,11 +1,11 @@
 import type { EmulatorContext } from "../core/context";
+import { authenticated, type StorageApp } from "./auth";
 import { list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { truthy } from "./format";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
 import { bucketJson, tableJson } from "./representations";
-import { authenticated, type StorageApp } from "./auth";
 import { deleteBucket, deleteTable, ensureBucket, getBucket, listTables } from "./tables";
 
 // Buckets: list, create, detail, drop (`?force=true` drops the tables too; `?async=true`

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { EmulatorContext, JsonValue } from "../core/context";
+import { authenticated, type StorageApp, type StorageEnv } from "./auth";
 import catalogFile from "./component-catalog.json";
 import { errors } from "./errors";
-import { authenticated, type StorageApp, type StorageEnv } from "./auth";
 import type { StorageState } from "./state";
 
 // The components of the emulated stack: the catalog (component-catalog.json, records as the

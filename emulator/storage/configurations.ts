@@ -1,10 +1,10 @@
 import type { EmulatorContext, JsonValue } from "../core/context";
 import type { TokenRecord } from "../core/tokens";
+import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { nowStorage, truthy, versionIdentifier } from "./format";
 import { canAccessComponent, creatorToken, requireComponentAccess } from "./permissions";
-import { authenticated, type StorageApp } from "./auth";
 import { componentDefinition } from "./components";
 import type { ConfigRecord, RowRecord } from "./state";
 

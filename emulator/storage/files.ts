@@ -2,11 +2,11 @@ import { gunzipSync } from "node:zlib";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
 import type { TokenRecord } from "../core/tokens";
+import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { colonTime, nowStorage, rng, storageTime, truthy } from "./format";
 import { creatorToken } from "./permissions";
-import { authenticated, type StorageApp } from "./auth";
 import type { FileRecord } from "./state";
 
 // File Storage on an emulated object store.

@@ -1,10 +1,10 @@
 import type { EmulatorContext, JsonValue } from "../core/context";
 import { taskShouldFail } from "../core/faults";
 import type { TokenRecord } from "../core/tokens";
+import { authenticated, type StorageApp } from "./auth";
 import { errors, exceptionId } from "./errors";
 import { nowStorage } from "./format";
 import { readQuery, str } from "./body";
-import { authenticated, type StorageApp } from "./auth";
 import type { StorageJobRecord } from "./state";
 
 // Storage jobs: asynchronous operations (table create/import/export, bucket/table drop)

@@ -1,10 +1,10 @@
 import type { EmulatorContext } from "../core/context";
+import { authenticated, type StorageApp } from "./auth";
 import { readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { nowStorage, truthy, versionIdentifier } from "./format";
 import { bumpVersion, generatedId, jsonObjectParam, orderedRows, requireConfig, rowJson } from "./configurations";
 import { creatorToken, requireComponentAccess } from "./permissions";
-import { authenticated, type StorageApp } from "./auth";
 import type { RowRecord } from "./state";
 
 // Configuration rows (`.../configs/{configId}/rows[/{rowId}]`): create (201; `rowId` optional,

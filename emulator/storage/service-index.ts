@@ -1,8 +1,8 @@
 import type { EmulatorContext } from "../core/context";
+import type { StorageApp } from "./auth";
 import { list } from "./body";
 import { readQuery } from "./body";
 import { indexEntry, stackComponents } from "./components";
-import type { StorageApp } from "./auth";
 
 // `GET /v2/storage[?exclude=components]`: the API index (public, no token) listing the stack's
 // services, which official clients use for service discovery, and its components (see

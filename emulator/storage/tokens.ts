@@ -1,7 +1,7 @@
 import type { EmulatorContext } from "../core/context";
 import type { TokenRecord } from "../core/tokens";
-import { bucketPermission } from "./permissions";
 import { authenticated, type StorageApp } from "./auth";
+import { bucketPermission } from "./permissions";
 import { storageTime } from "./format";
 
 // `GET /v2/storage/tokens/verify` (also branch-scoped): what the token may do and whose project

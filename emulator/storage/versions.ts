@@ -1,9 +1,9 @@
 import type { EmulatorContext } from "../core/context";
+import { authenticated, type StorageApp } from "./auth";
 import { list, readQuery, str } from "./body";
 import { requireConfig } from "./configurations";
 import { StorageHttpError } from "./errors";
 import { requireComponentAccess } from "./permissions";
-import { authenticated, type StorageApp } from "./auth";
 
 // Configuration versions (keboola/storage-api-php-client `apiary.apib`, "List Configuration
 // Versions" and "Version Detail"): `GET .../configs/{id}/versions?include=&limit=&offset=` lists
