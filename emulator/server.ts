@@ -1,8 +1,10 @@
 import { readFileSync, writeFileSync, renameSync, existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import type { IncomingMessage, ServerResponse, Server } from "node:http";
+import type { Server } from "node:http";
 import { Hono } from "hono";
+import { getPath } from "hono/utils/url";
 import { serve } from "@hono/node-server";
+import type { ServiceEnv } from "./core/http";
 import type { Deferred, EmulatorContext, EmulatorOptions, EmulatorState, JsonValue, RequestLogEntry, ServiceUrls } from "./core/context";
 import { countFaults, decideFault, type FaultCounts, type FaultOptions } from "./core/faults";
 import { seededRandom } from "./core/random";
@@ -10,16 +12,16 @@ import { limitedToken, masterToken } from "./core/tokens";
 import { initialStorageState } from "./storage/state";
 import { initialStreamState } from "./stream/state";
 import { initialQueueState } from "./queue/state";
-import { registerStorageRoutes } from "./storage/routes";
-import { registerStreamRoutes } from "./stream/routes";
-import { registerQueueRoutes } from "./queue/routes";
+import { storageApp } from "./storage/routes";
+import { importApp, objectStoreApp } from "./storage/uploads";
+import { streamApp } from "./stream/routes";
+import { ingestionApp } from "./stream/ingestion";
+import { queueApp } from "./queue/routes";
 import { jobInputs, type JobInputs } from "./queue/jobs";
 import { encryptionApp } from "./encryption/routes";
 import { initialEncryptionState } from "./encryption/state";
 import { apiErrorControlBody } from "./core/api-error-control";
 import { exceptionId } from "./storage/errors";
-
-type NodeBindings = { incoming: IncomingMessage; outgoing: ServerResponse };
 
 export interface Emulator {
   /** Base URL (the Storage API host); other services are listed in its index. */
@@ -42,6 +44,34 @@ export interface Emulator {
    */
   jobInputs(jobId: string): JobInputs | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * Where each service is mounted on the emulator's one host (a real stack gives most of them a
+ * host of their own; the Storage index lists their URLs).
+ */
+const MOUNTS = {
+  storage: "/v2/storage",
+  stream: "/stream",
+  streamIn: "/stream-in",
+  queue: "/queue",
+  encryption: "/encryption",
+  import: "/import",
+  files: "/files",
+} as const;
+
+/**
+ * The path a request is routed by. Hono matches paths strictly, and its `strict: false` applies
+ * to a whole app only, so the exceptions are made here: the Storage API takes each of its paths
+ * with or without one trailing slash, and every other service takes its root at `<mount>/` as at
+ * `<mount>` (on a host of its own, both are `/`). Handlers still see the URL as it was sent.
+ */
+function routingPath(request: Request): string {
+  const path = getPath(request);
+  if (path.length < 2 || !path.endsWith("/")) return path;
+  const trimmed = path.slice(0, -1);
+  const storage = trimmed === MOUNTS.storage || trimmed.startsWith(`${MOUNTS.storage}/`);
+  return storage || Object.values<string>(MOUNTS).includes(trimmed) ? trimmed : path;
 }
 
 export function initialState(options: EmulatorOptions, now: string): EmulatorState {
@@ -82,12 +112,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 
   const urls = (): ServiceUrls => ({
     storage: baseUrl,
-    stream: `${baseUrl}/stream`,
-    streamIn: `${baseUrl}/stream-in`,
-    queue: `${baseUrl}/queue`,
-    encryption: `${baseUrl}/encryption`,
-    import: `${baseUrl}/import`,
-    files: `${baseUrl}/files`,
+    stream: baseUrl + MOUNTS.stream,
+    streamIn: baseUrl + MOUNTS.streamIn,
+    queue: baseUrl + MOUNTS.queue,
+    encryption: baseUrl + MOUNTS.encryption,
+    import: baseUrl + MOUNTS.import,
+    files: baseUrl + MOUNTS.files,
   });
 
   const ctx: EmulatorContext = {
@@ -138,7 +168,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     faults: () => faults,
   };
 
-  const app = new Hono<{ Bindings: NodeBindings }>();
+  const app = new Hono<ServiceEnv>({ getPath: routingPath });
 
   // Control endpoints for tests and demos: never faulted, never logged.
   app.get("/_emulator/requests", (c) => c.json(log));
@@ -196,10 +226,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
   });
 
-  registerStorageRoutes(app as unknown as Hono, ctx);
-  registerStreamRoutes(app as unknown as Hono, ctx);
-  registerQueueRoutes(app as unknown as Hono, ctx);
-  app.route("/encryption", encryptionApp(ctx));
+  app.route(MOUNTS.storage, storageApp(ctx));
+  app.route(MOUNTS.import, importApp(ctx));
+  app.route(MOUNTS.files, objectStoreApp(ctx));
+  app.route(MOUNTS.stream, streamApp(ctx));
+  app.route(MOUNTS.streamIn, ingestionApp(ctx));
+  app.route(MOUNTS.queue, queueApp(ctx));
+  app.route(MOUNTS.encryption, encryptionApp(ctx));
 
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.host ?? "127.0.0.1" }, () =>
@@ -238,9 +271,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 // Injected faults answer in the error shape of the service the path belongs to, as a
 // proxy in front of the real service would pass them on.
 function faultResponse(ctx: EmulatorContext, pathname: string, status: number, message: string, headers: Record<string, string> = {}): Response {
-  const body = pathname.startsWith("/stream/")
+  const body = pathname.startsWith(`${MOUNTS.stream}/`)
     ? { statusCode: status, error: status === 429 ? "stream.api.tooManyRequests" : "stream.api.internalError", message }
-    : pathname.startsWith("/encryption/")
+    : pathname.startsWith(`${MOUNTS.encryption}/`)
       ? apiErrorControlBody(status === 429 ? message : "Internal Server Error occurred.", status, exceptionId(ctx))
       : { error: message, code: status === 429 ? "tooManyRequests" : "internalError", status: "error" };
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });

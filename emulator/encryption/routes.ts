@@ -1,6 +1,7 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { EmulatorContext } from "../core/context";
+import type { ServiceEnv } from "../core/http";
 import { apiErrorControlBody, noRouteMessage } from "../core/api-error-control";
 import { exceptionId } from "../storage/errors";
 import { encryptDocument, encryptValue, phpString, type CipherScope } from "./cipher";
@@ -26,7 +27,7 @@ import { initialEncryptionState } from "./state";
 //   `Bad JSON format of request body: <json_last_error_msg>`, "Syntax error" for what JSON.parse refuses).
 // - keboola/object-encryptor `ObjectEncryptor::encrypt` (see cipher.ts): what is encrypted.
 // - errors: keboola/api-error-control (core/api-error-control.ts), status 400 for user errors;
-//   unknown routes and methods as Symfony's router words them (404, 405).
+//   unknown routes and methods as Symfony's router words them (404, 405); all rendered by the app's onError.
 // Not public, so modelled on the messages above: the branchType checks.
 
 const PARAMETERS = ["componentId", "projectId", "configId", "branchType"];
@@ -39,10 +40,6 @@ export class EncryptionHttpError extends Error {
   ) {
     super(message);
   }
-}
-
-function errorResponse(c: Context, ctx: EmulatorContext, err: EncryptionHttpError): Response {
-  return c.json(apiErrorControlBody(err.message, err.status, exceptionId(ctx)), err.status);
 }
 
 /** The cipher scope the query parameters select, or the API's refusal. */
@@ -80,35 +77,40 @@ function parseJsonBody(text: string): unknown {
   }
 }
 
-export function encryptionApp(ctx: EmulatorContext): Hono {
+export function encryptionApp(ctx: EmulatorContext): Hono<ServiceEnv> {
   ctx.state.encryption ??= initialEncryptionState();
-  const api = new Hono();
+  const api = new Hono<ServiceEnv>();
 
   api.post("/encrypt", async (c) => {
-    try {
-      const scope = scopeOf(new URL(c.req.url).searchParams);
-      const type = (c.req.header("Content-Type") ?? "").toLowerCase();
-      const key = ctx.state.encryption.key;
-      if (type.includes("text/plain")) {
-        const cipher = encryptValue(key, scope, await c.req.text());
-        return c.body(cipher, 200, { "Content-Type": "text/plain; charset=UTF-8" });
-      }
-      if (type.includes("application/json")) {
-        const document = parseJsonBody(await c.req.text());
-        // A JSON scalar is one value to encrypt, as the encryptor takes any scalar.
-        const encrypted =
-          document !== null && typeof document === "object"
-            ? encryptDocument(key, scope, document)
-            : encryptValue(key, scope, phpString(document as string | number | boolean));
-        return c.body(JSON.stringify(encrypted), 200, { "Content-Type": "application/json" });
-      }
-      throw new EncryptionHttpError(400, "Incorrect Content-Type.");
-    } catch (err) {
-      if (err instanceof EncryptionHttpError) return errorResponse(c, ctx, err);
-      throw err;
+    const scope = scopeOf(new URL(c.req.url).searchParams);
+    const type = (c.req.header("Content-Type") ?? "").toLowerCase();
+    const key = ctx.state.encryption.key;
+    if (type.includes("text/plain")) {
+      const cipher = encryptValue(key, scope, await c.req.text());
+      return c.body(cipher, 200, { "Content-Type": "text/plain; charset=UTF-8" });
     }
+    if (type.includes("application/json")) {
+      const document = parseJsonBody(await c.req.text());
+      // A JSON scalar is one value to encrypt, as the encryptor takes any scalar.
+      const encrypted =
+        document !== null && typeof document === "object"
+          ? encryptDocument(key, scope, document)
+          : encryptValue(key, scope, phpString(document as string | number | boolean));
+      return c.body(JSON.stringify(encrypted), 200, { "Content-Type": "application/json" });
+    }
+    throw new EncryptionHttpError(400, "Incorrect Content-Type.");
   });
-  api.all("/encrypt", (c) => errorResponse(c, ctx, new EncryptionHttpError(405, noRouteMessage(c.req.method, c.req.url, ["POST"]))));
-  api.all("*", (c) => errorResponse(c, ctx, new EncryptionHttpError(404, noRouteMessage(c.req.method, c.req.url))));
+  // Symfony's router: the known path with another method, then any other path.
+  api.all("/encrypt", (c) => {
+    throw new EncryptionHttpError(405, noRouteMessage(c.req.method, c.req.url, ["POST"]));
+  });
+  api.all("*", (c) => {
+    throw new EncryptionHttpError(404, noRouteMessage(c.req.method, c.req.url));
+  });
+
+  api.onError((err, c) => {
+    if (err instanceof EncryptionHttpError) return c.json(apiErrorControlBody(err.message, err.status, exceptionId(ctx)), err.status);
+    throw err;
+  });
   return api;
 }

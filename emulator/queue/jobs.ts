@@ -5,7 +5,7 @@ import { findConfig } from "../storage/configurations";
 import { StorageHttpError, exceptionId } from "../storage/errors";
 import { colonTime } from "../storage/format";
 import { canAccessComponent } from "../storage/permissions";
-import { resolveBranch } from "../storage/router";
+import { resolveBranch } from "../storage/auth";
 import { QueueHttpError } from "./errors";
 import type { QueueJobRecord } from "./state";
 import { VariablesError, loadVariables, missingPlaceholdersError, render, resolveLinks, type SharedCodeSource } from "./variables";

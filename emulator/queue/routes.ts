@@ -1,5 +1,7 @@
-import type { Context, Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { createMiddleware } from "hono/factory";
 import type { EmulatorContext } from "../core/context";
+import type { NodeBindings } from "../core/http";
 import type { TokenRecord } from "../core/tokens";
 import { list, readQuery, setFormValue, str } from "../storage/body";
 import { QueueHttpError, queueErrorResponse } from "./errors";
@@ -9,62 +11,59 @@ import { initialQueueState } from "./state";
 // The Job Queue API, mounted at `<base>/queue` (a real stack serves it at `https://queue.<stack>`):
 // `POST /jobs` (201 with the created job), `GET /jobs/{id}`, and job lists at `GET /jobs` and
 // `GET /search/jobs` (filters `component`, `config`, `branchId`, `status`, `id`; `limit`,
-// `offset`; newest first).
+// `offset`; newest first). Every endpoint needs a token (the `authenticated` middleware sets
+// `c.var.token`); errors are rendered by the app's error handler, in the api-error-control shape.
 
-export function registerQueueRoutes(app: Hono, ctx: EmulatorContext): void {
+export interface QueueEnv {
+  Bindings: NodeBindings;
+  Variables: { token: TokenRecord };
+}
+
+export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
   const fresh = initialQueueState();
   ctx.state.queue.jobs ??= fresh.jobs;
   ctx.state.queue.resolved ??= fresh.resolved;
   registerQueueJobHandlers(ctx);
 
-  const handle =
-    (fn: (c: Context, token: TokenRecord) => Response | Promise<Response>) =>
-    async (c: Context): Promise<Response> => {
+  const api = new Hono<QueueEnv>();
+
+  // keboola/api-bundle's authentication (see errors.ts).
+  const authenticated = createMiddleware<QueueEnv>(async (c, next) => {
+    if (!c.req.header("X-StorageApi-Token")) throw new QueueHttpError(401, "Authentication token is missing");
+    const token = ctx.tokenOf(c);
+    if (!token) throw new QueueHttpError(401, "Invalid access token");
+    c.set("token", token);
+    await next();
+  });
+
+  api.post("/jobs", authenticated, async (c) => {
+    let body: unknown;
+    const type = (c.req.header("Content-Type") ?? "").toLowerCase();
+    const text = await c.req.text();
+    if (type.includes("application/x-www-form-urlencoded")) {
+      const form: Record<string, unknown> = {};
+      for (const [k, v] of new URLSearchParams(text).entries()) setFormValue(form, k, v);
+      body = form;
+    } else {
       try {
-        if (!c.req.header("X-StorageApi-Token")) throw new QueueHttpError(401, "Authentication token is missing");
-        const token = ctx.tokenOf(c);
-        if (!token) throw new QueueHttpError(401, "Invalid access token");
-        return await fn(c, token);
-      } catch (err) {
-        if (err instanceof QueueHttpError) return queueErrorResponse(c, ctx, err);
-        throw err;
+        body = text.trim() ? JSON.parse(text) : {};
+      } catch {
+        throw new QueueHttpError(400, "Request body is not a valid JSON.");
       }
-    };
+    }
+    if (!body || typeof body !== "object" || Array.isArray(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
+    const job = createQueueJob(ctx, c.var.token, body as JobRequest);
+    return c.json(queueJobJson(ctx, job), 201);
+  });
 
-  app.post(
-    "/queue/jobs",
-    handle(async (c, token) => {
-      let body: unknown;
-      const type = (c.req.header("Content-Type") ?? "").toLowerCase();
-      const text = await c.req.text();
-      if (type.includes("application/x-www-form-urlencoded")) {
-        const form: Record<string, unknown> = {};
-        for (const [k, v] of new URLSearchParams(text).entries()) setFormValue(form, k, v);
-        body = form;
-      } else {
-        try {
-          body = text.trim() ? JSON.parse(text) : {};
-        } catch {
-          throw new QueueHttpError(400, "Request body is not a valid JSON.");
-        }
-      }
-      if (!body || typeof body !== "object" || Array.isArray(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
-      const job = createQueueJob(ctx, token, body as JobRequest);
-      return c.json(queueJobJson(ctx, job), 201);
-    }),
-  );
+  api.get("/jobs/:jobId", authenticated, (c) => {
+    const id = c.req.param("jobId");
+    const job = ctx.state.queue.jobs[id];
+    if (!job) throw new QueueHttpError(404, `Job "${id}" not found`);
+    return c.json(queueJobJson(ctx, job));
+  });
 
-  app.get(
-    "/queue/jobs/:jobId",
-    handle((c) => {
-      const id = c.req.param("jobId") ?? "";
-      const job = ctx.state.queue.jobs[id];
-      if (!job) throw new QueueHttpError(404, `Job "${id}" not found`);
-      return c.json(queueJobJson(ctx, job));
-    }),
-  );
-
-  const listJobs = handle((c) => {
+  const listJobs = (c: Context<QueueEnv>): Response => {
     const q = readQuery(c);
     const filter = (...keys: string[]): string[] => keys.flatMap((k) => list(q[k]) ?? []);
     const components = filter("component", "componentId");
@@ -86,12 +85,18 @@ export function registerQueueRoutes(app: Hono, ctx: EmulatorContext): void {
       .sort((a, b) => Number(b.id) - Number(a.id))
       .slice(offset, offset + limit);
     return c.json(jobs.map((j) => queueJobJson(ctx, j)));
-  });
-  app.get("/queue/jobs", listJobs);
-  app.get("/queue/search/jobs", listJobs);
+  };
+  api.get("/jobs", authenticated, listJobs);
+  api.get("/search/jobs", authenticated, listJobs);
 
-  // Symfony's answer for unknown routes.
-  app.all("/queue/*", (c) =>
-    queueErrorResponse(c, ctx, new QueueHttpError(404, `No route found for "${c.req.method} ${c.req.url}"`)),
-  );
+  // Symfony's answer for unknown routes (no token needed).
+  api.all("*", (c) => {
+    throw new QueueHttpError(404, `No route found for "${c.req.method} ${c.req.url}"`);
+  });
+
+  api.onError((err, c) => {
+    if (err instanceof QueueHttpError) return queueErrorResponse(c, ctx, err);
+    throw err;
+  });
+  return api;
 }

@@ -1,6 +1,6 @@
 import type { EmulatorContext } from "../core/context";
+import { authenticated, type StorageApp } from "./auth";
 import { errors } from "./errors";
-import { param, type StorageRouter } from "./router";
 
 // Development branches: the emulated project has only its default branch ("Main").
 // `GET /v2/storage/dev-branches` and `GET /v2/storage/dev-branches/{id}`; an unknown id answers
@@ -18,16 +18,12 @@ export function defaultBranch(ctx: EmulatorContext): Record<string, unknown> {
   };
 }
 
-export function registerBranchRoutes(router: StorageRouter, ctx: EmulatorContext): void {
-  router.on("GET", "/dev-branches", ({ c }) => c.json([defaultBranch(ctx)]), { branch: false });
-  router.on(
-    "GET",
-    "/dev-branches/:id",
-    ({ c }) => {
-      const id = param(c, "id");
-      if (id !== "default" && id !== String(ctx.state.project.defaultBranchId)) throw errors.branchNotFound(id);
-      return c.json(defaultBranch(ctx));
-    },
-    { branch: false },
-  );
+export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
+  api.get("/dev-branches", auth, (c) => c.json([defaultBranch(ctx)]));
+  api.get("/dev-branches/:id", auth, (c) => {
+    const id = c.req.param("id");
+    if (id !== "default" && id !== String(ctx.state.project.defaultBranchId)) throw errors.branchNotFound(id);
+    return c.json(defaultBranch(ctx));
+  });
 }

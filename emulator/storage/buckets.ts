@@ -1,11 +1,11 @@
 import type { EmulatorContext } from "../core/context";
+import { authenticated, type StorageApp } from "./auth";
 import { list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { truthy } from "./format";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
 import { bucketJson, tableJson } from "./representations";
-import { param, type StorageRouter } from "./router";
 import { deleteBucket, deleteTable, ensureBucket, getBucket, listTables } from "./tables";
 
 // Buckets: list, create, detail, drop (`?force=true` drops the tables too; `?async=true`
@@ -30,7 +30,8 @@ function dropBucket(ctx: EmulatorContext, branchId: number, bucketId: string, fo
   deleteBucket(ctx, branchId, bucketId);
 }
 
-export function registerBucketRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
   onStorageJob(ctx, "bucketDelete", (job) => {
     const w = job.work as { bucketId: string; force: boolean };
     if (!getBucket(ctx, job.branchId, w.bucketId)) return null;
@@ -43,12 +44,14 @@ export function registerBucketRoutes(router: StorageRouter, ctx: EmulatorContext
     return null;
   });
 
-  router.on("GET", "/buckets", ({ c, branchId }) => {
+  api.get("/buckets", auth, (c) => {
+    const { branchId } = c.var;
     const buckets = Object.values(ctx.state.storage.buckets).filter((b) => b.branchId === branchId);
     return c.json(buckets.map((b) => bucketJson(ctx, b)));
   });
 
-  router.on("POST", "/buckets", async ({ c, token, branchId }) => {
+  api.post("/buckets", auth, async (c) => {
+    const { token, branchId } = c.var;
     requireBucketWrite(token);
     const { body } = await readBody(c);
     const rawName = str(body.name);
@@ -74,13 +77,15 @@ export function registerBucketRoutes(router: StorageRouter, ctx: EmulatorContext
     return c.json(bucketJson(ctx, bucket), 201);
   });
 
-  router.on("GET", "/buckets/:bucketId", ({ c, branchId }) => {
-    return c.json(bucketJson(ctx, requireBucket(ctx, branchId, param(c, "bucketId"))));
+  api.get("/buckets/:bucketId", auth, (c) => {
+    const { branchId } = c.var;
+    return c.json(bucketJson(ctx, requireBucket(ctx, branchId, c.req.param("bucketId"))));
   });
 
-  router.on("DELETE", "/buckets/:bucketId", ({ c, token, branchId }) => {
+  api.delete("/buckets/:bucketId", auth, (c) => {
+    const { token, branchId } = c.var;
     requireBucketWrite(token);
-    const bucket = requireBucket(ctx, branchId, param(c, "bucketId"));
+    const bucket = requireBucket(ctx, branchId, c.req.param("bucketId"));
     const q = readQuery(c);
     const force = truthy(q.force);
     if (truthy(q.async)) {
@@ -94,8 +99,9 @@ export function registerBucketRoutes(router: StorageRouter, ctx: EmulatorContext
     return c.body(null, 204);
   });
 
-  router.on("GET", "/buckets/:bucketId/tables", ({ c, branchId }) => {
-    const bucket = requireBucket(ctx, branchId, param(c, "bucketId"));
+  api.get("/buckets/:bucketId/tables", auth, (c) => {
+    const { branchId } = c.var;
+    const bucket = requireBucket(ctx, branchId, c.req.param("bucketId"));
     const include = list(readQuery(c).include) ?? [];
     return c.json(
       listTables(ctx, branchId, bucket.id).map((t) => {

@@ -1,8 +1,9 @@
+import type { Context } from "hono";
 import { z } from "zod";
 import type { EmulatorContext, JsonValue } from "../core/context";
+import { authenticated, type StorageApp, type StorageEnv } from "./auth";
 import catalogFile from "./component-catalog.json";
 import { errors } from "./errors";
-import { param, type StorageRouter } from "./router";
 import type { StorageState } from "./state";
 
 // The components of the emulated stack: the catalog (component-catalog.json, records as the
@@ -141,7 +142,8 @@ export function addComponents(storage: StorageState, specs: readonly ComponentSp
   }
 }
 
-export function registerComponentRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+export function registerComponentRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
   // One component's detail: the index record plus the keys only this endpoint has
   // (storage-api-php-client tests/Common/ComponentsTest.php testGetComponentDetail and
   // testPublicGetComponentDetail assert createConfigurationRowSchema, dataTypesConfiguration and
@@ -149,8 +151,8 @@ export function registerComponentRoutes(router: StorageRouter, ctx: EmulatorCont
   // path it needs no token (apiary.apib "Get component - without branch in URL"). The real
   // answer for an id the stack does not have is not in the public sources: the emulator answers
   // the Storage API's 404 of an unknown resource.
-  const detail: Parameters<StorageRouter["on"]>[2] = ({ c }) => {
-    const found = findComponent(ctx.state.storage, param(c, "componentId"));
+  const detail = (c: Context<StorageEnv>, componentId: string): Response => {
+    const found = findComponent(ctx.state.storage, componentId);
     if (!found) throw errors.routeNotFound();
     const { uiOptions, configurationDescription, features, expiredOn, uri, documentationUrl, ...head } = found;
     return c.json({
@@ -166,6 +168,6 @@ export function registerComponentRoutes(router: StorageRouter, ctx: EmulatorCont
       processorConfiguration: {},
     });
   };
-  router.on("GET", "/components/:componentId", detail, { public: true, branch: false });
-  router.on("GET", "/branch/:branchId/components/:componentId", detail, { branch: false });
+  api.get("/components/:componentId", (c) => detail(c, c.req.param("componentId")));
+  api.get("/branch/:branchId/components/:componentId", auth, (c) => detail(c, c.req.param("componentId")));
 }

@@ -1,10 +1,10 @@
 import type { EmulatorContext, JsonValue } from "../core/context";
 import type { TokenRecord } from "../core/tokens";
+import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { nowStorage, truthy, versionIdentifier } from "./format";
 import { canAccessComponent, creatorToken, requireComponentAccess } from "./permissions";
-import { param, type StorageRouter } from "./router";
 import { componentDefinition } from "./components";
 import type { ConfigRecord, RowRecord } from "./state";
 
@@ -155,11 +155,13 @@ function validateSortOrder(cfg: ConfigRecord, order: string[]): void {
   }
 }
 
-export function registerConfigurationRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+export function registerConfigurationRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
   const base = "/components/:componentId/configs";
 
   // All components having configurations, with them (`?include=configuration,rows`).
-  router.on("GET", "/components", ({ c, token, branchId }) => {
+  api.get("/components", auth, (c) => {
+    const { token, branchId } = c.var;
     if (!token.isMasterToken && !(token.componentAccess ?? []).length) throw errors.accessDenied();
     const q = readQuery(c);
     const include = list(q.include) ?? [];
@@ -180,8 +182,9 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
     return c.json(out);
   });
 
-  router.on("GET", base, ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.get(base, auth, (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
     const deleted = truthy(readQuery(c).isDeleted);
     const configs = Object.values(ctx.state.storage.configs).filter(
@@ -190,8 +193,9 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
     return c.json(configs.map((cfg) => configJson(cfg)));
   });
 
-  router.on("POST", base, async ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.post(base, auth, async (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
     const { body } = await readBody(c);
     const name = str(body.name);
@@ -234,16 +238,18 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
     return c.json(configJson(cfg), 201);
   });
 
-  router.on("GET", `${base}/:configId`, ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.get(`${base}/:configId`, auth, (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
-    return c.json(configJson(requireConfig(ctx, branchId, componentId, param(c, "configId"))));
+    return c.json(configJson(requireConfig(ctx, branchId, componentId, c.req.param("configId"))));
   });
 
-  router.on("PUT", `${base}/:configId`, async ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.put(`${base}/:configId`, auth, async (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
-    const cfg = requireConfig(ctx, branchId, componentId, param(c, "configId"));
+    const cfg = requireConfig(ctx, branchId, componentId, c.req.param("configId"));
     const { body } = await readBody(c);
     const order = body.rowsSortOrder === undefined ? undefined : (list(body.rowsSortOrder) ?? []).filter((x) => x !== "");
     if (order) validateSortOrder(cfg, order);
@@ -256,10 +262,11 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
     return c.json(configJson(cfg));
   });
 
-  router.on("DELETE", `${base}/:configId`, ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.delete(`${base}/:configId`, auth, (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
-    const id = param(c, "configId");
+    const id = c.req.param("configId");
     const key = configKey(branchId, componentId, id);
     const cfg = ctx.state.storage.configs[key];
     if (!cfg) throw errors.configNotFound(id);
@@ -275,10 +282,11 @@ export function registerConfigurationRoutes(router: StorageRouter, ctx: Emulator
     return c.body(null, 204);
   });
 
-  router.on("POST", `${base}/:configId/restore`, ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.post(`${base}/:configId/restore`, auth, (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
-    const id = param(c, "configId");
+    const id = c.req.param("configId");
     const cfg = ctx.state.storage.configs[configKey(branchId, componentId, id)];
     if (!cfg || !cfg.isDeleted) throw new StorageHttpError(404, "notFound", `Deleted configuration ${id} not found`);
     cfg.isDeleted = false;

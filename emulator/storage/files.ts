@@ -1,13 +1,12 @@
 import { gunzipSync } from "node:zlib";
-import type { Context, Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
 import type { TokenRecord } from "../core/tokens";
+import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
-import { StorageHttpError, errors, exceptionId } from "./errors";
+import { StorageHttpError, errors } from "./errors";
 import { colonTime, nowStorage, rng, storageTime, truthy } from "./format";
 import { creatorToken } from "./permissions";
-import { authenticate, param, type StorageRouter } from "./router";
 import type { FileRecord } from "./state";
 
 // File Storage on an emulated object store.
@@ -22,6 +21,7 @@ import type { FileRecord } from "./state";
 //   manifest.
 // - `POST <import URL>/upload-file` (multipart, file in `data`) stores and registers a file in
 //   one call, like the real upload helper.
+// The upload helper and the object store are services of their own (uploads.ts).
 
 export const FILE_BUCKET = "kbc-sapi-files";
 const REGION = "us-east-1";
@@ -184,7 +184,7 @@ export function readFileText(ctx: EmulatorContext, file: FileRecord): string | u
   return text;
 }
 
-function newFileFromBody(body: Body, fallbackName?: string): NewFile {
+export function newFileFromBody(body: Body, fallbackName?: string): NewFile {
   const name = str(body.name) ?? fallbackName;
   if (!name) throw new StorageHttpError(400, "storage.files.validation", "Invalid parameters - name: This field is missing.");
   const size = str(body.sizeBytes);
@@ -200,8 +200,10 @@ function newFileFromBody(body: Body, fallbackName?: string): NewFile {
   };
 }
 
-export function registerFileRoutes(router: StorageRouter, app: Hono, ctx: EmulatorContext): void {
-  router.on("POST", "/files/prepare", async ({ c, token, branchId }) => {
+export function registerFileRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
+  api.post("/files/prepare", auth, async (c) => {
+    const { token, branchId } = c.var;
     const { body } = await readBody(c);
     const opts = newFileFromBody(body);
     const federation = truthy(body.federationToken);
@@ -212,7 +214,8 @@ export function registerFileRoutes(router: StorageRouter, app: Hono, ctx: Emulat
     return c.json(fileJson(ctx, file, { uploadParams: true, federation }), 201);
   });
 
-  router.on("GET", "/files", ({ c, token, branchId }) => {
+  api.get("/files", auth, (c) => {
+    const { token, branchId } = c.var;
     const q = readQuery(c);
     const limit = Math.max(1, Math.min(1000, Number(str(q.limit) ?? 100) || 100));
     const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);
@@ -227,84 +230,16 @@ export function registerFileRoutes(router: StorageRouter, app: Hono, ctx: Emulat
     return c.json(files.map((f) => fileJson(ctx, f)));
   });
 
-  router.on("GET", "/files/:fileId", ({ c, token }) => {
-    const file = findFile(ctx, token, param(c, "fileId"));
+  api.get("/files/:fileId", auth, (c) => {
+    const { token } = c.var;
+    const file = findFile(ctx, token, c.req.param("fileId"));
     return c.json(fileJson(ctx, file, { federation: truthy(readQuery(c).federationToken) }));
   });
 
-  router.on("DELETE", "/files/:fileId", ({ c, token }) => {
-    const file = findFile(ctx, token, param(c, "fileId"));
+  api.delete("/files/:fileId", auth, (c) => {
+    const { token } = c.var;
+    const file = findFile(ctx, token, c.req.param("fileId"));
     delete ctx.state.storage.files[String(file.id)];
     return c.body(null, 204);
-  });
-
-  registerUploadHelper(app, ctx);
-  registerObjectStore(app, ctx);
-}
-
-// The upload helper ("importer") answers errors in the common Keboola service shape
-// `{error, code: <HTTP status>, status: "error", exceptionId}`; a missing token is 400
-// "X-StorageApi-Token header is required" (Keboola changelog, January 2022).
-function registerUploadHelper(app: Hono, ctx: EmulatorContext): void {
-  const fail = (c: Context, status: 400 | 401 | 404, message: string): Response =>
-    c.json({ error: message, code: status, status: "error", exceptionId: exceptionId(ctx) }, status);
-
-  app.post("/import/upload-file", async (c) => {
-    if (!c.req.header("X-StorageApi-Token")) return fail(c, 400, "X-StorageApi-Token header is required");
-    let token: TokenRecord;
-    try {
-      token = authenticate(ctx, c);
-    } catch {
-      return fail(c, 401, "Invalid access token");
-    }
-    const { body, files } = await readBody(c);
-    const data = files.data;
-    if (!data) return fail(c, 400, "Missing file in the \"data\" field of the multipart request.");
-    const opts = newFileFromBody(body, data.name || "upload");
-    opts.sizeBytes = data.data.length;
-    const file = createFile(ctx, token, ctx.state.project.defaultBranchId, opts);
-    putObject(ctx, file.bucket, file.key, data.data, data.type || "application/octet-stream");
-    return c.json(fileJson(ctx, file));
-  });
-  app.all("/import/*", (c) => fail(c, 404, "Not found"));
-}
-
-// The object store: S3-like PUT/GET of objects at `/files/<bucket>/<key>`, plus the legacy
-// multipart POST to `/files/<bucket>` (fields `key` and `file`).
-function registerObjectStore(app: Hono, ctx: EmulatorContext): void {
-  const base = "/files/";
-  const split = (c: Context): { bucket: string; key: string } => {
-    const rest = new URL(c.req.url).pathname.slice(base.length);
-    const [bucket, ...parts] = rest.split("/");
-    return { bucket: decodeURIComponent(bucket), key: parts.map(decodeURIComponent).join("/") };
-  };
-  const s3Error = (c: Context, status: 400 | 404, code: string, message: string): Response =>
-    c.body(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`, status, {
-      "Content-Type": "application/xml",
-    });
-
-  app.put(`${base}*`, async (c) => {
-    const { bucket, key } = split(c);
-    if (!key) return s3Error(c, 400, "InvalidRequest", "A key is required.");
-    const data = new Uint8Array(await c.req.arrayBuffer());
-    putObject(ctx, bucket, key, data, c.req.header("Content-Type") ?? "application/octet-stream");
-    return c.body(null, 200, { ETag: `"${randomString(rng(ctx), 32, "0123456789abcdef")}"` });
-  });
-
-  app.post(`${base}*`, async (c) => {
-    const { bucket, key: pathKey } = split(c);
-    const { body, files } = await readBody(c);
-    const key = str(body.key) ?? pathKey;
-    const file = files.file ?? Object.values(files)[0];
-    if (!key || !file) return s3Error(c, 400, "InvalidRequest", "A key and a file are required.");
-    putObject(ctx, bucket, key, file.data, file.type || "application/octet-stream");
-    return c.body(null, 204);
-  });
-
-  app.get(`${base}*`, (c) => {
-    const { bucket, key } = split(c);
-    const o = ctx.state.storage.objects[objectKey(bucket, key)];
-    if (!o) return s3Error(c, 404, "NoSuchKey", "The specified key does not exist.");
-    return c.body(Buffer.from(o.contentBase64, "base64"), 200, { "Content-Type": o.contentType });
   });
 }

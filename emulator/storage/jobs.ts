@@ -1,10 +1,10 @@
 import type { EmulatorContext, JsonValue } from "../core/context";
 import { taskShouldFail } from "../core/faults";
 import type { TokenRecord } from "../core/tokens";
+import { authenticated, type StorageApp } from "./auth";
 import { errors, exceptionId } from "./errors";
 import { nowStorage } from "./format";
 import { readQuery, str } from "./body";
-import { param, type StorageRouter } from "./router";
 import type { StorageJobRecord } from "./state";
 
 // Storage jobs: asynchronous operations (table create/import/export, bucket/table drop)
@@ -87,7 +87,8 @@ export function storageJobJson(ctx: EmulatorContext, job: StorageJobRecord): Rec
   return out;
 }
 
-export function registerStorageJobs(router: StorageRouter, ctx: EmulatorContext): void {
+export function registerStorageJobs(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
   ctx.onDeferred("storage.job.start", (args) => {
     const job = ctx.state.storage.jobs[String((args as { jobId: number }).jobId)];
     if (!job || job.status !== "waiting") return;
@@ -119,13 +120,14 @@ export function registerStorageJobs(router: StorageRouter, ctx: EmulatorContext)
     }
   });
 
-  router.on("GET", "/jobs/:jobId", ({ c }) => {
-    const job = ctx.state.storage.jobs[param(c, "jobId")];
-    if (!job) throw errors.jobNotFound(param(c, "jobId"));
+  api.get("/jobs/:jobId", auth, (c) => {
+    const job = ctx.state.storage.jobs[c.req.param("jobId")];
+    if (!job) throw errors.jobNotFound(c.req.param("jobId"));
     return c.json(storageJobJson(ctx, job));
   });
 
-  router.on("GET", "/jobs", ({ c, branchId }) => {
+  api.get("/jobs", auth, (c) => {
+    const { branchId } = c.var;
     const q = readQuery(c);
     const limit = Math.max(1, Math.min(1000, Number(str(q.limit) ?? 100) || 100));
     const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);

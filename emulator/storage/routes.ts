@@ -1,13 +1,14 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
+import type { StorageEnv } from "./auth";
+import { InvalidJsonBody } from "./body";
 import { registerBranchRoutes } from "./branches";
 import { registerBucketRoutes } from "./buckets";
 import { addComponents, registerComponentRoutes } from "./components";
 import { registerConfigurationRoutes } from "./configurations";
-import { errors, storageErrorResponse } from "./errors";
+import { StorageHttpError, errors, storageErrorResponse } from "./errors";
 import { registerFileRoutes } from "./files";
 import { registerStorageJobs } from "./jobs";
-import { StorageRouter } from "./router";
 import { registerRowRoutes } from "./rows";
 import { registerIndexRoutes } from "./service-index";
 import { upgradeStorageState } from "./state";
@@ -15,27 +16,46 @@ import { registerTableRoutes } from "./table-routes";
 import { registerTokenRoutes } from "./tokens";
 import { registerVersionRoutes } from "./versions";
 
-// The Storage API (`/v2/storage/...`), the upload helper (`/import/upload-file`) and the
-// emulated object store (`/files/...`).
+// The Storage API, mounted at `/v2/storage`. Routes of the project (the index, dev branches, a
+// component's detail) answer once; routes of a branch answer at `/<path>` (the default branch)
+// and at `/branch/{branchId}/<path>`. The server routes every path with or without a trailing
+// slash (see server.ts). Anything else is an unknown resource; thrown StorageHttpErrors become
+// the real error bodies.
 
-export function registerStorageRoutes(app: Hono, ctx: EmulatorContext): void {
+export function storageApp(ctx: EmulatorContext): Hono<StorageEnv> {
   upgradeStorageState(ctx.state.storage);
   if (ctx.options.components?.length) {
     addComponents(ctx.state.storage, ctx.options.components);
     ctx.save();
   }
-  const router = new StorageRouter(app, ctx);
-  registerIndexRoutes(router, ctx);
-  registerTokenRoutes(router, ctx);
-  registerBranchRoutes(router, ctx);
-  registerStorageJobs(router, ctx);
-  registerBucketRoutes(router, ctx);
-  registerTableRoutes(router, ctx);
-  registerFileRoutes(router, app, ctx);
-  registerComponentRoutes(router, ctx);
-  registerConfigurationRoutes(router, ctx);
-  registerRowRoutes(router, ctx);
-  registerVersionRoutes(router, ctx);
-  // Anything else under /v2/storage is an unknown resource.
-  app.all("/v2/storage/*", (c) => storageErrorResponse(c, ctx, errors.routeNotFound()));
+
+  const api = new Hono<StorageEnv>();
+  registerIndexRoutes(api, ctx);
+  registerBranchRoutes(api, ctx);
+  registerComponentRoutes(api, ctx);
+
+  const branch = new Hono<StorageEnv>();
+  registerTokenRoutes(branch, ctx);
+  registerStorageJobs(branch, ctx);
+  registerBucketRoutes(branch, ctx);
+  registerTableRoutes(branch, ctx);
+  registerFileRoutes(branch, ctx);
+  registerConfigurationRoutes(branch, ctx);
+  registerRowRoutes(branch, ctx);
+  registerVersionRoutes(branch, ctx);
+  api.route("/", branch);
+  api.route("/branch/:branchId", branch);
+
+  api.all("*", () => {
+    throw errors.routeNotFound();
+  });
+
+  api.onError((err, c) => {
+    if (err instanceof StorageHttpError) return storageErrorResponse(c, ctx, err);
+    if (err instanceof InvalidJsonBody) {
+      return storageErrorResponse(c, ctx, new StorageHttpError(400, "validation.invalidJson", "Invalid JSON in request body."));
+    }
+    throw err;
+  });
+  return api;
 }

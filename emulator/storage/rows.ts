@@ -1,11 +1,10 @@
-import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
+import { authenticated, type StorageApp } from "./auth";
 import { readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
 import { nowStorage, truthy, versionIdentifier } from "./format";
 import { bumpVersion, generatedId, jsonObjectParam, orderedRows, requireConfig, rowJson } from "./configurations";
 import { creatorToken, requireComponentAccess } from "./permissions";
-import { param, type StorageRouter } from "./router";
 import type { RowRecord } from "./state";
 
 // Configuration rows (`.../configs/{configId}/rows[/{rowId}]`): create (201; `rowId` optional,
@@ -15,27 +14,28 @@ import type { RowRecord } from "./state";
 // 404 `notFound` "Row <id> not found" (Storage API client tests). A row added to a
 // configuration with a `rowsSortOrder` is appended to it; a deleted row is removed from it.
 
-export function registerRowRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+export function registerRowRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
   const base = "/components/:componentId/configs/:configId/rows";
 
-  const load = (c: Context, branchId: number) => {
-    const componentId = param(c, "componentId");
-    return requireConfig(ctx, branchId, componentId, param(c, "configId"));
-  };
+  const load = (branchId: number, ids: { componentId: string; configId: string }) =>
+    requireConfig(ctx, branchId, ids.componentId, ids.configId);
   const findRow = (rows: RowRecord[], id: string): RowRecord => {
     const row = rows.find((r) => r.id === id);
     if (!row) throw errors.rowNotFound(id);
     return row;
   };
 
-  router.on("GET", base, ({ c, token, branchId }) => {
-    requireComponentAccess(token, param(c, "componentId"));
-    return c.json(orderedRows(load(c, branchId)).map(rowJson));
+  api.get(base, auth, (c) => {
+    const { token, branchId } = c.var;
+    requireComponentAccess(token, c.req.param("componentId"));
+    return c.json(orderedRows(load(branchId, c.req.param())).map(rowJson));
   });
 
-  router.on("POST", base, async ({ c, token, branchId }) => {
-    requireComponentAccess(token, param(c, "componentId"));
-    const cfg = load(c, branchId);
+  api.post(base, auth, async (c) => {
+    const { token, branchId } = c.var;
+    requireComponentAccess(token, c.req.param("componentId"));
+    const cfg = load(branchId, c.req.param());
     const { body } = await readBody(c);
     const requested = str(body.rowId);
     const id = requested || generatedId(ctx);
@@ -62,15 +62,17 @@ export function registerRowRoutes(router: StorageRouter, ctx: EmulatorContext): 
     return c.json(rowJson(row), 201);
   });
 
-  router.on("GET", `${base}/:rowId`, ({ c, token, branchId }) => {
-    requireComponentAccess(token, param(c, "componentId"));
-    return c.json(rowJson(findRow(load(c, branchId).rows, param(c, "rowId"))));
+  api.get(`${base}/:rowId`, auth, (c) => {
+    const { token, branchId } = c.var;
+    requireComponentAccess(token, c.req.param("componentId"));
+    return c.json(rowJson(findRow(load(branchId, c.req.param()).rows, c.req.param("rowId"))));
   });
 
-  router.on("PUT", `${base}/:rowId`, async ({ c, token, branchId }) => {
-    requireComponentAccess(token, param(c, "componentId"));
-    const cfg = load(c, branchId);
-    const row = findRow(cfg.rows, param(c, "rowId"));
+  api.put(`${base}/:rowId`, auth, async (c) => {
+    const { token, branchId } = c.var;
+    requireComponentAccess(token, c.req.param("componentId"));
+    const cfg = load(branchId, c.req.param());
+    const row = findRow(cfg.rows, c.req.param("rowId"));
     const { body } = await readBody(c);
     const configuration = jsonObjectParam(body.configuration, "configuration");
     const state = jsonObjectParam(body.state, "state");
@@ -89,10 +91,11 @@ export function registerRowRoutes(router: StorageRouter, ctx: EmulatorContext): 
     return c.json(rowJson(row));
   });
 
-  router.on("DELETE", `${base}/:rowId`, async ({ c, token, branchId }) => {
-    requireComponentAccess(token, param(c, "componentId"));
-    const cfg = load(c, branchId);
-    const row = findRow(cfg.rows, param(c, "rowId"));
+  api.delete(`${base}/:rowId`, auth, async (c) => {
+    const { token, branchId } = c.var;
+    requireComponentAccess(token, c.req.param("componentId"));
+    const cfg = load(branchId, c.req.param());
+    const row = findRow(cfg.rows, c.req.param("rowId"));
     const { body } = await readBody(c);
     cfg.rows = cfg.rows.filter((r) => r !== row);
     cfg.rowsSortOrder = cfg.rowsSortOrder.filter((id) => id !== row.id);

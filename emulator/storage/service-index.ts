@@ -1,41 +1,36 @@
 import type { EmulatorContext } from "../core/context";
+import type { StorageApp } from "./auth";
 import { list } from "./body";
 import { readQuery } from "./body";
 import { indexEntry, stackComponents } from "./components";
-import type { StorageRouter } from "./router";
 
 // `GET /v2/storage[?exclude=components]`: the API index (public, no token) listing the stack's
 // services, which official clients use for service discovery, and its components (see
 // components.ts: the catalog of a real stack's records plus the components added by option).
 
-export function registerIndexRoutes(router: StorageRouter, ctx: EmulatorContext): void {
-  router.on(
-    "GET",
-    "",
-    ({ c }) => {
-      const exclude = list(readQuery(c).exclude) ?? [];
-      const urls = ctx.urls();
-      const body: Record<string, unknown> = {
-        api: "storage",
-        documentation: "https://keboola.docs.apiary.io/",
-        version: "v2",
-      };
-      if (!exclude.includes("components")) {
-        const details = !exclude.includes("componentDetails");
-        body.components = stackComponents(ctx.state.storage).map((k) => indexEntry(k, details));
-      }
-      body.services = [
-        { id: "encryption", url: urls.encryption },
-        { id: "import", url: urls.import },
-        { id: "queue", url: urls.queue },
-        { id: "stream", url: urls.stream },
-      ];
-      body.features = [];
-      body.urlTemplates = {
-        orchestrationJob: "/admin/projects/&&projectId&&/orchestrations/&&orchestrationId&&/jobs/&&jobId&&",
-      };
-      return c.json(body);
-    },
-    { public: true, branch: false },
-  );
+export function registerIndexRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  api.get("/", (c) => {
+    const exclude = list(readQuery(c).exclude) ?? [];
+    const urls = ctx.urls();
+    const body: Record<string, unknown> = {
+      api: "storage",
+      documentation: "https://keboola.docs.apiary.io/",
+      version: "v2",
+    };
+    if (!exclude.includes("components")) {
+      const details = !exclude.includes("componentDetails");
+      body.components = stackComponents(ctx.state.storage).map((k) => indexEntry(k, details));
+    }
+    body.services = [
+      { id: "encryption", url: urls.encryption },
+      { id: "import", url: urls.import },
+      { id: "queue", url: urls.queue },
+      { id: "stream", url: urls.stream },
+    ];
+    body.features = [];
+    body.urlTemplates = {
+      orchestrationJob: "/admin/projects/&&projectId&&/orchestrations/&&orchestrationId&&/jobs/&&jobId&&",
+    };
+    return c.json(body);
+  });
 }

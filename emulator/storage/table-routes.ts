@@ -10,7 +10,7 @@ import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jo
 import { requireBucketWrite } from "./permissions";
 import { tableJson } from "./representations";
 import { requireBucket } from "./buckets";
-import { param, type StorageRouter } from "./router";
+import { authenticated, type StorageApp } from "./auth";
 import type { StorageJobRecord, TableRecord } from "./state";
 import { deleteTable, ensureTable, getBucket, getTable, listTables, parseTableId } from "./tables";
 
@@ -218,7 +218,8 @@ function previewRows(c: Context, table: TableRecord): { columns: string[]; rows:
   return { columns: cols, rows: rows.slice(0, limit).map((r) => idx.map((i) => r[i])) };
 }
 
-export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
   onStorageJob(ctx, "tableCreate", (job) => runTableCreate(ctx, job));
   onStorageJob(ctx, "tableImport", (job) => runTableImport(ctx, job));
   onStorageJob(ctx, "tableExport", (job) => {
@@ -230,7 +231,8 @@ export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext)
     return null;
   });
 
-  router.on("GET", "/tables", ({ c, branchId }) => {
+  api.get("/tables", auth, (c) => {
+    const { branchId } = c.var;
     const include = list(readQuery(c).include) ?? [];
     return c.json(
       listTables(ctx, branchId).map((t) => {
@@ -241,11 +243,12 @@ export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext)
     );
   });
 
-  router.on("GET", "/tables/:tableId", ({ c, branchId }) => c.json(tableJson(ctx, requireTable(ctx, branchId, param(c, "tableId")))));
+  api.get("/tables/:tableId", auth, (c) => c.json(tableJson(ctx, requireTable(ctx, c.var.branchId, c.req.param("tableId")))));
 
-  router.on("DELETE", "/tables/:tableId", ({ c, token, branchId }) => {
+  api.delete("/tables/:tableId", auth, (c) => {
+    const { token, branchId } = c.var;
     requireBucketWrite(token);
-    const tableId = param(c, "tableId");
+    const tableId = c.req.param("tableId");
     const parsed = parseTableId(tableId);
     if (parsed) requireBucket(ctx, branchId, parsed.bucketId);
     const table = requireTable(ctx, branchId, tableId);
@@ -257,8 +260,9 @@ export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext)
     return c.body(null, 204);
   });
 
-  router.on("GET", "/tables/:tableId/data-preview", ({ c, branchId }) => {
-    const table = requireTable(ctx, branchId, param(c, "tableId"));
+  api.get("/tables/:tableId/data-preview", auth, (c) => {
+    const { branchId } = c.var;
+    const table = requireTable(ctx, branchId, c.req.param("tableId"));
     const { columns, rows } = previewRows(c, table);
     if (str(readQuery(c).format) === "json") {
       return c.json({
@@ -269,9 +273,10 @@ export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext)
     return c.body(formatCsv([columns, ...rows]), 200, { "Content-Type": "text/csv; charset=UTF-8" });
   });
 
-  router.on("POST", "/buckets/:bucketId/tables-async", async ({ c, token, branchId }) => {
+  api.post("/buckets/:bucketId/tables-async", auth, async (c) => {
+    const { token, branchId } = c.var;
     requireBucketWrite(token);
-    const bucket = requireBucket(ctx, branchId, param(c, "bucketId"));
+    const bucket = requireBucket(ctx, branchId, c.req.param("bucketId"));
     const { body } = await readBody(c);
     const name = str(body.name);
     if (!name) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - name: This field is missing.");
@@ -306,9 +311,10 @@ export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext)
     return c.json(storageJobJson(ctx, job), 202);
   });
 
-  router.on("POST", "/tables/:tableId/import-async", async ({ c, token, branchId }) => {
+  api.post("/tables/:tableId/import-async", auth, async (c) => {
+    const { token, branchId } = c.var;
     requireBucketWrite(token);
-    const table = requireTable(ctx, branchId, param(c, "tableId"));
+    const table = requireTable(ctx, branchId, c.req.param("tableId"));
     const { body } = await readBody(c);
     const fileId = str(body.dataFileId);
     if (!fileId) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - dataFileId: This field is missing.");
@@ -339,8 +345,9 @@ export function registerTableRoutes(router: StorageRouter, ctx: EmulatorContext)
     return c.json(storageJobJson(ctx, job), 202);
   });
 
-  router.on("POST", "/tables/:tableId/export-async", async ({ c, token, branchId }) => {
-    const table = requireTable(ctx, branchId, param(c, "tableId"));
+  api.post("/tables/:tableId/export-async", auth, async (c) => {
+    const { token, branchId } = c.var;
+    const table = requireTable(ctx, branchId, c.req.param("tableId"));
     const { body } = await readBody(c);
     const columns = list(body.columns) ?? [];
     const unknown = columns.filter((col) => !table.columns.includes(col));

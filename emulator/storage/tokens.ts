@@ -1,7 +1,7 @@
 import type { EmulatorContext } from "../core/context";
 import type { TokenRecord } from "../core/tokens";
+import { authenticated, type StorageApp } from "./auth";
 import { bucketPermission } from "./permissions";
-import type { StorageRouter } from "./router";
 import { storageTime } from "./format";
 
 // `GET /v2/storage/tokens/verify` (also branch-scoped): what the token may do and whose project
@@ -86,6 +86,7 @@ function ownerDetail(ctx: EmulatorContext): Record<string, unknown> {
   };
 }
 
-export function registerTokenRoutes(router: StorageRouter, ctx: EmulatorContext): void {
-  router.on("GET", "/tokens/verify", ({ c, token }) => c.json(tokenDetail(ctx, token)));
+export function registerTokenRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
+  api.get("/tokens/verify", auth, (c) => c.json(tokenDetail(ctx, c.var.token)));
 }

@@ -1,9 +1,9 @@
 import type { EmulatorContext } from "../core/context";
+import { authenticated, type StorageApp } from "./auth";
 import { list, readQuery, str } from "./body";
 import { requireConfig } from "./configurations";
 import { StorageHttpError } from "./errors";
 import { requireComponentAccess } from "./permissions";
-import { param, type StorageRouter } from "./router";
 
 // Configuration versions (keboola/storage-api-php-client `apiary.apib`, "List Configuration
 // Versions" and "Version Detail"): `GET .../configs/{id}/versions?include=&limit=&offset=` lists
@@ -13,13 +13,15 @@ import { param, type StorageRouter } from "./router";
 // and rows as they were. Every change of the configuration or of a row is a version
 // (configurations.ts `bumpVersion`). Unverified: the wording of the 404 for an unknown version.
 
-export function registerVersionRoutes(router: StorageRouter, ctx: EmulatorContext): void {
+export function registerVersionRoutes(api: StorageApp, ctx: EmulatorContext): void {
+  const auth = authenticated(ctx);
   const base = "/components/:componentId/configs/:configId/versions";
 
-  router.on("GET", base, ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.get(base, auth, (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
-    const cfg = requireConfig(ctx, branchId, componentId, param(c, "configId"));
+    const cfg = requireConfig(ctx, branchId, componentId, c.req.param("configId"));
     const q = readQuery(c);
     const include = list(q.include) ?? ["name", "description"];
     const limit = Math.max(1, Number(str(q.limit) ?? 100) || 100);
@@ -41,11 +43,12 @@ export function registerVersionRoutes(router: StorageRouter, ctx: EmulatorContex
     );
   });
 
-  router.on("GET", `${base}/:version`, ({ c, token, branchId }) => {
-    const componentId = param(c, "componentId");
+  api.get(`${base}/:version`, auth, (c) => {
+    const { token, branchId } = c.var;
+    const componentId = c.req.param("componentId");
     requireComponentAccess(token, componentId);
-    const cfg = requireConfig(ctx, branchId, componentId, param(c, "configId"));
-    const wanted = param(c, "version");
+    const cfg = requireConfig(ctx, branchId, componentId, c.req.param("configId"));
+    const wanted = c.req.param("version");
     const v = (cfg.versions ?? []).find((x) => String(x.version) === wanted);
     if (!v) throw new StorageHttpError(404, "notFound", `Version ${wanted} not found`);
     return c.json({

@@ -43,7 +43,7 @@ export interface AuthScope {
 }
 
 /** Verifies the token (already known to be present). */
-export function authenticate(ctx: EmulatorContext, tokenValue: string): AuthScope {
+export function verifyToken(ctx: EmulatorContext, tokenValue: string): AuthScope {
   const token = ctx.state.tokens.find((t) => t.token === tokenValue);
   if (!token) {
     // The Storage API's answer, passed through unchanged by the Stream API.

@@ -1,5 +1,6 @@
-import type { Context, Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { EmulatorContext } from "../core/context";
+import type { ServiceEnv } from "../core/http";
 import { appendRows, getTable } from "../storage/tables";
 import { StreamError } from "./errors";
 import { asSentence, goQuote } from "./gofmt";
@@ -18,12 +19,10 @@ import { rawHeaders, remoteAddress, signalAccepted } from "./testendpoint";
 // the destination table at once, so a test can read it right after the POST.
 
 const SERVER_HEADER = "Keboola/Stream/HTTPSource";
+const INGEST = "/stream/:projectId/:sourceId/:secret";
 
-function inError(status: number, code: string, message: string): Response {
-  const err = new StreamError(status, `stream.in.${code}`, asSentence(message));
-  const res = err.response();
-  res.headers.set("Server", SERVER_HEADER);
-  return res;
+function inError(status: number, code: string, message: string): StreamError {
+  return new StreamError(status, `stream.in.${code}`, asSentence(message));
 }
 
 interface SinkResult {
@@ -81,12 +80,12 @@ function summary(all: number, ok: number): string {
   return ok === all ? `Successfully written to ${all}/${all} sinks.` : `Written to ${ok}/${all} sinks.`;
 }
 
-async function ingest(ctx: EmulatorContext, c: Context): Promise<Response> {
-  const projectParam = c.req.param("projectId") ?? "";
-  if (!/^[+-]?\d+$/.test(projectParam)) return inError(400, "badRequest", `invalid project ID ${goQuote(projectParam)}`);
+async function ingest(ctx: EmulatorContext, c: Context<ServiceEnv, typeof INGEST>): Promise<Response> {
+  const projectParam = c.req.param("projectId");
+  if (!/^[+-]?\d+$/.test(projectParam)) throw inError(400, "badRequest", `invalid project ID ${goQuote(projectParam)}`);
   const projectId = Number(projectParam);
-  const sourceId = c.req.param("sourceId") ?? "";
-  const secret = c.req.param("secret") ?? "";
+  const sourceId = c.req.param("sourceId");
+  const secret = c.req.param("secret");
 
   // Every branch's source of that id, HTTP type, with the secret.
   const candidates = Object.values(streamState(ctx.state).sources).filter(
@@ -94,7 +93,7 @@ async function ingest(ctx: EmulatorContext, c: Context): Promise<Response> {
   );
   const enabled = candidates.filter((s) => !s.disabled);
   if (enabled.length === 0) {
-    return candidates.length === 0
+    throw candidates.length === 0
       ? inError(404, "noSourceFound", "the specified combination of projectID, sourceID and secret was not found")
       : inError(404, "disabledSource", "the specified source is disabled in all branches");
   }
@@ -103,7 +102,7 @@ async function ingest(ctx: EmulatorContext, c: Context): Promise<Response> {
   const headers = headersOf(rawHeaders(c));
   const record = new MappedRecord({
     receivedAt: ctx.now(),
-    ip: clientIp(headers, remoteAddress(c)),
+    ip: clientIp(headers, remoteAddress(c.env)),
     headers,
     body: text,
     signal: "",
@@ -136,7 +135,7 @@ async function ingest(ctx: EmulatorContext, c: Context): Promise<Response> {
   const failed = sources.reduce((n, s) => n + s.failed, 0);
   const statusCode = Math.max(200, ...sources.map((s) => s.statusCode));
   if (failed === 0 && c.req.query("verbose") !== "true") {
-    return new Response("OK", { status: statusCode, headers: { "Content-Type": "text/plain", Server: SERVER_HEADER } });
+    return new Response("OK", { status: statusCode, headers: { "Content-Type": "text/plain" } });
   }
   const body = {
     statusCode,
@@ -144,38 +143,41 @@ async function ingest(ctx: EmulatorContext, c: Context): Promise<Response> {
     message: summary(all, all - failed),
     sources: sources.map(({ all: _a, failed: _f, ...rest }) => rest),
   };
-  const res = prettyJSONResponse(statusCode, body);
-  res.headers.set("Server", SERVER_HEADER);
-  return res;
+  return prettyJSONResponse(statusCode, body);
 }
 
-function routeNotFound(): Response {
-  return inError(404, "routeNotFound", "not found, please send data using POST /stream/<projectID>/<sourceID>/<secret>");
-}
+/**
+ * The ingestion service, mounted at the path of `ctx.urls().streamIn`. Every answer carries the
+ * service's `Server` header; errors are rendered by the app's onError.
+ */
+export function ingestionApp(ctx: EmulatorContext): Hono<ServiceEnv> {
+  const api = new Hono<ServiceEnv>();
+  api.use(async (c, next) => {
+    await next();
+    c.header("Server", SERVER_HEADER);
+  });
 
-/** Routes under `prefix`, the path of `ctx.urls().streamIn` on the emulator's host. */
-export function registerIngestionRoutes(app: Hono, ctx: EmulatorContext, prefix: string): void {
-  const ingestPath = `${prefix}/stream/:projectId/:sourceId/:secret`;
-
-  app.get(`${prefix}/health-check`, () => new Response("OK\n", { headers: { "Content-Type": "text/plain", Server: SERVER_HEADER } }));
-  app.post(ingestPath, (c) => ingest(ctx, c));
-  app.options(ingestPath, () =>
-    new Response(null, {
-      status: 200,
-      headers: {
-        Server: SERVER_HEADER,
-        Allow: "OPTIONS, POST",
-        "Access-Control-Allow-Methods": "OPTIONS, POST",
-        "Access-Control-Allow-Headers": "*",
-        "Access-Control-Expose-Headers": "*",
-        "Access-Control-Allow-Origin": "*",
-      },
+  api.get("/health-check", (c) => c.body("OK\n", 200, { "Content-Type": "text/plain" }));
+  api.post(INGEST, (c) => ingest(ctx, c));
+  api.options(INGEST, (c) =>
+    c.body(null, 200, {
+      Allow: "OPTIONS, POST",
+      "Access-Control-Allow-Methods": "OPTIONS, POST",
+      "Access-Control-Allow-Headers": "*",
+      "Access-Control-Expose-Headers": "*",
+      "Access-Control-Allow-Origin": "*",
     }),
   );
-  // Other methods on the ingestion path: 405 with Allow; anything else: the route error.
-  app.on(["GET", "PUT", "PATCH", "DELETE", "HEAD"], ingestPath, () =>
-    new Response(null, { status: 405, headers: { Allow: "OPTIONS, POST", Server: SERVER_HEADER } }),
-  );
-  app.all(`${prefix}/*`, () => routeNotFound());
-  app.all(prefix, () => routeNotFound());
+  // Other methods on the ingestion path: 405 with Allow (HEAD is served as GET); anything else:
+  // the route error.
+  api.on(["GET", "PUT", "PATCH", "DELETE"], INGEST, (c) => c.body(null, 405, { Allow: "OPTIONS, POST" }));
+  api.all("*", () => {
+    throw inError(404, "routeNotFound", "not found, please send data using POST /stream/<projectID>/<sourceID>/<secret>");
+  });
+
+  api.onError((err) => {
+    if (err instanceof StreamError) return err.response();
+    throw err;
+  });
+  return api;
 }

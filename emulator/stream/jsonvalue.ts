@@ -156,21 +156,6 @@ export function toPlain(node: JNode): unknown {
   }
 }
 
-/** "a.b[0].c" -> ["a", "b", 0, "c"]. */
-export function parsePath(path: string): Array<string | number> {
-  const steps: Array<string | number> = [];
-  for (const part of path.split(".")) {
-    const m = /^([^[]*)((?:\[\d+\])*)$/.exec(part);
-    if (!m) {
-      steps.push(part);
-      continue;
-    }
-    if (m[1] !== "") steps.push(m[1]);
-    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) steps.push(Number(idx[1]));
-  }
-  return steps;
-}
-
 /** Value at the path (object keys, or array indexes given as [n] or as a plain number key). */
 export function lookup(node: JNode, steps: Array<string | number>): JNode | undefined {
   let cur: JNode | undefined = node;

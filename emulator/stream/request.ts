@@ -1,19 +1,39 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { createFactory, createMiddleware } from "hono/factory";
 import type { EmulatorContext } from "../core/context";
-import { authenticate, requireAdmin, resolveBranch, tokenHeader, type AuthScope } from "./auth";
-import { applicationError, GoaErrors, StreamError } from "./errors";
-import { NullSettingValue } from "./settings";
-import { TaskLockError } from "./tasks";
+import type { ServiceEnv } from "../core/http";
+import { requireAdmin, resolveBranch, tokenHeader, verifyToken, type AuthScope } from "./auth";
+import { GoaErrors } from "./errors";
 
-// The request pipeline shared by all Stream API endpoints, in the real service's order: the
-// request is decoded and validated (body first, then path/query parameters and the token header,
-// merged into one error), the token is verified, the branch resolved, and writes need an admin.
+// The request pipeline of every Stream API endpoint, as middleware in the real service's (Goa's)
+// order: `decode` decodes and validates the request (the body first, then path and query
+// parameters and the token header, merged into one error); `authenticate` verifies the token
+// (project scope), `inBranch` also resolves the branch and, for writes, needs an admin. Errors are
+// thrown and rendered by the Stream app's onError (routes.ts). An endpoint is its handlers, made
+// with `endpoint.createHandlers(decode(...), inBranch(...), handler)`.
+
+/** Set by `decode`: the endpoint's decoded input. */
+export interface Decoded<I> {
+  Variables: { input: I };
+}
+
+/** Set by `authenticate`: the caller. */
+export interface Authenticated {
+  Variables: { auth: AuthScope };
+}
 
 export interface Scope {
   auth: AuthScope;
   projectId: number;
   branchId: number;
 }
+
+/** Set by `inBranch`: the caller and the branch of the path. */
+export interface InBranch {
+  Variables: { scope: Scope };
+}
+
+export const endpoint = createFactory<ServiceEnv>();
 
 /**
  * Finishes decoding: `errs` holds the path/query parameter problems; a missing token header is
@@ -26,23 +46,35 @@ export function requireToken(c: Context, errs: GoaErrors = new GoaErrors()): str
   return token as string;
 }
 
-export function openScope(ctx: EmulatorContext, c: Context, token: string, opts: { write: boolean }): Scope {
-  const auth = authenticate(ctx, token);
-  const branchId = resolveBranch(ctx, c.req.param("branchId") ?? "default");
-  if (opts.write) requireAdmin(auth);
-  return { auth, projectId: auth.projectId, branchId };
+/**
+ * Decoding: `read` decodes and validates the body (throwing its error) and the path and query
+ * parameters (collecting their problems in `errs`); the token header is checked last.
+ */
+export function decode<I>(read: (c: Context, errs: GoaErrors) => I | Promise<I>): MiddlewareHandler<Decoded<I>> {
+  return createMiddleware<Decoded<I>>(async (c, next) => {
+    const errs = new GoaErrors();
+    const input = await read(c, errs);
+    requireToken(c, errs);
+    c.set("input", input);
+    await next();
+  });
 }
 
-/** Runs a handler and renders the service's errors. */
-export async function handle(ctx: EmulatorContext, fn: () => Response | Promise<Response>): Promise<Response> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof StreamError) return e.response();
-    // The real service panics on a `null` setting value and on a task lock held by a running
-    // task of the same object (both are unexpected errors there).
-    if (e instanceof NullSettingValue) return applicationError(ctx, "panicError").response();
-    if (e instanceof TaskLockError) return applicationError(ctx).response();
-    throw e;
-  }
+/** The project scope (no branch): the token verified. */
+export function authenticate(ctx: EmulatorContext): MiddlewareHandler<Authenticated> {
+  return createMiddleware<Authenticated>(async (c, next) => {
+    c.set("auth", verifyToken(ctx, requireToken(c)));
+    await next();
+  });
+}
+
+/** The branch scope: the token verified, the branch resolved, and for writes an admin. */
+export function inBranch(ctx: EmulatorContext, access: "read" | "write"): MiddlewareHandler<InBranch> {
+  return createMiddleware<InBranch>(async (c, next) => {
+    const auth = verifyToken(ctx, requireToken(c));
+    const branchId = resolveBranch(ctx, c.req.param("branchId") ?? "default");
+    if (access === "write") requireAdmin(auth);
+    c.set("scope", { auth, projectId: auth.projectId, branchId });
+    await next();
+  });
 }

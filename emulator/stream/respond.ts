@@ -29,7 +29,3 @@ export function prettyJSONResponse(status: number, body: unknown, headers: Recor
     headers: { "Content-Type": "application/json", ...headers },
   });
 }
-
-export function textResponse(status: number, text: string, contentType = "text/plain"): Response {
-  return new Response(text, { status, headers: { "Content-Type": contentType } });
-}

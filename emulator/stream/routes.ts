@@ -1,10 +1,11 @@
-import type { Context, Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { basePath } from "hono/route";
 import type { EmulatorContext } from "../core/context";
-import { authenticate } from "./auth";
-import { apiError, applicationError, GoaErrors } from "./errors";
-import { registerIngestionRoutes } from "./ingestion";
-import { handle, requireToken } from "./request";
+import type { ServiceEnv } from "../core/http";
+import { apiError, applicationError, StreamError } from "./errors";
+import { authenticate, decode, endpoint } from "./request";
 import { jsonResponse } from "./respond";
+import { NullSettingValue } from "./settings";
 import {
   createSink,
   deleteSink,
@@ -23,87 +24,23 @@ import {
   getSourceSettings,
   listSources,
   registerSourceTasks,
+  rotateSourceSecret,
   switchSource,
   updateSource,
-  rotateSourceSecret,
   updateSourceSettings,
 } from "./sources";
-import { getTask, registerTaskRunner, taskView } from "./tasks";
+import { getTask, registerTaskRunner, TaskLockError, taskView } from "./tasks";
 import { testSource } from "./testendpoint";
 
-// The Stream API under `ctx.urls().stream` (= <base>/stream) and the ingestion endpoint under
-// `ctx.urls().streamIn` (= <base>/stream-in), both served by the emulator's single host.
+// The Stream API, mounted at the path of `ctx.urls().stream` (a real stack serves it at
+// `https://stream.<stack>`). Each resource path lists its methods, then answers any other method
+// as Goa's mux does: 405 with the methods it allows, or the CORS preflight for OPTIONS. Unknown
+// paths are `endpointNotFound`. Every error is thrown and rendered by the app's onError.
 
-const STREAM = "/stream";
-const STREAM_IN = "/stream-in";
-
-type Handler = (ctx: EmulatorContext, c: Context) => Promise<Response> | Response;
-
-interface Route {
-  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-  path: string;
-  handler: Handler;
-}
-
-const SOURCE = "/v1/branches/:branchId/sources/:sourceId";
-const SINK = `${SOURCE}/sinks/:sinkId`;
-
-const ROUTES: Route[] = [
-  { method: "GET", path: "/v1", handler: (ctx) => index(ctx) },
-  { method: "GET", path: "/v1/branches/:branchId/sources", handler: listSources },
-  { method: "POST", path: "/v1/branches/:branchId/sources", handler: createSource },
-  { method: "GET", path: SOURCE, handler: getSource },
-  { method: "PATCH", path: SOURCE, handler: updateSource },
-  { method: "DELETE", path: SOURCE, handler: deleteSource },
-  { method: "GET", path: `${SOURCE}/settings`, handler: getSourceSettings },
-  { method: "PATCH", path: `${SOURCE}/settings`, handler: updateSourceSettings },
-  { method: "POST", path: `${SOURCE}/test`, handler: testSource },
-  { method: "POST", path: `${SOURCE}/rotate-secret`, handler: rotateSourceSecret },
-  { method: "PUT", path: `${SOURCE}/disable`, handler: (ctx, c) => switchSource(ctx, c, false) },
-  { method: "PUT", path: `${SOURCE}/enable`, handler: (ctx, c) => switchSource(ctx, c, true) },
-  { method: "GET", path: `${SOURCE}/sinks`, handler: listSinks },
-  { method: "POST", path: `${SOURCE}/sinks`, handler: createSink },
-  { method: "GET", path: SINK, handler: getSink },
-  { method: "PATCH", path: SINK, handler: updateSink },
-  { method: "DELETE", path: SINK, handler: deleteSink },
-  { method: "GET", path: `${SINK}/settings`, handler: getSinkSettings },
-  { method: "PATCH", path: `${SINK}/settings`, handler: updateSinkSettings },
-  { method: "PUT", path: `${SINK}/disable`, handler: (ctx, c) => switchSink(ctx, c, false) },
-  { method: "PUT", path: `${SINK}/enable`, handler: (ctx, c) => switchSink(ctx, c, true) },
-];
-
-function index(ctx: EmulatorContext): Response {
-  return jsonResponse(200, { api: "stream", documentation: `${ctx.urls().stream}/v1/documentation` });
-}
-
-function getTaskHandler(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    // Project scope only: the token is verified, there is no branch.
-    authenticate(ctx, requireToken(c, new GoaErrors()));
-    const path = new URL(c.req.url).pathname;
-    const taskId = decodeURIComponent(path.slice(`${STREAM}/v1/tasks/`.length));
-    const task = getTask(ctx, taskId);
-    // The real service has no not-found mapping for tasks: an unknown id is an unexpected error.
-    if (!task) throw applicationError(ctx);
-    return jsonResponse(200, taskView(ctx, task));
-  });
-}
-
-/** A regular expression for a route path with :params. */
-function pattern(path: string): RegExp {
-  return new RegExp("^" + path.replace(/:[a-zA-Z]+/g, "[^/]+") + "$");
-}
-
-function notFoundOrNotAllowed(c: Context): Response {
-  const path = new URL(c.req.url).pathname.slice(STREAM.length) || "/";
-  const allowed = ROUTES.filter((r) => pattern(r.path).test(path)).map((r) => r.method);
-  if (path.startsWith("/v1/tasks/")) allowed.push("GET");
-  if (allowed.length > 0) {
-    if (c.req.method === "OPTIONS") return corsPreflight();
-    return new Response(null, { status: 405, headers: { Allow: [...new Set(allowed)].join(", ") } });
-  }
-  return apiError(404, "endpointNotFound", `no endpoint found for path "${path}"`).response();
-}
+const SOURCES = "/v1/branches/:branchId/sources";
+const SOURCE = `${SOURCES}/:sourceId`;
+const SINKS = `${SOURCE}/sinks`;
+const SINK = `${SINKS}/:sinkId`;
 
 function corsPreflight(): Response {
   return new Response(null, {
@@ -116,21 +53,86 @@ function corsPreflight(): Response {
   });
 }
 
-export function registerStreamRoutes(app: Hono, ctx: EmulatorContext): void {
+/** The answer to a method a known path does not have. */
+const otherMethod = (allow: string) => (c: Context<ServiceEnv>) =>
+  c.req.method === "OPTIONS" ? corsPreflight() : c.body(null, 405, { Allow: allow });
+
+/** `GET /v1/tasks/{taskId}` (the id has slashes): project scope, no branch. */
+const getTaskEndpoint = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode(() => undefined),
+    authenticate(ctx),
+    (c) => {
+      const path = new URL(c.req.url).pathname;
+      const taskId = decodeURIComponent(path.slice(`${basePath(c)}/v1/tasks/`.length));
+      const task = getTask(ctx, taskId);
+      // The real service has no not-found mapping for tasks: an unknown id is an unexpected error.
+      if (!task) throw applicationError(ctx);
+      return jsonResponse(200, taskView(ctx, task));
+    },
+  );
+
+export function streamApp(ctx: EmulatorContext): Hono<ServiceEnv> {
   registerSourceTasks();
   registerSinkTasks();
   registerTaskRunner(ctx);
 
+  const api = new Hono<ServiceEnv>();
+
   // "/" redirects to "/v1" (the index).
-  app.get(STREAM, (c) => c.redirect(`${STREAM}/v1`, 301));
-  app.get(`${STREAM}/`, (c) => c.redirect(`${STREAM}/v1`, 301));
-  app.get(`${STREAM}/health-check`, () => new Response("OK", { headers: { "Content-Type": "text/plain" } }));
+  api.get("/", (c) => c.redirect(`${basePath(c)}/v1`, 301));
+  api.get("/health-check", (c) => c.body("OK", 200, { "Content-Type": "text/plain" }));
 
-  for (const route of ROUTES) {
-    app.on(route.method, STREAM + route.path, (c) => route.handler(ctx, c));
-  }
-  app.get(`${STREAM}/v1/tasks/*`, (c) => getTaskHandler(ctx, c));
-  app.all(`${STREAM}/*`, (c) => notFoundOrNotAllowed(c));
+  api
+    .get("/v1", () => jsonResponse(200, { api: "stream", documentation: `${ctx.urls().stream}/v1/documentation` }))
+    .all(otherMethod("GET"));
+  api
+    .get(SOURCES, ...listSources(ctx))
+    .post(...createSource(ctx))
+    .all(otherMethod("GET, POST"));
+  api
+    .get(SOURCE, ...getSource(ctx))
+    .patch(...updateSource(ctx))
+    .delete(...deleteSource(ctx))
+    .all(otherMethod("GET, PATCH, DELETE"));
+  api
+    .get(`${SOURCE}/settings`, ...getSourceSettings(ctx))
+    .patch(...updateSourceSettings(ctx))
+    .all(otherMethod("GET, PATCH"));
+  api.post(`${SOURCE}/test`, ...testSource(ctx)).all(otherMethod("POST"));
+  api.post(`${SOURCE}/rotate-secret`, ...rotateSourceSecret(ctx)).all(otherMethod("POST"));
+  api.put(`${SOURCE}/disable`, ...switchSource(ctx, false)).all(otherMethod("PUT"));
+  api.put(`${SOURCE}/enable`, ...switchSource(ctx, true)).all(otherMethod("PUT"));
+  api
+    .get(SINKS, ...listSinks(ctx))
+    .post(...createSink(ctx))
+    .all(otherMethod("GET, POST"));
+  api
+    .get(SINK, ...getSink(ctx))
+    .patch(...updateSink(ctx))
+    .delete(...deleteSink(ctx))
+    .all(otherMethod("GET, PATCH, DELETE"));
+  api
+    .get(`${SINK}/settings`, ...getSinkSettings(ctx))
+    .patch(...updateSinkSettings(ctx))
+    .all(otherMethod("GET, PATCH"));
+  api.put(`${SINK}/disable`, ...switchSink(ctx, false)).all(otherMethod("PUT"));
+  api.put(`${SINK}/enable`, ...switchSink(ctx, true)).all(otherMethod("PUT"));
+  api.get("/v1/tasks/*", ...getTaskEndpoint(ctx));
+  api.all("/v1/tasks/:taskId{.*}", otherMethod("GET"));
 
-  registerIngestionRoutes(app, ctx, STREAM_IN);
+  api.all("*", (c) => {
+    const path = new URL(c.req.url).pathname.slice(basePath(c).length) || "/";
+    throw apiError(404, "endpointNotFound", `no endpoint found for path "${path}"`);
+  });
+
+  api.onError((err) => {
+    if (err instanceof StreamError) return err.response();
+    // The real service panics on a `null` setting value and on a task lock held by a running
+    // task of the same object (both are unexpected errors there).
+    if (err instanceof NullSettingValue) return applicationError(ctx, "panicError").response();
+    if (err instanceof TaskLockError) return applicationError(ctx).response();
+    throw err;
+  });
+  return api;
 }

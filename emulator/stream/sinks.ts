@@ -3,7 +3,7 @@ import type { EmulatorContext } from "../core/context";
 import { alreadyExists, badRequest, GoaErrors, notFound } from "./errors";
 import { isoTime, normalizeName } from "./ids";
 import { templateCompileError } from "./mapping";
-import { handle, openScope, requireToken } from "./request";
+import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { checkSettingsPatch, dumpSettings, effectiveSettingsValid, mergeSettings } from "./settings";
 import { ensureSinkTable, issueSinkToken, revokeSinkToken, tableIdError } from "./sinkstorage";
@@ -76,170 +76,172 @@ function signals(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
 }
 
-// ---- Handlers -----------------------------------------------------------------------------------
+// ---- Endpoints ----------------------------------------------------------------------------------
 
-export function createSink(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, async () => {
-    const body = await decodeBody(c, "CreateSinkRequestBody");
-    throwIf(validateCreateSink(body));
-    const errs = new GoaErrors();
-    const { sourceId } = idParams(c, errs, false);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    const name = str(body.name) as string;
-    const requested = str(body.sinkId);
-    const sinkId = normalizeName(requested ? requested : name);
-    if (sinkId === "") throw badRequest(`"sinkId" must not be empty`);
-    const table = body.table as Record<string, unknown> | undefined | null;
-    if (!table) throw badRequest(`"table" must be configured for the "table" sink type`);
-    const columns = mappingColumns(table.mapping);
-    const tableId = checkTableId(str(table.tableId) ?? "");
-    mustGetSource(ctx, scope.branchId, sourceId);
-    if (activeSink(ctx, scope.branchId, sourceId, sinkId)) throw alreadyExists("sink", sinkId, "source");
-    const sink: SinkRecord = {
-      projectId: scope.projectId,
-      branchId: scope.branchId,
-      sourceId,
-      sinkId,
-      type: "table",
-      name,
-      description: str(body.description) ?? "",
-      allowedSignals: signals(body.allowedSignals),
-      table: { type: "keboola", tableId, mapping: { columns } },
-      config: [],
-      created: { at: "", by: scope.auth.by },
-      version: { number: 0, hash: "", description: "", at: "", by: scope.auth.by },
-    };
-    try {
+/** Decodes the sourceId and sinkId path parameters only. */
+const sinkIdInput = decode((c, errs) => idParams(c, errs));
+
+export const createSink = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode(async (c, errs) => {
+      const body = await decodeBody(c, "CreateSinkRequestBody");
+      throwIf(validateCreateSink(body));
+      return { body, sourceId: idParams(c, errs, false).sourceId };
+    }),
+    inBranch(ctx, "write"),
+    (c) => {
+      const { input, scope } = c.var;
+      const { body, sourceId } = input;
+      const name = str(body.name) as string;
+      const requested = str(body.sinkId);
+      const sinkId = normalizeName(requested ? requested : name);
+      if (sinkId === "") throw badRequest(`"sinkId" must not be empty`);
+      const table = body.table as Record<string, unknown> | undefined | null;
+      if (!table) throw badRequest(`"table" must be configured for the "table" sink type`);
+      const columns = mappingColumns(table.mapping);
+      const tableId = checkTableId(str(table.tableId) ?? "");
+      mustGetSource(ctx, scope.branchId, sourceId);
+      if (activeSink(ctx, scope.branchId, sourceId, sinkId)) throw alreadyExists("sink", sinkId, "source");
+      const sink: SinkRecord = {
+        projectId: scope.projectId,
+        branchId: scope.branchId,
+        sourceId,
+        sinkId,
+        type: "table",
+        name,
+        description: str(body.description) ?? "",
+        allowedSignals: signals(body.allowedSignals),
+        table: { type: "keboola", tableId, mapping: { columns } },
+        config: [],
+        created: { at: "", by: scope.auth.by },
+        version: { number: 0, hash: "", description: "", at: "", by: scope.auth.by },
+      };
+      try {
+        const task = startTask(ctx, {
+          type: "create.sink",
+          branchId: scope.branchId,
+          sourceId,
+          sinkId,
+          by: scope.auth.by,
+          operation: { kind: "createSink", sink },
+        });
+        return accepted(ctx, task);
+      } catch (e) {
+        // Only sink creation turns a running task on the same sink into a conflict (with the full key).
+        if (e instanceof TaskLockError) throw alreadyExists("sink", `${scope.projectId}/${scope.branchId}/${sourceId}/${sinkId}`, "source");
+        throw e;
+      }
+    },
+  );
+
+export const listSinks = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode((c, errs) => ({ sourceId: idParams(c, errs, false).sourceId, ...pageParams(c, errs) })),
+    inBranch(ctx, "read"),
+    (c) => {
+      const { input, scope } = c.var;
+      const { sourceId, afterId, limit } = input;
+      mustGetSource(ctx, scope.branchId, sourceId);
+      const { page, items } = paginate(sinksOf(ctx, scope.branchId, sourceId), (s) => s.sinkId, afterId, limit);
+      return jsonResponse(200, {
+        projectId: scope.projectId,
+        branchId: scope.branchId,
+        sourceId,
+        page,
+        sinks: items.map(sinkView),
+      });
+    },
+  );
+
+export const getSink = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(sinkIdInput, inBranch(ctx, "read"), (c) => {
+    const { input, scope } = c.var;
+    return jsonResponse(200, sinkView(mustExistSink(ctx, scope.branchId, input.sourceId, input.sinkId)));
+  });
+
+export const updateSink = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode(async (c, errs) => {
+      const body = await decodeBody(c, "UpdateSinkRequestBody");
+      throwIf(validateUpdateSink(body));
+      return { body, ...idParams(c, errs) };
+    }),
+    inBranch(ctx, "write"),
+    (c) => {
+      const { input, scope } = c.var;
+      const { body, sourceId, sinkId } = input;
+      mustGetSinkOnly(ctx, scope.branchId, sourceId, sinkId);
+      const patch: SinkPatch = {};
+      if (str(body.name) !== undefined) patch.name = str(body.name);
+      if (str(body.description) !== undefined) patch.description = str(body.description);
+      // Absent: unchanged; [] clears the filter.
+      if (Array.isArray(body.allowedSignals)) patch.allowedSignals = signals(body.allowedSignals);
+      const table = body.table as Record<string, unknown> | undefined | null;
+      if (table) {
+        patch.table = {};
+        if (table.mapping !== undefined && table.mapping !== null) patch.table.columns = mappingColumns(table.mapping);
+        if (str(table.tableId) !== undefined) patch.table.tableId = checkTableId(str(table.tableId) as string);
+      }
       const task = startTask(ctx, {
-        type: "create.sink",
+        type: "update.sink",
         branchId: scope.branchId,
         sourceId,
         sinkId,
         by: scope.auth.by,
-        operation: { kind: "createSink", sink },
+        operation: { kind: "updateSink", patch, changeDescription: str(body.changeDescription) ?? "Updated." },
       });
       return accepted(ctx, task);
-    } catch (e) {
-      // Only sink creation turns a running task on the same sink into a conflict (with the full key).
-      if (e instanceof TaskLockError) throw alreadyExists("sink", `${scope.projectId}/${scope.branchId}/${sourceId}/${sinkId}`, "source");
-      throw e;
-    }
-  });
-}
+    },
+  );
 
-export function listSinks(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const { sourceId } = idParams(c, errs, false);
-    const { afterId, limit } = pageParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
-    mustGetSource(ctx, scope.branchId, sourceId);
-    const { page, items } = paginate(sinksOf(ctx, scope.branchId, sourceId), (s) => s.sinkId, afterId, limit);
-    return jsonResponse(200, {
-      projectId: scope.projectId,
-      branchId: scope.branchId,
-      sourceId,
-      page,
-      sinks: items.map(sinkView),
-    });
-  });
-}
+export const deleteSink = (ctx: EmulatorContext) => simpleSinkTask(ctx, "delete.sink", { kind: "deleteSink" });
 
-export function getSink(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const { sourceId, sinkId } = idParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
-    return jsonResponse(200, sinkView(mustExistSink(ctx, scope.branchId, sourceId, sinkId)));
-  });
-}
-
-export function updateSink(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, async () => {
-    const body = await decodeBody(c, "UpdateSinkRequestBody");
-    throwIf(validateUpdateSink(body));
-    const errs = new GoaErrors();
-    const { sourceId, sinkId } = idParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    mustGetSinkOnly(ctx, scope.branchId, sourceId, sinkId);
-    const patch: SinkPatch = {};
-    if (str(body.name) !== undefined) patch.name = str(body.name);
-    if (str(body.description) !== undefined) patch.description = str(body.description);
-    // Absent: unchanged; [] clears the filter.
-    if (Array.isArray(body.allowedSignals)) patch.allowedSignals = signals(body.allowedSignals);
-    const table = body.table as Record<string, unknown> | undefined | null;
-    if (table) {
-      patch.table = {};
-      if (table.mapping !== undefined && table.mapping !== null) patch.table.columns = mappingColumns(table.mapping);
-      if (str(table.tableId) !== undefined) patch.table.tableId = checkTableId(str(table.tableId) as string);
-    }
-    const task = startTask(ctx, {
-      type: "update.sink",
-      branchId: scope.branchId,
-      sourceId,
-      sinkId,
-      by: scope.auth.by,
-      operation: { kind: "updateSink", patch, changeDescription: str(body.changeDescription) ?? "Updated." },
-    });
-    return accepted(ctx, task);
-  });
-}
-
-export function deleteSink(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return simpleSinkTask(ctx, c, "delete.sink", { kind: "deleteSink" });
-}
-
-export function switchSink(ctx: EmulatorContext, c: Context, enable: boolean): Promise<Response> {
-  return simpleSinkTask(ctx, c, enable ? "enable.sink" : "disable.sink", { kind: enable ? "enableSink" : "disableSink" });
-}
+export const switchSink = (ctx: EmulatorContext, enable: boolean) =>
+  simpleSinkTask(ctx, enable ? "enable.sink" : "disable.sink", { kind: enable ? "enableSink" : "disableSink" });
 
 /** A write on an existing sink whose whole effect is its task (delete, disable, enable). */
 function simpleSinkTask(
   ctx: EmulatorContext,
-  c: Context,
   type: "delete.sink" | "enable.sink" | "disable.sink",
   operation: { kind: "deleteSink" | "enableSink" | "disableSink" },
-): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const { sourceId, sinkId } = idParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
+) {
+  return endpoint.createHandlers(sinkIdInput, inBranch(ctx, "write"), (c) => {
+    const { input, scope } = c.var;
+    const { sourceId, sinkId } = input;
     mustExistSink(ctx, scope.branchId, sourceId, sinkId);
     const task = startTask(ctx, { type, branchId: scope.branchId, sourceId, sinkId, by: scope.auth.by, operation });
     return accepted(ctx, task);
   });
 }
 
-export function getSinkSettings(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const { sourceId, sinkId } = idParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
-    const sink = mustGetSinkOnly(ctx, scope.branchId, sourceId, sinkId);
+export const getSinkSettings = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(sinkIdInput, inBranch(ctx, "read"), (c) => {
+    const { input, scope } = c.var;
+    const sink = mustGetSinkOnly(ctx, scope.branchId, input.sourceId, input.sinkId);
     return jsonResponse(200, { settings: dumpSettings(sink.config) });
   });
-}
 
-export function updateSinkSettings(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, async () => {
-    const { patch, changeDescription } = await settingsPatchBody(c);
-    const errs = new GoaErrors();
-    const { sourceId, sinkId } = idParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    mustExistSink(ctx, scope.branchId, sourceId, sinkId);
-    const invalid = checkSettingsPatch(patch);
-    if (invalid) throw invalid;
-    const task = startTask(ctx, {
-      type: "update.sinkSettings",
-      branchId: scope.branchId,
-      sourceId,
-      sinkId,
-      by: scope.auth.by,
-      operation: { kind: "updateSinkSettings", patch, changeDescription: changeDescription ?? "Updated settings." },
-    });
-    return accepted(ctx, task);
-  });
-}
+export const updateSinkSettings = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode(async (c, errs) => ({ ...(await settingsPatchBody(c)), ...idParams(c, errs) })),
+    inBranch(ctx, "write"),
+    (c) => {
+      const { input, scope } = c.var;
+      const { patch, changeDescription, sourceId, sinkId } = input;
+      mustExistSink(ctx, scope.branchId, sourceId, sinkId);
+      const invalid = checkSettingsPatch(patch);
+      if (invalid) throw invalid;
+      const task = startTask(ctx, {
+        type: "update.sinkSettings",
+        branchId: scope.branchId,
+        sourceId,
+        sinkId,
+        by: scope.auth.by,
+        operation: { kind: "updateSinkSettings", patch, changeDescription: changeDescription ?? "Updated settings." },
+      });
+      return accepted(ctx, task);
+    },
+  );
 
 // ---- Task operations ----------------------------------------------------------------------------
 

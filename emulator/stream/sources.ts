@@ -3,7 +3,7 @@ import type { EmulatorContext } from "../core/context";
 import { deleteBucket, deleteTable, listTables, parseTableId } from "../storage/tables";
 import { alreadyExists, badRequest, GoaErrors, notFound } from "./errors";
 import { isoTime, newSourceSecret, normalizeName } from "./ids";
-import { handle, openScope, requireToken } from "./request";
+import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { checkSettingsPatch, dumpSettings, effectiveSettingsValid, mergeSettings } from "./settings";
 import { ensureSinkTable, issueSinkToken, revokeSinkToken } from "./sinkstorage";
@@ -39,41 +39,49 @@ export function mustGetSource(ctx: EmulatorContext, branchId: number, sourceId: 
   return source;
 }
 
-// ---- Handlers -----------------------------------------------------------------------------------
+// ---- Endpoints ----------------------------------------------------------------------------------
 
-export function createSource(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, async () => {
-    const body = await decodeBody(c, "CreateSourceRequestBody");
-    throwIf(validateCreateSource(body));
-    const scope = openScope(ctx, c, requireToken(c), { write: true });
-    const name = str(body.name) as string;
-    const requested = str(body.sourceId);
-    const sourceId = normalizeName(requested ? requested : name);
-    if (sourceId === "") throw badRequest(`"sourceId" must not be empty`);
-    if (activeSource(ctx, scope.branchId, sourceId)) throw alreadyExists("source", sourceId, "branch");
-    const source: SourceRecord = {
-      projectId: scope.projectId,
-      branchId: scope.branchId,
-      sourceId,
-      type: str(body.type) as SourceType,
-      name,
-      description: str(body.description) ?? "",
-      secret: newSourceSecret(ctx),
-      config: [],
-      // Filled when the task completes.
-      created: { at: "", by: scope.auth.by },
-      version: { number: 0, hash: "", description: "", at: "", by: scope.auth.by },
-    };
-    const task = startTask(ctx, {
-      type: "create.source",
-      branchId: scope.branchId,
-      sourceId,
-      by: scope.auth.by,
-      operation: { kind: "createSource", source },
-    });
-    return accepted(ctx, task);
-  });
-}
+/** Decodes the sourceId path parameter only. */
+const sourceIdInput = decode((c, errs) => ({ sourceId: sourceIdParam(c, errs) }));
+
+export const createSource = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode(async (c) => {
+      const body = await decodeBody(c, "CreateSourceRequestBody");
+      throwIf(validateCreateSource(body));
+      return body;
+    }),
+    inBranch(ctx, "write"),
+    (c) => {
+      const { input: body, scope } = c.var;
+      const name = str(body.name) as string;
+      const requested = str(body.sourceId);
+      const sourceId = normalizeName(requested ? requested : name);
+      if (sourceId === "") throw badRequest(`"sourceId" must not be empty`);
+      if (activeSource(ctx, scope.branchId, sourceId)) throw alreadyExists("source", sourceId, "branch");
+      const source: SourceRecord = {
+        projectId: scope.projectId,
+        branchId: scope.branchId,
+        sourceId,
+        type: str(body.type) as SourceType,
+        name,
+        description: str(body.description) ?? "",
+        secret: newSourceSecret(ctx),
+        config: [],
+        // Filled when the task completes.
+        created: { at: "", by: scope.auth.by },
+        version: { number: 0, hash: "", description: "", at: "", by: scope.auth.by },
+      };
+      const task = startTask(ctx, {
+        type: "create.source",
+        branchId: scope.branchId,
+        sourceId,
+        by: scope.auth.by,
+        operation: { kind: "createSource", source },
+      });
+      return accepted(ctx, task);
+    },
+  );
 
 function limitParam(c: Context, errs: GoaErrors): number {
   const raw = c.req.query("limit") ?? "";
@@ -91,12 +99,10 @@ export function pageParams(c: Context, errs: GoaErrors): { afterId: string; limi
   return { afterId: c.req.query("afterId") ?? "", limit: limitParam(c, errs) };
 }
 
-export function listSources(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const { afterId, limit } = pageParams(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
-    const { page, items } = paginate(activeSources(ctx, scope.branchId), (s) => s.sourceId, afterId, limit);
+export const listSources = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(decode(pageParams), inBranch(ctx, "read"), (c) => {
+    const { input, scope } = c.var;
+    const { page, items } = paginate(activeSources(ctx, scope.branchId), (s) => s.sourceId, input.afterId, input.limit);
     return jsonResponse(200, {
       projectId: scope.projectId,
       branchId: scope.branchId,
@@ -104,63 +110,66 @@ export function listSources(ctx: EmulatorContext, c: Context): Promise<Response>
       sources: items.map((s) => sourceView(ctx, s)),
     });
   });
-}
 
-export function getSource(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const sourceId = sourceIdParam(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
-    return jsonResponse(200, sourceView(ctx, mustGetSource(ctx, scope.branchId, sourceId)));
-  });
-}
+export const getSource = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(sourceIdInput, inBranch(ctx, "read"), (c) =>
+    jsonResponse(200, sourceView(ctx, mustGetSource(ctx, c.var.scope.branchId, c.var.input.sourceId))),
+  );
 
-export function updateSource(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, async () => {
-    const body = await decodeBody(c, "UpdateSourceRequestBody");
-    throwIf(validateUpdateSource(body));
-    const errs = new GoaErrors();
-    const sourceId = sourceIdParam(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    mustGetSource(ctx, scope.branchId, sourceId);
-    const patch: SourcePatch = {};
-    if (str(body.name) !== undefined) patch.name = str(body.name);
-    if (str(body.description) !== undefined) patch.description = str(body.description);
-    if (str(body.type) !== undefined) patch.type = str(body.type) as SourceType;
-    const task = startTask(ctx, {
-      type: "update.source",
-      branchId: scope.branchId,
-      sourceId,
-      by: scope.auth.by,
-      operation: { kind: "updateSource", patch, changeDescription: str(body.changeDescription) ?? "Updated." },
-    });
-    return accepted(ctx, task);
-  });
-}
+export const updateSource = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode(async (c, errs) => {
+      const body = await decodeBody(c, "UpdateSourceRequestBody");
+      throwIf(validateUpdateSource(body));
+      return { body, sourceId: sourceIdParam(c, errs) };
+    }),
+    inBranch(ctx, "write"),
+    (c) => {
+      const { input, scope } = c.var;
+      const { body, sourceId } = input;
+      mustGetSource(ctx, scope.branchId, sourceId);
+      const patch: SourcePatch = {};
+      if (str(body.name) !== undefined) patch.name = str(body.name);
+      if (str(body.description) !== undefined) patch.description = str(body.description);
+      if (str(body.type) !== undefined) patch.type = str(body.type) as SourceType;
+      const task = startTask(ctx, {
+        type: "update.source",
+        branchId: scope.branchId,
+        sourceId,
+        by: scope.auth.by,
+        operation: { kind: "updateSource", patch, changeDescription: str(body.changeDescription) ?? "Updated." },
+      });
+      return accepted(ctx, task);
+    },
+  );
 
-export function deleteSource(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const sourceId = sourceIdParam(c, errs);
-    const rawCascade = c.req.query("cascade") ?? "";
-    let cascade = false;
-    if (rawCascade !== "") {
-      const parsed = parseGoBool(rawCascade);
-      if (parsed === undefined) errs.invalidFieldType("cascade", rawCascade, "boolean");
-      else cascade = parsed;
-    }
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    mustGetSource(ctx, scope.branchId, sourceId);
-    const task = startTask(ctx, {
-      type: "delete.source",
-      branchId: scope.branchId,
-      sourceId,
-      by: scope.auth.by,
-      operation: { kind: "deleteSource", cascade },
-    });
-    return accepted(ctx, task);
-  });
-}
+export const deleteSource = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode((c, errs) => {
+      const sourceId = sourceIdParam(c, errs);
+      const rawCascade = c.req.query("cascade") ?? "";
+      let cascade = false;
+      if (rawCascade !== "") {
+        const parsed = parseGoBool(rawCascade);
+        if (parsed === undefined) errs.invalidFieldType("cascade", rawCascade, "boolean");
+        else cascade = parsed;
+      }
+      return { sourceId, cascade };
+    }),
+    inBranch(ctx, "write"),
+    (c) => {
+      const { input, scope } = c.var;
+      mustGetSource(ctx, scope.branchId, input.sourceId);
+      const task = startTask(ctx, {
+        type: "delete.source",
+        branchId: scope.branchId,
+        sourceId: input.sourceId,
+        by: scope.auth.by,
+        operation: { kind: "deleteSource", cascade: input.cascade },
+      });
+      return accepted(ctx, task);
+    },
+  );
 
 /**
  * `POST .../sources/{s}/rotate-secret`: synchronous (no task), 200 with the source. A new 48-character
@@ -168,17 +177,14 @@ export function deleteSource(ctx: EmulatorContext, c: Context): Promise<Response
  * "Rotated secret." (keboola-as-code `internal/pkg/service/stream/api/service/source.go`
  * RotateSourceSecret, recorded case `test/stream/api/source/rotate-secret-ok`).
  */
-export function rotateSourceSecret(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const sourceId = sourceIdParam(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    const source = mustGetSource(ctx, scope.branchId, sourceId);
+export const rotateSourceSecret = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(sourceIdInput, inBranch(ctx, "write"), (c) => {
+    const { input, scope } = c.var;
+    const source = mustGetSource(ctx, scope.branchId, input.sourceId);
     source.secret = newSourceSecret(ctx);
     source.version = nextVersion(source, isoTime(ctx.now()), scope.auth.by, "Rotated secret.");
     return jsonResponse(200, sourceView(ctx, source));
   });
-}
 
 /** Go's strconv.ParseBool. */
 function parseGoBool(s: string): boolean | undefined {
@@ -187,32 +193,25 @@ function parseGoBool(s: string): boolean | undefined {
   return undefined;
 }
 
-export function switchSource(ctx: EmulatorContext, c: Context, enable: boolean): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const sourceId = sourceIdParam(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    mustGetSource(ctx, scope.branchId, sourceId);
+export const switchSource = (ctx: EmulatorContext, enable: boolean) =>
+  endpoint.createHandlers(sourceIdInput, inBranch(ctx, "write"), (c) => {
+    const { input, scope } = c.var;
+    mustGetSource(ctx, scope.branchId, input.sourceId);
     const task = startTask(ctx, {
       type: enable ? "enable.source" : "disable.source",
       branchId: scope.branchId,
-      sourceId,
+      sourceId: input.sourceId,
       by: scope.auth.by,
       operation: { kind: enable ? "enableSource" : "disableSource" },
     });
     return accepted(ctx, task);
   });
-}
 
-export function getSourceSettings(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, () => {
-    const errs = new GoaErrors();
-    const sourceId = sourceIdParam(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
-    const source = mustGetSource(ctx, scope.branchId, sourceId);
+export const getSourceSettings = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(sourceIdInput, inBranch(ctx, "read"), (c) => {
+    const source = mustGetSource(ctx, c.var.scope.branchId, c.var.input.sourceId);
     return jsonResponse(200, { settings: dumpSettings(source.config) });
   });
-}
 
 /** Reads the settings PATCH body: `{changeDescription?, settings?: [{key, value}]}`. */
 export async function settingsPatchBody(c: Context): Promise<{ patch: SettingPatchKV[]; changeDescription?: string }> {
@@ -223,25 +222,26 @@ export async function settingsPatchBody(c: Context): Promise<{ patch: SettingPat
   return { patch, changeDescription: str(body.changeDescription) };
 }
 
-export function updateSourceSettings(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, async () => {
-    const { patch, changeDescription } = await settingsPatchBody(c);
-    const errs = new GoaErrors();
-    const sourceId = sourceIdParam(c, errs);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: true });
-    mustGetSource(ctx, scope.branchId, sourceId);
-    const invalid = checkSettingsPatch(patch);
-    if (invalid) throw invalid;
-    const task = startTask(ctx, {
-      type: "update.sourceSettings",
-      branchId: scope.branchId,
-      sourceId,
-      by: scope.auth.by,
-      operation: { kind: "updateSourceSettings", patch, changeDescription: changeDescription ?? "Updated settings." },
-    });
-    return accepted(ctx, task);
-  });
-}
+export const updateSourceSettings = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode(async (c, errs) => ({ ...(await settingsPatchBody(c)), sourceId: sourceIdParam(c, errs) })),
+    inBranch(ctx, "write"),
+    (c) => {
+      const { input, scope } = c.var;
+      const { patch, changeDescription, sourceId } = input;
+      mustGetSource(ctx, scope.branchId, sourceId);
+      const invalid = checkSettingsPatch(patch);
+      if (invalid) throw invalid;
+      const task = startTask(ctx, {
+        type: "update.sourceSettings",
+        branchId: scope.branchId,
+        sourceId,
+        by: scope.auth.by,
+        operation: { kind: "updateSourceSettings", patch, changeDescription: changeDescription ?? "Updated settings." },
+      });
+      return accepted(ctx, task);
+    },
+  );
 
 // ---- Task operations ----------------------------------------------------------------------------
 

@@ -1,6 +1,5 @@
 import type { Deferred, EmulatorContext, JsonValue } from "../core/context";
 import { taskShouldFail } from "../core/faults";
-import { applicationError, type StreamError } from "./errors";
 import { isoTime, newTaskId } from "./ids";
 import { jsonResponse } from "./respond";
 import { streamState, type ByRecord, type TaskOperation, type TaskOutputs, type TaskRecord } from "./state";
@@ -112,11 +111,6 @@ export function startTask(ctx: EmulatorContext, spec: StartTask): TaskRecord {
   state.tasks[task.taskId] = task;
   ctx.defer(DEFERRED_OP, { taskId: task.taskId });
   return task;
-}
-
-/** A running task lock answers as the real service: an unexpected error (500). */
-export function lockConflict(ctx: EmulatorContext): StreamError {
-  return applicationError(ctx);
 }
 
 /** The 202 answer of every write: the task just started. */

@@ -1,11 +1,11 @@
-import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
-import { apiError, badRequest, GoaErrors } from "./errors";
+import type { NodeBindings } from "../core/http";
+import { apiError, badRequest } from "./errors";
 import { asSentence } from "./gofmt";
 import { parseJSON, serialize, JSONSyntaxError } from "./jsonvalue";
 import { clientIp, ColumnError, headersOf, ipString, MappedRecord, mapRow } from "./mapping";
-import { handle, openScope, requireToken } from "./request";
+import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { mustGetSource } from "./sources";
 import { sinksOf } from "./store";
@@ -24,8 +24,9 @@ export function signalAccepted(sink: SinkRecord, signal: string): boolean {
   return signal === "" || sink.allowedSignals.length === 0 || sink.allowedSignals.includes(signal);
 }
 
-export function remoteAddress(c: Context): string | undefined {
-  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+/** The peer's address, from the Node request. */
+export function remoteAddress(env: NodeBindings): string | undefined {
+  return env.incoming.socket.remoteAddress;
 }
 
 export function rawHeaders(c: Context): Record<string, string> {
@@ -52,44 +53,49 @@ function otlpRecordBody(text: string): string {
   }
 }
 
-export function testSource(ctx: EmulatorContext, c: Context): Promise<Response> {
-  return handle(ctx, async () => {
-    const errs = new GoaErrors();
-    const sourceId = c.req.param("sourceId") ?? "";
-    validateIdParam(errs, "sourceId", sourceId);
-    const signalParam = c.req.query("signal") ?? "";
-    if (signalParam !== "" && !SIGNALS.includes(signalParam)) errs.invalidEnum("signal", signalParam, SIGNALS);
-    const scope = openScope(ctx, c, requireToken(c, errs), { write: false });
-    const source = mustGetSource(ctx, scope.branchId, sourceId);
-    const text = await c.req.text();
+export const testSource = (ctx: EmulatorContext) =>
+  endpoint.createHandlers(
+    decode((c, errs) => {
+      const sourceId = c.req.param("sourceId") ?? "";
+      validateIdParam(errs, "sourceId", sourceId);
+      const signal = c.req.query("signal") ?? "";
+      if (signal !== "" && !SIGNALS.includes(signal)) errs.invalidEnum("signal", signal, SIGNALS);
+      return { sourceId, signal };
+    }),
+    inBranch(ctx, "read"),
+    async (c) => {
+      const { input, scope } = c.var;
+      const { sourceId } = input;
+      const source = mustGetSource(ctx, scope.branchId, sourceId);
+      const text = await c.req.text();
 
-    // The service's own header (and Go's Host) are not part of the record.
-    const headers = headersOf(rawHeaders(c), ["X-Storageapi-Token", "Host"]);
-    const otlp = source.type === "otlp";
-    const signal = otlp ? signalParam || "logs" : "";
-    const record = new MappedRecord({
-      receivedAt: ctx.now(),
-      ip: otlp ? ipString(remoteAddress(c)) : clientIp(headers, remoteAddress(c)),
-      headers,
-      body: otlp ? otlpRecordBody(text) : text,
-      signal,
-    });
+      // The service's own header (and Go's Host) are not part of the record.
+      const headers = headersOf(rawHeaders(c), ["X-Storageapi-Token", "Host"]);
+      const otlp = source.type === "otlp";
+      const signal = otlp ? input.signal || "logs" : "";
+      const record = new MappedRecord({
+        receivedAt: ctx.now(),
+        ip: otlp ? ipString(remoteAddress(c.env)) : clientIp(headers, remoteAddress(c.env)),
+        headers,
+        body: otlp ? otlpRecordBody(text) : text,
+        signal,
+      });
 
-    const tables = [];
-    const sinks = sinksOf(ctx, scope.branchId, sourceId)
-      .filter((s) => signalAccepted(s, signal))
-      .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1));
-    for (const sink of sinks) {
-      let values: string[];
-      try {
-        values = mapRow(sink.table.mapping.columns, record);
-      } catch (e) {
-        if (!(e instanceof ColumnError)) throw e;
-        throw apiError(422, "unprocessableContent", `Invalid value for column "${e.column}": ${e.message}`);
+      const tables = [];
+      const sinks = sinksOf(ctx, scope.branchId, sourceId)
+        .filter((s) => signalAccepted(s, signal))
+        .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1));
+      for (const sink of sinks) {
+        let values: string[];
+        try {
+          values = mapRow(sink.table.mapping.columns, record);
+        } catch (e) {
+          if (!(e instanceof ColumnError)) throw e;
+          throw apiError(422, "unprocessableContent", `Invalid value for column "${e.column}": ${e.message}`);
+        }
+        const columns = sink.table.mapping.columns.map((col, i) => ({ name: col.name, value: values[i] }));
+        tables.push({ sinkId: sink.sinkId, tableId: sink.table.tableId, rows: [{ columns }] });
       }
-      const columns = sink.table.mapping.columns.map((col, i) => ({ name: col.name, value: values[i] }));
-      tables.push({ sinkId: sink.sinkId, tableId: sink.table.tableId, rows: [{ columns }] });
-    }
-    return jsonResponse(200, { projectId: scope.projectId, branchId: scope.branchId, sourceId, tables });
-  });
-}
+      return jsonResponse(200, { projectId: scope.projectId, branchId: scope.branchId, sourceId, tables });
+    },
+  );
