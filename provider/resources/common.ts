@@ -1,5 +1,4 @@
 import * as pulumi from "@pulumi/pulumi";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Props } from "./types";
 
 // Pieces every resource file uses: the argument types of the classes, comparing and diffing.
@@ -32,17 +31,6 @@ export function stableJson(v: unknown): string {
 
 export function same(a: unknown, b: unknown): boolean {
   return stableJson(a) === stableJson(b);
-}
-
-/** Diff by field lists: any `replace` field that changed forces replacement. */
-export function diffFields(
-  olds: Props,
-  news: Props,
-  fields: { update: readonly string[]; replace: readonly string[] },
-): dynamic.DiffResult {
-  const replaces = fields.replace.filter((f) => !same(olds[f], news[f]));
-  const updates = fields.update.filter((f) => !same(olds[f], news[f]));
-  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
 }
 
 export function resourceName(props: Props): string {

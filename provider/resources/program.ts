@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { normalizeId } from "../validation/ids";
+import { streamObjectId } from "../validation/ids";
 import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../../keboola/secrets";
 import { VARIABLES_COMPONENT } from "./configurations";
 import type { FactsInput } from "./define";
@@ -54,7 +54,7 @@ export interface SourceDeclaration {
 /** Before the Source registers: claims its id. */
 export function declareSource(name: string, args: SourceDeclaration): void {
   const branch = branchOf(args.branchId);
-  const id = literal(args.sourceId) ? args.sourceId : literal(args.name) && args.sourceId === undefined ? normalizeId(args.name) : undefined;
+  const id = literal(args.sourceId) ? args.sourceId : literal(args.name) && args.sourceId === undefined ? streamObjectId(undefined, args.name) : undefined;
   claim(branch && id ? `source:${branch}/${id}` : undefined, "Source", name, `source id "${id}" in branch ${branch}`, "Give one of them another sourceId (or name).");
   const type = args.type === undefined ? "http" : literal(args.type) ? args.type : undefined;
   const decl: DeclaredSource = { name, key: id ?? `#${++anonymousSources}`, ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}) };
@@ -126,7 +126,7 @@ export interface SinkDeclaration {
 export function declareSink(name: string, args: SinkDeclaration): void {
   const branch = branchOf(args.branchId);
   const derived = args.sinkId === undefined;
-  const id = literal(args.sinkId) ? args.sinkId : literal(args.name) && derived ? normalizeId(args.name) : undefined;
+  const id = literal(args.sinkId) ? args.sinkId : literal(args.name) && derived ? streamObjectId(undefined, args.name) : undefined;
   const source = sourceKey(args.branchId, args.sourceId);
   const key = branch && source !== undefined && id ? `sink:${branch}/${source}/${id}` : undefined;
   const origin = derived ? `derived from its name "${String(args.name)}"` : "its sinkId";

@@ -5,7 +5,7 @@ import { sinkDisabledDirectly, type StreamApi, type StreamSink } from "../api/st
 import { notFoundAsUndefined } from "../api/errors";
 import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
-import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
+import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
 import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, sharedTableMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
 import { same, type ArgsOf } from "./common";
@@ -76,11 +76,6 @@ export class Sink extends KeboolaResource {
   }
 }
 
-function resolveId(parsed: CheckedOf<typeof sink>, olds: Props): string {
-  if (parsed.sinkId) return parsed.sinkId;
-  if (typeof olds.sinkId === "string" && olds.sinkId) return olds.sinkId;
-  return normalizeId(parsed.name);
-}
 
 const what = (name: string, p: { sourceId: string; sinkId: string }) => `Sink "${p.sourceId}/${p.sinkId}" (resource "${name}")`;
 
@@ -210,7 +205,7 @@ export const handler: Handler<typeof sink> = {
     }
     const p = {
       ...value,
-      sinkId: resolveId(value, olds),
+      sinkId: streamObjectId(value.sinkId, value.name, olds.sinkId),
     };
     failures.push(...(await templateFailures(p.columns)));
     const tooLong = markedLengthFailure("description", p.description, ctx.call.owner, 4096);
@@ -242,7 +237,7 @@ export const handler: Handler<typeof sink> = {
   },
 
   async create(ctx, inputs) {
-    const p: Parsed = { ...inputs, sinkId: inputs.sinkId ?? normalizeId(inputs.name) };
+    const p: Parsed = { ...inputs, sinkId: streamObjectId(inputs.sinkId, inputs.name) };
     const stream = await ctx.client().stream();
     const label = what(ctx.call.name, p);
     const owner = ctx.call.owner;
@@ -295,7 +290,7 @@ export const handler: Handler<typeof sink> = {
   },
 
   async update(ctx, _id, olds, news) {
-    const p: Parsed = { ...news, sinkId: news.sinkId ?? olds.sinkId ?? normalizeId(news.name) };
+    const p: Parsed = { ...news, sinkId: streamObjectId(news.sinkId, news.name, olds.sinkId) };
     const stream = await ctx.client().stream();
     const label = what(ctx.call.name, p);
     const current = await stream.findSink(p.branchId, p.sourceId, p.sinkId);

@@ -7,11 +7,11 @@ import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { show } from "../validation/messages";
 import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
-import { branchSchema, descriptionSchema, normalizeId, streamIdSchema, streamNameSchema } from "../validation/ids";
+import { branchSchema, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
 import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, replaces, secret, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import kindProvider from "../kinds/source";
-import { PartialFailure, type Props } from "./types";
+import { PartialFailure } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
 import { declareSource, declaredSource, sourceFacts } from "./program";
 
@@ -73,12 +73,6 @@ export class Source extends KeboolaResource {
   }
 }
 
-/** Source id: explicit, else kept from the previous state (a rename keeps the id), else derived from name. */
-function resolveId(parsed: Parsed, olds: Props): string {
-  if (parsed.sourceId) return parsed.sourceId;
-  if (typeof olds.sourceId === "string" && olds.sourceId) return olds.sourceId;
-  return normalizeId(parsed.name);
-}
 
 /** The declaration a source of the service amounts to: what read records and export writes (manifest/export.ts). */
 export function sourceFromRemote(s: StreamSource) {
@@ -141,7 +135,7 @@ async function converge(stream: StreamApi, p: Parsed & { sourceId: string }, cur
 }
 
 /** The id the create and update calls address: check always settles it. */
-const settled = (p: Parsed): Parsed & { sourceId: string } => ({ ...p, sourceId: p.sourceId ?? normalizeId(p.name) });
+const settled = (p: Parsed): Parsed & { sourceId: string } => ({ ...p, sourceId: streamObjectId(p.sourceId, p.name) });
 
 export const handler: Handler<typeof source> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
@@ -149,7 +143,7 @@ export const handler: Handler<typeof source> = {
     if (!value) return { inputs: news, failures };
     const tooLong = markedLengthFailure("description", value.description, ctx.call.owner, 4096);
     if (tooLong) failures.push(tooLong);
-    const sourceId = resolveId(value, olds);
+    const sourceId = streamObjectId(value.sourceId, value.name, olds.sourceId);
     if (sourceId === "") {
       failures.push({ property: "name", reason: `${show(value.name)} has no Latin letter or digit to derive the source id from (the service would refuse it): set sourceId, e.g. sourceId: "app-events"` });
     }

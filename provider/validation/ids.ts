@@ -34,3 +34,13 @@ export const branchSchema = z
   .transform(String)
   .default("default")
   .describe('Branch: "default" or the numeric id of a dev branch.');
+
+/**
+ * A source's or sink's id, derived in this one place: the declared id, else the one state recorded
+ * (a rename keeps its id), else the service's derivation from the name (`My Source` -> `my-source`).
+ */
+export function streamObjectId(declared: string | undefined, name: string, recorded?: unknown): string {
+  if (declared) return declared;
+  if (typeof recorded === "string" && recorded) return recorded;
+  return normalizeId(name);
+}
