@@ -130,6 +130,8 @@ export interface StreamSetting {
   defaultValue: unknown;
   overwritten: boolean;
   protected: boolean;
+  /** The setting's `validate` tag, where it has one (keboola/settings.ts). */
+  validation?: string;
 }
 
 export interface SettingPatch {

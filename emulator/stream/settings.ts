@@ -1,3 +1,4 @@
+import type { StreamSetting } from "../../keboola/stream";
 import { badRequest, forbidden, type StreamError } from "./errors";
 import { asSentence, truncateBytes } from "./gofmt";
 import { DurationError, formatByteSize, formatGoDuration, parseByteSize, parseGoDuration, SizeError } from "../../keboola/quantities";
@@ -194,16 +195,8 @@ function boundOverrides(config: SettingPatchKV[]): Map<string, Bound> {
   return out;
 }
 
-export interface SettingResult {
-  key: string;
-  type: string;
-  description: string;
-  value: unknown;
-  defaultValue: unknown;
-  overwritten: boolean;
-  protected: boolean;
-  validation?: string;
-}
+/** A setting as GET .../settings answers it: the service's contract (keboola/stream.ts). */
+export type SettingResult = StreamSetting;
 
 /** GET .../settings: every key, sorted, with the entity's own overrides (no inheritance). */
 export function dumpSettings(config: SettingPatchKV[]): SettingResult[] {

@@ -3,6 +3,7 @@
 // Sources and sinks are kept by key, soft-deleted ones included (`deleted` is set), exactly as
 // the real service keeps them in its "active" and "deleted" prefixes. Tasks are kept after they
 // finish, so their url keeps answering.
+import type { StreamSink } from "../../keboola/stream";
 
 /** Who did an operation: `{type: "user", tokenId, tokenDesc, userId, userName}`. */
 export interface ByRecord {
@@ -78,14 +79,8 @@ export interface ColumnRecord {
   primaryKey?: boolean;
 }
 
-export interface SinkRecord {
-  projectId: number;
-  branchId: number;
-  sourceId: string;
-  sinkId: string;
-  type: "table";
-  name: string;
-  description: string;
+/** A sink as the emulator keeps it: the service's identity fields (keboola/stream.ts) and its own records. */
+export interface SinkRecord extends Pick<StreamSink, "projectId" | "branchId" | "sourceId" | "sinkId" | "type" | "name" | "description"> {
   /** Empty: every signal. */
   allowedSignals: string[];
   table: { type: "keboola"; tableId: string; mapping: { columns: ColumnRecord[] } };
