@@ -11,8 +11,11 @@ import { sampleCpu } from "./lib/cpu-sample";
 // deployed with the real Pulumi CLI on the emulator whose tasks take D ms, installed from the
 // packed package exactly as a user installs it. Prints the time of up, a no-op preview, refresh
 // and destroy, and their ratio to a bound measured in the same run: an empty program's `up` plus
-// the three tasks on the critical path (source, sink, settings). Also the requests per created
-// resource, the writes of the no-op preview and the size of the serialized provider in state.
+// the three tasks on the critical path (source, sink, settings); destroy also against an empty
+// program's `up` plus 2 x D (issue 16's bound for it: the service deletes a source's sinks and
+// settings with it, so destroy waits for one task per source, all in parallel). Also the requests
+// per created resource, the writes of the no-op preview and of destroy, and the size of the
+// serialized provider in state.
 //
 //   node dist/scripts/bench-fleet.js [--sources 10] [--sinks 10] [--task-ms 1000] [--parallel 32] [--cpu-prof DIR] [--pulumi-profile PREFIX]
 //
@@ -20,6 +23,8 @@ import { sampleCpu } from "./lib/cpu-sample";
 // Node processes of `up` (program, dynamic provider) write V8 CPU profiles into DIR; with
 // --pulumi-profile, the engine of `up` writes its Go profiles to PREFIX.<pid>.{cpu,mem,trace}
 // (Pulumi's own --profiling flag). BENCH_DUMP_STATE=FILE writes the exported state after refresh.
+// BENCH_SKIP_CHECKPOINTS=1 runs destroy with PULUMI_SKIP_CHECKPOINTS=true: the file backend then
+// writes the state once at the end instead of twice per resource (see README, "Large stacks").
 
 interface Options {
   cpuProf?: string;
@@ -126,7 +131,13 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     const providers = (state.deployment.resources ?? []).map((r) => String((r.inputs as { __provider?: string } | undefined)?.__provider ?? "")).filter(Boolean);
     const stateBytes = JSON.stringify(state).length;
     if (process.env.BENCH_DUMP_STATE) fs.writeFileSync(process.env.BENCH_DUMP_STATE, JSON.stringify(state, null, 1));
-    const destroy = await timed(() => ws.destroy(extra, { timeoutMs: 1_800_000 }), "destroy");
+    emu.clearRequests();
+    const skipCheckpoints = !!process.env.BENCH_SKIP_CHECKPOINTS;
+    const destroyStarted = Date.now();
+    const destroy = await timed(() => ws.destroy(extra, { timeoutMs: 1_800_000, env: skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : undefined }), "destroy");
+    const destroyLog = emu.requests();
+    const destroyWrites = emu.writes();
+    const destroyBound = emptyUp + (2 * o.taskMs) / 1000;
 
     const ratio = (s: number) => `${s.toFixed(1)} s (${(s / bound).toFixed(2)}x bound)`;
     console.log(`\nfleet: ${label} (load average ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`);
@@ -134,7 +145,11 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     console.log(`  up        ${ratio(up)}, ${(upRequests / resources).toFixed(2)} requests per created resource (${((upRequests - upPolls) / resources).toFixed(2)} without the ${(upPolls / resources).toFixed(2)} task polls)`);
     console.log(`  preview   ${ratio(preview)}, ${previewWrites} writes`);
     console.log(`  refresh   ${ratio(refresh)}, ${(refreshRequests / resources).toFixed(2)} requests per resource`);
-    console.log(`  destroy   ${ratio(destroy)}`);
+    console.log(
+      `  destroy   ${ratio(destroy)}${skipCheckpoints ? " with PULUMI_SKIP_CHECKPOINTS=true" : ""}; ${(destroy / destroyBound).toFixed(2)}x the destroy bound ${destroyBound.toFixed(1)} s (empty up + 2 x ${o.taskMs} ms); ${destroyWrites.length} writes:` +
+        breakdown(destroyWrites),
+    );
+    console.log(`  destroy timeline (s after start, first..last): ${timeline(destroyLog, destroyStarted, DESTROY_KINDS)}`);
     console.log(`  up requests by kind: ${breakdown(upLog)}`);
     console.log(`  up timeline (s after start, first..last): ${timeline(upLog, upStarted)}`);
     const cpuTotal = Object.entries(upCpu.byKind).reduce((a, [k, v]) => (k.startsWith("not this") ? a : a + v), 0);
@@ -153,14 +168,21 @@ async function run(o: Options, nodeModules: string): Promise<void> {
 }
 
 /** When the requests of each phase came: the first and the last of each kind of write and of the table reads. */
-function timeline(log: ReadonlyArray<{ method: string; path: string; at: string }>, started: number): string {
-  const kinds: Array<[string, RegExp]> = [
-    ["any request", /./],
-    ["GET table", /^GET \/v2\/storage\/tables\//],
-    ["POST source", /^POST .*\/sources$/],
-    ["POST sink", /^POST .*\/sinks$/],
-    ["PATCH settings", /^PATCH .*\/settings$/],
-  ];
+const UP_KINDS: Array<[string, RegExp]> = [
+  ["any request", /./],
+  ["GET table", /^GET \/v2\/storage\/tables\//],
+  ["POST source", /^POST .*\/sources$/],
+  ["POST sink", /^POST .*\/sinks$/],
+  ["PATCH settings", /^PATCH .*\/settings$/],
+];
+const DESTROY_KINDS: Array<[string, RegExp]> = [
+  ["any request", /./],
+  ["PATCH settings", /^PATCH .*\/settings$/],
+  ["DELETE sink", /^DELETE .*\/sinks\/[^/]+$/],
+  ["DELETE source", /^DELETE .*\/sources\/[^/]+$/],
+];
+
+function timeline(log: ReadonlyArray<{ method: string; path: string; at: string }>, started: number, kinds = UP_KINDS): string {
   return kinds
     .map(([name, re]) => {
       const at = log.filter((e) => re.test(`${e.method} ${e.path.replace(/\?.*$/, "")}`)).map((e) => (Date.parse(e.at) - started) / 1000);

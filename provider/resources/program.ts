@@ -12,6 +12,19 @@ import type { FactsInput } from "./define";
 
 const declared = new Map<string, string>();
 
+/** What a registered Source or Sink offers to the resources referencing it. */
+type IdOutputs<K extends string> = pulumi.Resource & { readonly [P in K | "branchId"]: pulumi.Output<string> };
+
+/** A Source or Sink of this program, keyed by its id output (`src.sourceId`, `snk.sinkId`), for deletedWith. */
+interface Registered {
+  resource: pulumi.Resource;
+  /** The branch as the resource's arguments give it, and its branchId output. */
+  branch: { arg: unknown; output: unknown };
+}
+const registeredSources = new WeakMap<object, Registered>();
+/** `sourceId`: what the Sink's arguments give, and its own sourceId output. */
+const registeredSinks = new WeakMap<object, Registered & { sourceId: { arg: unknown; output: unknown } }>();
+
 const literal = (v: unknown): v is string => typeof v === "string";
 const branchOf = (v: unknown): string | undefined => (v === undefined ? "default" : typeof v === "string" || typeof v === "number" ? String(v) : undefined);
 const isOutput = (v: unknown): v is object => pulumi.Output.isInstance(v);
@@ -82,9 +95,10 @@ export function sourceFacts(name: string, args: SourceDeclaration): FactsInput {
 }
 
 /** After the Source registered: its sourceId output stands for it in the resources that reference it (a sink takes its type). */
-export function declaredSource(args: SourceDeclaration, resource: { sourceId: pulumi.Output<string> }): void {
+export function declaredSource(args: SourceDeclaration, resource: IdOutputs<"sourceId">): void {
   const decl = sourceArgs.get(args);
   if (decl) sourcesByOutput.set(resource.sourceId, decl);
+  registeredSources.set(resource.sourceId, { resource, branch: { arg: args.branchId, output: resource.branchId } });
 }
 
 /** The Source of this program a `sourceId` input names: its sourceId output, or its literal id. */
@@ -137,9 +151,10 @@ export function declareSink(name: string, args: SinkDeclaration): void {
 }
 
 /** After the Sink registered: its sinkId output stands for it in the settings that reference it. */
-export function declaredSink(args: SinkDeclaration, resource: { sinkId: pulumi.Output<string> }): void {
+export function declaredSink(args: SinkDeclaration, resource: IdOutputs<"sinkId" | "sourceId">): void {
   const name = sinkArgs.get(args);
   if (name !== undefined) sinksByOutput.set(resource.sinkId, name);
+  registeredSinks.set(resource.sinkId, { resource, sourceId: { arg: args.sourceId, output: resource.sourceId }, branch: { arg: args.branchId, output: resource.branchId } });
 }
 
 /** What a Sink's check may use: its Source's type and whether it is declared here; another sink of this program writing its table. */
@@ -290,6 +305,48 @@ export interface ProgramConfiguration {
     /** Which default values row the binding names: that VariableConfig's ("declared"), none, or another. */
     defaultRow: "declared" | "none" | "other";
   };
+}
+
+// ---- deletedWith ------------------------------------------------------------------------------
+// Deleting a source deletes its sinks, and their settings, with it in one step of the service
+// (keboola/keboola-as-code internal/pkg/service/stream/definition/repository/sink/sink_delete.go:
+// deleteSinksOnSourceDelete soft-deletes every active sink of the source in the source's delete
+// operation, marked `deleted.directly: false`; a sink's and a source's settings are part of them).
+// So a resource that lives inside another one of this program gets Pulumi's `deletedWith` option:
+// when both are deleted in one operation (destroy, or both removed from the program), Pulumi skips
+// the inner resource's delete and sends only the outer one; deleted alone, it runs its own delete.
+// Derived only from an actual output of that resource (`sourceId: src.sourceId`), in the same
+// branch: a literal id may name an object of another program, which this one must not assume gone.
+
+/** Whether the branch a dependent gives (`branchId` argument) is certainly that of the referenced resource. */
+function sameBranch(dependent: unknown, of: Registered["branch"]): boolean {
+  if (dependent === of.output || dependent === of.arg) return true;
+  const branch = branchOf(dependent);
+  return branch !== undefined && branch === branchOf(of.arg);
+}
+
+/** The Source of this program whose deletion deletes the object addressed by these arguments (a Sink, a SourceSettings). */
+export function deletedWithSource(args: { branchId?: unknown; sourceId?: unknown }): pulumi.Resource | undefined {
+  const source = args.sourceId && typeof args.sourceId === "object" ? registeredSources.get(args.sourceId) : undefined;
+  return source && sameBranch(args.branchId, source.branch) ? source.resource : undefined;
+}
+
+/**
+ * The resource of this program whose deletion deletes a SinkSettings: its Sink (deleted in turn
+ * with its Source, which Pulumi follows: a delete skipped for `deletedWith` still counts as a
+ * deletion), else the Source the settings' sink belongs to.
+ */
+export function deletedWithSink(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): pulumi.Resource | undefined {
+  const sink = args.sinkId && typeof args.sinkId === "object" ? registeredSinks.get(args.sinkId) : undefined;
+  const sameSource = sink !== undefined && (args.sourceId === sink.sourceId.arg || args.sourceId === sink.sourceId.output);
+  if (sink && sameSource && sameBranch(args.branchId, sink.branch)) return sink.resource;
+  return deletedWithSource(args);
+}
+
+/** The options a resource registers with: `deletedWith` as derived, unless the program's options set it (even to undefined). */
+export function withDeletedWith(opts: pulumi.CustomResourceOptions | undefined, target: pulumi.Resource | undefined): pulumi.CustomResourceOptions | undefined {
+  if (!target || (opts && "deletedWith" in opts)) return opts;
+  return { ...opts, deletedWith: target };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
 import kindProvider from "../kinds/sink-settings";
 import { settingsHandler } from "./settings-handler";
-import { settingsFacts } from "./program";
+import { deletedWithSink, settingsFacts, withDeletedWith } from "./program";
 
 // Stream settings of one sink, overriding its source's. Only the keys set here are managed;
 // deleting the resource resets them to the defaults.
@@ -31,7 +31,8 @@ export interface SinkSettingsArgs extends ArgsOf<SinkSettingsInputs> {}
 export interface SinkSettings extends OutputsOf<typeof sinkSettings> {}
 export class SinkSettings extends KeboolaResource {
   constructor(name: string, args: SinkSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(kindProvider, sinkSettings, name, args, opts, settingsFacts(args));
+    // Deleted with its Sink (or Source) when that is deleted too: no reset of a sink being deleted (program.ts).
+    super(kindProvider, sinkSettings, name, args, withDeletedWith(opts, deletedWithSink(args)), settingsFacts(args));
   }
 }
 

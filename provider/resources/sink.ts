@@ -15,7 +15,7 @@ import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, t
 import kindProvider from "../kinds/sink";
 import { PartialFailure, type Props, type ResourceContext } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
-import { declareSink, declaredSink, sinkFacts } from "./program";
+import { declareSink, declaredSink, deletedWithSource, sinkFacts, withDeletedWith } from "./program";
 import { branchFailure, isNew, sinkSlotFailure } from "./preflight";
 import { show } from "../validation/messages";
 
@@ -71,7 +71,8 @@ export interface Sink extends OutputsOf<typeof sink> {}
 export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
     declareSink(name, args);
-    super(kindProvider, sink, name, args, opts, sinkFacts(name, args));
+    // Deleted with its Source when that is deleted too (program.ts).
+    super(kindProvider, sink, name, args, withDeletedWith(opts, deletedWithSource(args)), sinkFacts(name, args));
     declaredSink(args, this);
   }
 }

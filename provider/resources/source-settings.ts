@@ -6,7 +6,7 @@ import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
 import kindProvider from "../kinds/source-settings";
 import { settingsHandler } from "./settings-handler";
-import { settingsFacts } from "./program";
+import { deletedWithSource, settingsFacts, withDeletedWith } from "./program";
 
 // Stream settings of a source (they apply to all its sinks unless a sink overrides them).
 // Only the keys set here are managed; deleting the resource resets them to the defaults.
@@ -30,7 +30,8 @@ export interface SourceSettingsArgs extends ArgsOf<SourceSettingsInputs> {}
 export interface SourceSettings extends OutputsOf<typeof sourceSettings> {}
 export class SourceSettings extends KeboolaResource {
   constructor(name: string, args: SourceSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(kindProvider, sourceSettings, name, args, opts, settingsFacts(args));
+    // Deleted with its Source when that is deleted too: no reset of a source being deleted (program.ts).
+    super(kindProvider, sourceSettings, name, args, withDeletedWith(opts, deletedWithSource(args)), settingsFacts(args));
   }
 }
 

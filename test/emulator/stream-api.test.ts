@@ -366,6 +366,62 @@ describe("sources", () => {
     expect((await api("GET", `${path}/sinks`)).body.sinks).toEqual([]);
   });
 
+  it("deletes a source with its sinks in one task, as recorded (test/stream/api/source/delete-001-ok)", async () => {
+    // keboola/keboola-as-code: the source's delete soft-deletes every active sink of it in the same
+    // operation, `deleted.directly: false` (definition/repository/sink/sink_delete.go,
+    // deleteSinksOnSourceDelete; fixtures/sink_delete_snapshot_002.txt); a sink deleted before keeps
+    // `directly: true`. A sink of a deleted source is then "source not found" (sink_exists.go).
+    await createSource({ name: "With Sinks", type: "http" });
+    for (const name of ["First", "Second", "Gone Before"]) await createSink("with-sinks", sinkBody(name, `in.c-withsinks.${name.replace(" ", "_")}`, UUID_BODY));
+    await wait((await api("DELETE", "/v1/branches/default/sources/with-sinks/sinks/gone-before")).body);
+    const before = structuredClone(em.state.stream.sinks["101/with-sinks/gone-before"]!.deleted);
+
+    const res = await api("DELETE", "/v1/branches/default/sources/with-sinks");
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({
+      taskId: expect.stringMatching(/^api\.delete\.source\/101\/with-sinks\/\d{4}-.*Z_[0-9a-zA-Z]{5}$/),
+      type: "api.delete.source",
+      url: `${em.urls.stream}/v1/tasks/${res.body.taskId}`,
+      status: "processing",
+      isFinished: false,
+      createdAt: expect.stringMatching(ISO),
+    });
+    expect(await wait(res.body)).toEqual({
+      ...res.body,
+      status: "success",
+      isFinished: true,
+      finishedAt: expect.stringMatching(ISO),
+      duration: expect.any(Number),
+      result: "Source has been deleted successfully.",
+      outputs: { url: `${em.urls.stream}/v1/branches/101/sources/with-sinks`, projectId: 4242, branchId: 101, sourceId: "with-sinks" },
+    });
+
+    const source = em.state.stream.sources["101/with-sinks"]!;
+    expect(source.deleted).toEqual({ at: expect.stringMatching(ISO), by: BY, directly: true });
+    for (const sinkId of ["first", "second"]) {
+      expect(em.state.stream.sinks[`101/with-sinks/${sinkId}`]!.deleted, sinkId).toEqual({ ...source.deleted, directly: false });
+      expect(em.state.stream.sinkTokens[`101/with-sinks/${sinkId}`], sinkId).toBeUndefined();
+    }
+    expect(em.state.stream.sinks["101/with-sinks/gone-before"]!.deleted).toEqual(before);
+    expect(before).toMatchObject({ directly: true });
+
+    // Whatever addresses a sink of the deleted source answers 404: nothing is left to delete or reset.
+    // Reading a sink's settings looks the sink up alone (sink.go GetSinkSettings), the rest the source first.
+    const noSource = { statusCode: 404, error: "stream.api.sourceNotFound", message: 'Source "with-sinks" not found in the branch.' };
+    const reset = { settings: [{ key: "storage.level.staging.upload.trigger.count", value: null }] };
+    for (const [method, path, json, body] of [
+      ["GET", "/sinks/first", undefined, noSource],
+      ["DELETE", "/sinks/first", undefined, noSource],
+      ["PATCH", "/sinks/second/settings", reset, noSource],
+      ["PATCH", "/settings", reset, noSource],
+      ["GET", "/sinks/second/settings", undefined, { statusCode: 404, error: "stream.api.sinkNotFound", message: 'Sink "second" not found in the source.' }],
+    ] as const) {
+      const r = await api(method, `/v1/branches/default/sources/with-sinks${path}`, json ? { json } : {});
+      expect({ [`${method} ${path}`]: r.body }).toEqual({ [`${method} ${path}`]: body });
+      expect(r.status).toBe(404);
+    }
+  });
+
   it("deletes a source with cascade: sinks purged, tables and bucket deleted", async () => {
     await createSource({ name: "Cas Source", type: "http" });
     await createSink("cas-source", sinkBody("Cas Sink", "in.c-cas.t1", UUID_BODY));

@@ -266,6 +266,28 @@ describe("settings", () => {
     }
   });
 
+  it("deleting settings, or a sink, whose source is already deleted (with its sinks) succeeds without a task", async () => {
+    // What a delete finds when the source went first: not under deletedWith (Pulumi then skips these
+    // deletes), but e.g. after `pulumi state` surgery or a delete behind Pulumi's back.
+    const src = await createVia(source, h.ctx, "gone-src", { name: "Gone Source", sourceId: "gone-src" });
+    const snk = await createVia(sink, h.ctx, "gone-sink", { sourceId: "gone-src", name: "Gone Sink", tableId: "in.c-provider.gone", columns: [{ type: "uuid", name: "id" }] });
+    const sinkSet = await createVia(sinkSettings, h.ctx, "gone-sink-settings", { sourceId: "gone-src", sinkId: snk.outs.sinkId, stagingUploadTrigger: { count: 1000 } });
+    const sourceSet = await createVia(sourceSettings, h.ctx, "gone-src-settings", { sourceId: "gone-src", targetImportTrigger: { count: 1000 } });
+    await source.delete(h.ctx, src.id, src.outs);
+    h.emu.clearRequests();
+
+    await sinkSettings.delete(h.ctx, sinkSet.id, sinkSet.outs);
+    await sourceSettings.delete(h.ctx, sourceSet.id, sourceSet.outs);
+    await sink.delete(h.ctx, snk.id, snk.outs);
+    expect(h.emu.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      "PATCH /stream/v1/branches/default/sources/gone-src/sinks/gone-sink/settings 404",
+      "PATCH /stream/v1/branches/default/sources/gone-src/settings 404",
+      "DELETE /stream/v1/branches/default/sources/gone-src/sinks/gone-sink 404",
+    ]);
+    expect((await sinkSettings.read(h.ctx, sinkSet.id, sinkSet.outs)).id).toBe("");
+    expect((await sink.read(h.ctx, snk.id, snk.outs)).id).toBe("");
+  });
+
   it("refuses out-of-range values at check", async () => {
     const r = await sourceSettings.check(h.ctx, {}, { sourceId: "x", targetImportTrigger: { interval: "10s" }, stagingUploadTrigger: { count: 0 } });
     expect(r.failures?.map((f) => f.property)).toEqual(["stagingUploadTrigger.count", "targetImportTrigger.interval"]);
