@@ -62,7 +62,7 @@ new keboola.SinkSettings("raw-settings", { sourceId: events.sourceId, sinkId: "r
   [
     "an undeclared placeholder of a configuration bound by configId alone",
     USERS("{ configId: vars.configId }", "").replace('"{{endpoint}}"', '"{{endpont}}"'),
-    /keboola:ComponentConfig resource 'users': property configuration\.parameters\.config\.jobs\[0\]\.endpoint .*placeholder \{\{endpont\}\} refers to variable "endpont", which the bound variables do not declare \(declared: limit, endpoint\)/,
+    /keboola:ComponentConfig resource 'users' has a problem: configuration\.parameters\.config\.jobs\[0\]\.endpoint: placeholder \{\{endpont\}\} refers to variable "endpont", which the bound variables do not declare \(declared: limit, endpoint\)/,
   ],
   [
     "a job of a new configuration missing a value",
