@@ -4,6 +4,7 @@ import { list, readQuery, str } from "./body";
 import { requireConfig } from "./configurations";
 import { StorageHttpError } from "./errors";
 import { requireComponentAccess } from "./permissions";
+import type { ConfigVersionRecord } from "./state";
 
 // Configuration versions (keboola/storage-api-php-client `apiary.apib`, "List Configuration
 // Versions" and "Version Detail"): `GET .../configs/{id}/versions?include=&limit=&offset=` lists
@@ -29,14 +30,7 @@ export function registerVersionRoutes(api: StorageApp, ctx: EmulatorContext): vo
     const versions = [...(cfg.versions ?? [])].reverse().slice(offset, offset + limit);
     return c.json(
       versions.map((v) => {
-        const out: Record<string, unknown> = {
-          version: v.version,
-          created: v.created,
-          versionIdentifier: v.versionIdentifier,
-          creatorToken: v.creatorToken,
-          changeDescription: v.changeDescription,
-          isDeleted: v.isDeleted,
-        };
+        const out: Record<string, unknown> = versionHead(v);
         for (const field of ["name", "description", "configuration"] as const) if (include.includes(field)) out[field] = v[field];
         return out;
       }),
@@ -52,12 +46,7 @@ export function registerVersionRoutes(api: StorageApp, ctx: EmulatorContext): vo
     const v = (cfg.versions ?? []).find((x) => String(x.version) === wanted);
     if (!v) throw new StorageHttpError(404, "notFound", `Version ${wanted} not found`);
     return c.json({
-      version: v.version,
-      created: v.created,
-      versionIdentifier: v.versionIdentifier,
-      creatorToken: v.creatorToken,
-      changeDescription: v.changeDescription,
-      isDeleted: v.isDeleted,
+      ...versionHead(v),
       name: v.name,
       description: v.description,
       configuration: v.configuration,
@@ -65,4 +54,16 @@ export function registerVersionRoutes(api: StorageApp, ctx: EmulatorContext): vo
       rows: v.rows,
     });
   });
+}
+
+/** The fields every answer about a version starts with (list and detail alike). */
+function versionHead(v: ConfigVersionRecord) {
+  return {
+    version: v.version,
+    created: v.created,
+    versionIdentifier: v.versionIdentifier,
+    creatorToken: v.creatorToken,
+    changeDescription: v.changeDescription,
+    isDeleted: v.isDeleted,
+  };
 }

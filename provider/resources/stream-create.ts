@@ -1,18 +1,12 @@
 import { isConflict } from "../api/errors";
 import type { StreamTask } from "../api/stream";
-import { createOnce, waitVisible, type Created } from "./create-once";
+import { createOnce, waitVisible, type CreateOnce, type Created } from "./create-once";
 
 // Sources and sinks through the one create-once algorithm (create-once.ts): the create answers a
 // task; the service answers 409 for an id that exists, also while its create task still runs, so
 // an existing object that is not readable yet is waited for.
 
-export interface StreamCreate<T> {
-  label: string;
-  where: string;
-  owner: string | undefined;
-  adoptExisting: boolean;
-  fix: string;
-  find(): Promise<T | undefined>;
+export interface StreamCreate<T> extends Pick<CreateOnce<T, StreamTask>, "label" | "where" | "owner" | "adoptExisting" | "fix" | "find"> {
   ownerOf(object: T): string | undefined;
   create(): Promise<StreamTask>;
   runTask(task: StreamTask): Promise<StreamTask>;
