@@ -195,17 +195,16 @@ function boundOverrides(config: SettingPatchKV[]): Map<string, Bound> {
   return out;
 }
 
-/** A setting as GET .../settings answers it: the service's contract (keboola/stream.ts). */
-export type SettingResult = StreamSetting;
 
 /** GET .../settings: every key, sorted, with the entity's own overrides (no inheritance). */
-export function dumpSettings(config: SettingPatchKV[]): SettingResult[] {
+/** The settings as GET .../settings answers them, typed by the service's contract (keboola/stream.ts). */
+export function dumpSettings(config: SettingPatchKV[]): StreamSetting[] {
   const overrides = boundOverrides(config);
   return [...SETTINGS]
     .sort((x, y) => (x.key < y.key ? -1 : 1))
     .map((def) => {
       const override = overrides.get(def.key);
-      const out: SettingResult = {
+      const out: StreamSetting = {
         key: def.key,
         type: def.type,
         description: def.description,

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
+import { AUTO_DISABLED_WITH_SOURCE } from "../../keboola/stream";
 import { deleteBucket, deleteTable, listTables, parseTableId } from "../storage/tables";
 import { alreadyExists, badRequest, GoaErrors, notFound } from "./errors";
 import { isoTime, newSourceSecret, normalizeName } from "./ids";
@@ -332,7 +333,7 @@ function disableSourceOp(ctx: EmulatorContext, task: TaskRecord, now: number): T
     source.version = nextVersion(source, at, task.by, "Disabled.");
     for (const sink of sinksOf(ctx, source.branchId, source.sourceId)) {
       if (sink.disabled) continue;
-      sink.disabled = { at, by: task.by, reason: "Auto-disabled with the parent source.", directly: false };
+      sink.disabled = { at, by: task.by, reason: AUTO_DISABLED_WITH_SOURCE, directly: false };
       revokeSinkToken(ctx, sink);
     }
   }

@@ -3,7 +3,7 @@ import { notFoundAsUndefined as orUndefined } from "./errors";
 import { waitUntilFinished } from "./tasks";
 import type { SettingPatch, SinkEntry, StreamSetting, StreamSink, StreamSource, StreamTask } from "../../keboola/stream";
 
-export { AUTO_DISABLED_WITH_SOURCE, sinkDisabledDirectly } from "../../keboola/stream";
+export { sinkDisabledDirectly } from "../../keboola/stream";
 export type { SettingPatch, SinkEntry, StreamColumn, StreamSetting, StreamSink, StreamSource, StreamTask } from "../../keboola/stream";
 
 // Typed calls of the Stream API (`/v1`). Every write answers 202 with a task; `runTask` waits
