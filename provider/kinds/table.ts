@@ -1,11 +1,12 @@
-// The resource kinds: one row each (the files beside this one are the kinds' provider objects). Everything that lists kinds is derived from this table: the
-// `ResourceKind` type, the runtime's lazy loading of a kind's module, the class name in error
-// messages, the catalog (schema.json) and the per-kind provider objects under kinds/. What cannot be
-// derived (package.json's `exports` of `keboola-pulumi/kinds/<file>`, the class exports of index.ts)
-// is checked against it by test/unit/kinds.test.ts.
+// The resource kinds: one row each. Everything that lists kinds is derived from this table: the
+// `ResourceKind` type, the runtime's lazy loading of a kind's module (resources/<file>), the class
+// name in error messages, the catalog (schema.json) and each kind's provider object module
+// (dist/provider/kinds/<file>.js, written at build by scripts/gen-kinds.ts, exported by
+// package.json's `./kinds/*`). What TypeScript cannot derive, the class export in index.ts, is
+// checked against it by test/unit/kinds.test.ts.
 //
-// Adding a kind: its resource file under resources/ (schema, class, handler), one row here, a
-// one-line kinds/<file>.ts, its package.json export, and its tests.
+// Adding a kind: its resource file under resources/ (schema, class, handler), one row here, the
+// class's export line in index.ts, and its tests.
 
 export const KINDS = {
   source: { type: "Source", file: "source" },
@@ -20,3 +21,10 @@ export const KINDS = {
 export type ResourceKind = keyof typeof KINDS;
 
 export const KIND_NAMES = Object.keys(KINDS) as ResourceKind[];
+
+/** The kind whose row has this class name. */
+export function kindOfType(type: string): ResourceKind {
+  const kind = KIND_NAMES.find((k) => KINDS[k].type === type);
+  if (!kind) throw new Error(`No row of the kinds table (provider/kinds/table.ts) has the type ${type}.`);
+  return kind;
+}

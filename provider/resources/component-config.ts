@@ -10,7 +10,6 @@ import { rowSharedCodeOf, sharedCodeOf, type SharedCodeUse } from "../../keboola
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import kindProvider from "../kinds/component-config";
 import { PartialFailure, type Props } from "./types";
 import { splitMarker, withMarker } from "./ownership";
 import { componentConfigFacts, declareConfig, declaredConfig, plainSecretPaths, plainSecretWarning } from "./program";
@@ -172,7 +171,7 @@ export interface ComponentConfig extends OutputsOf<typeof componentConfig> {}
 export class ComponentConfig extends KeboolaResource {
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("ComponentConfig", name, args);
-    super(kindProvider, componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }), ...componentConfigFacts(args) });
+    super(componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }), ...componentConfigFacts(args) });
     declaredConfig("ComponentConfig", name, args, args.componentId, this);
   }
 }

@@ -5,6 +5,8 @@ import type { ProgramFacts } from "./program";
 import { quietStacks } from "../registration";
 import type { Props, ResourceContext } from "./types";
 import { same } from "./common";
+import { kindOfType } from "../kinds/table";
+import { kindProvider } from "../kinds/provider";
 
 // One zod schema per resource says all there is about its data: the inputs a program passes,
 // what the provider computes (and which of it is secret), and what state keeps for the provider
@@ -82,7 +84,7 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
     replaceWhenSet: inputFields.flatMap(([n, f]) => (replacingFields.get(f)?.whenSet ? [n] : [])),
     update: inputFields.flatMap(([n, f]) => (replacingFields.has(f) || untrackedFields.has(f) ? [] : [n])),
   };
-  return {
+  const definition = {
     lifecycle,
     type: spec.type,
     description: spec.description,
@@ -112,6 +114,16 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
       return out as Partial<z.output<typeof state>>;
     },
   };
+  DEFINED.set(spec.type, definition);
+  return definition;
+}
+
+// Every definition made, by type: the catalog (schema.json) reads the kinds table's through it.
+const DEFINED = new Map<string, AnyDefinition>();
+
+/** The definition of a kind's type, once its resource module is loaded. */
+export function definitionOf(type: string): AnyDefinition | undefined {
+  return DEFINED.get(type);
 }
 
 /** Which inputs replace the object, and which update it in place (the rest are untracked). */
@@ -238,10 +250,10 @@ export function registration(
  * the SDK's per-promise debug stack traces (see provider/registration.ts).
  */
 export abstract class KeboolaResource extends pulumi.dynamic.Resource {
-  protected constructor(provider: dynamic.ResourceProvider, def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: FactsInput) {
+  protected constructor(def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: FactsInput) {
     const stacks = quietStacks();
     try {
-      super(...registration(provider, def, name, args, opts, facts));
+      super(...registration(kindProvider(kindOfType(def.type)), def, name, args, opts, facts));
     } catch (err) {
       throw stacks.explain(err);
     } finally {

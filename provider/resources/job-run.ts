@@ -9,7 +9,6 @@ import { stringValue, variableValuesSchema } from "../validation/variables";
 import { jobFailures, unlessForbidden } from "./preflight";
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import kindProvider from "../kinds/job-run";
 import { assertCanManage, unknownAsOld } from "./configurations";
 import { jobFacts } from "./program";
 
@@ -64,7 +63,7 @@ export interface JobRunArgs extends ArgsOf<JobRunInputs> {}
 export interface JobRun extends OutputsOf<typeof jobRun> {}
 export class JobRun extends KeboolaResource {
   constructor(name: string, args: JobRunArgs, opts?: pulumi.CustomResourceOptions) {
-    super(kindProvider, jobRun, name, args, opts, jobFacts(args));
+    super(jobRun, name, args, opts, jobFacts(args));
   }
 }
 

@@ -4,7 +4,6 @@ import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
-import kindProvider from "../kinds/sink-settings";
 import { settingsHandler } from "./settings-handler";
 import { deletedWithSink, settingsFacts, withDeletedWith } from "./program";
 
@@ -32,7 +31,7 @@ export interface SinkSettings extends OutputsOf<typeof sinkSettings> {}
 export class SinkSettings extends KeboolaResource {
   constructor(name: string, args: SinkSettingsArgs, opts?: pulumi.CustomResourceOptions) {
     // Deleted with its Sink (or Source) when that is deleted too: no reset of a sink being deleted (program.ts).
-    super(kindProvider, sinkSettings, name, args, withDeletedWith(opts, deletedWithSink(args)), settingsFacts(args));
+    super(sinkSettings, name, args, withDeletedWith(opts, deletedWithSink(args)), settingsFacts(args));
   }
 }
 

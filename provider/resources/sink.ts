@@ -12,7 +12,6 @@ import { same, type ArgsOf } from "./common";
 import { isOneOf } from "../../keboola/json";
 import { STREAM_SIGNALS } from "../../keboola/stream";
 import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import kindProvider from "../kinds/sink";
 import { PartialFailure, type Props, type ResourceContext } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
 import { declareSink, declaredSink, deletedWithSource, sinkFacts, withDeletedWith } from "./program";
@@ -72,7 +71,7 @@ export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
     declareSink(name, args);
     // Deleted with its Source when that is deleted too (program.ts).
-    super(kindProvider, sink, name, args, withDeletedWith(opts, deletedWithSource(args)), sinkFacts(name, args));
+    super(sink, name, args, withDeletedWith(opts, deletedWithSource(args)), sinkFacts(name, args));
     declaredSink(args, this);
   }
 }

@@ -4,7 +4,6 @@ import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
 import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
-import kindProvider from "../kinds/source-settings";
 import { settingsHandler } from "./settings-handler";
 import { deletedWithSource, settingsFacts, withDeletedWith } from "./program";
 
@@ -31,7 +30,7 @@ export interface SourceSettings extends OutputsOf<typeof sourceSettings> {}
 export class SourceSettings extends KeboolaResource {
   constructor(name: string, args: SourceSettingsArgs, opts?: pulumi.CustomResourceOptions) {
     // Deleted with its Source when that is deleted too: no reset of a source being deleted (program.ts).
-    super(kindProvider, sourceSettings, name, args, withDeletedWith(opts, deletedWithSource(args)), settingsFacts(args));
+    super(sourceSettings, name, args, withDeletedWith(opts, deletedWithSource(args)), settingsFacts(args));
   }
 }
 

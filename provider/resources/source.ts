@@ -10,7 +10,6 @@ import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
 import { branchSchema, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
 import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, replaces, secret, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import kindProvider from "../kinds/source";
 import { PartialFailure } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
 import { declareSource, declaredSource, sourceFacts } from "./program";
@@ -68,7 +67,7 @@ export interface Source extends OutputsOf<typeof source> {}
 export class Source extends KeboolaResource {
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
     declareSource(name, args);
-    super(kindProvider, source, name, args, opts, sourceFacts(name, args));
+    super(source, name, args, opts, sourceFacts(name, args));
     declaredSource(args, this);
   }
 }

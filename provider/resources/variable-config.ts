@@ -9,7 +9,6 @@ import { stringValue, valueIssues, variableDeclarationsSchema, variableValuesSch
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import kindProvider from "../kinds/variable-config";
 import { PartialFailure } from "./types";
 import {
   configResourceId,
@@ -94,7 +93,7 @@ export interface VariableConfig extends OutputsOf<typeof variableConfig> {}
 export class VariableConfig extends KeboolaResource {
   constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("VariableConfig", name, { ...args, componentId: VARIABLES_COMPONENT });
-    super(kindProvider, variableConfig, name, args, opts);
+    super(variableConfig, name, args, opts);
     declaredConfig("VariableConfig", name, args, VARIABLES_COMPONENT, this);
   }
 
