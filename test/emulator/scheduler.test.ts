@@ -124,3 +124,32 @@ describe("the clock", () => {
     expect((await jobsOf()).length).toBe(count);
   });
 });
+
+describe("a schedule running a flow (issue 18's scenario)", () => {
+  it("advancing the clock 24h runs the nightly flow, and its two phases' jobs in order", async () => {
+    await storage("POST", cfgPath("keboola.ex-generic-v2"), { json: { name: "Orders", configurationId: "orders", configuration: { parameters: {} } } });
+    const task = (id: string, phase: string, configId: string) => ({ id, name: configId, phase, enabled: true, continueOnFailure: false, task: { componentId: "keboola.ex-generic-v2", configId, mode: "run" } });
+    await storage("POST", cfgPath("keboola.flow"), {
+      json: {
+        name: "Nightly",
+        configurationId: "nightly",
+        configuration: {
+          phases: [{ id: "extract", name: "extract", dependsOn: [] }, { id: "load", name: "load", dependsOn: ["extract"] }],
+          tasks: [task("t1", "extract", "users"), task("t2", "load", "orders")],
+        },
+      },
+    });
+    await schedulerConfig("s-nightly", { cronTab: "0 3 * * *", timezone: "Europe/Prague", state: "enabled" }, { componentId: "keboola.flow", configurationId: "nightly", mode: "run" });
+    const s = (await scheduler("POST", "/schedules", { json: { configurationId: "s-nightly" } })).body;
+    await clock({ advance: "24h" });
+    const [execution] = (await scheduler("GET", `/schedules/${s.id}`)).body.executions;
+    expect(execution).toBeDefined();
+    const flow = (await pollUntil(() => queue("GET", `/jobs/${execution.jobId}`), (r) => r.body.isFinished)).body;
+    expect(flow).toMatchObject({ component: "keboola.flow", config: "nightly", status: "success" });
+    const tasks = ((await queue("GET", `/jobs?parentRunId=${flow.runId}`)).body as Array<{ id: string; config: string; status: string; createdTime: string; endTime: string }>).sort(
+      (a, b) => Number(a.id) - Number(b.id),
+    );
+    expect(tasks.map((t) => [t.config, t.status])).toEqual([["users", "success"], ["orders", "success"]]);
+    expect(Date.parse(tasks[1]!.createdTime)).toBeGreaterThanOrEqual(Date.parse(tasks[0]!.endTime));
+  });
+});
