@@ -43,7 +43,32 @@ function endJob(ctx: EmulatorContext, job: QueueJobRecord, status: "success" | "
   job.endTime = colonTime(end);
   job.durationSeconds = Math.round((end - (job.startedAtMs ?? end)) / 1000);
   job.status = status;
-  job.result = result;
+  job.result = job.flow ? { ...result, ...flowSummary(ctx, job.flow) } : result;
+}
+
+/**
+ * A flow job's `result.tasks` and `result.phases`, in the fields keboola/keboola-sdk-go reads
+ * (pkg/keboola/queue_job.go `JobResultExtended`, `JobTask`, `JobPhase`): each task with its job
+ * and that job's status ("skipped" when its phase never ran, "error" when it could not start).
+ */
+function flowSummary(ctx: EmulatorContext, progress: FlowProgress): JsonObject {
+  const statusOf = (t: FlowProgress["tasks"][number]): string =>
+    t.jobId ? (ctx.state.queue.jobs[t.jobId]?.status ?? "error") : t.failure !== null ? "error" : "skipped";
+  const tasks = progress.tasks.map((t) => ({
+    id: t.taskId,
+    name: t.name,
+    type: "job",
+    phase: t.phaseId,
+    component: t.componentId,
+    status: statusOf(t),
+    ...(t.jobId ? { jobId: t.jobId } : {}),
+  }));
+  const phases = progress.phases.map((p, i) => {
+    const own = tasks.filter((t) => t.phase === p.id);
+    const status = i > progress.phaseIndex ? "skipped" : own.some((t) => t.status === "error") ? "error" : "success";
+    return { id: p.id, name: p.name, status };
+  });
+  return { tasks, phases };
 }
 
 const failedResult = (ctx: EmulatorContext, message: string): JsonObject => ({ message, error: { type: "user", exceptionId: exceptionId(ctx) } });

@@ -172,7 +172,8 @@ export function queueJobJson(ctx: EmulatorContext, job: QueueJobRecord): Record<
     metrics: [],
     behavior: { onError: null },
     parallelism: null,
-    type: "standard",
+    // A flow job contains its tasks' jobs (keboola-sdk-go pkg/keboola/queue_job.go `Type`).
+    type: runsFlow(job) ? "orchestrationContainer" : "standard",
     orchestrationJobId: job.orchestrationJobId ?? null,
     orchestrationTaskId: job.orchestrationTaskId ?? null,
     onlyOrchestrationTaskIds: null,

@@ -11,7 +11,7 @@ const queue = (method: string, path: string, opts: Parameters<typeof call>[3] = 
 const cfgPath = (component: string) => `/v2/storage/branch/default/components/${component}/configs`;
 const EX = "keboola.ex-generic-v2";
 
-type Job = { id: string; runId: string; parentRunId: string; status: string; isFinished: boolean; config: string; orchestrationJobId: string | null; orchestrationTaskId: string | null; result: { message?: string }; createdTime: string; endTime: string | null };
+type Job = { id: string; type: string; runId: string; parentRunId: string; status: string; isFinished: boolean; config: string; orchestrationJobId: string | null; orchestrationTaskId: string | null; result: { message?: string }; createdTime: string; endTime: string | null };
 
 const task = (id: string, phase: string, configId: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -51,8 +51,8 @@ describe("flow jobs", () => {
       tasks: [task("t-orders", "load", "orders"), task("t-users", "extract", "users")],
     });
     const { flow, tasks } = await runFlow("nightly");
-    expect(flow).toMatchObject({ status: "success", result: { message: FLOW_SUCCESS_MESSAGE }, parentRunId: "" });
-    expect(tasks.map((t) => [t.config, t.status])).toEqual([["users", "success"], ["orders", "success"]]);
+    expect(flow).toMatchObject({ status: "success", type: "orchestrationContainer", result: { message: FLOW_SUCCESS_MESSAGE }, parentRunId: "" });
+    expect(tasks.map((t) => [t.config, t.status, t.type])).toEqual([["users", "success", "standard"], ["orders", "success", "standard"]]);
     for (const t of tasks) {
       expect(t).toMatchObject({ parentRunId: flow.runId, runId: `${flow.runId}.${t.id}`, orchestrationJobId: flow.id });
     }
@@ -73,6 +73,16 @@ describe("flow jobs", () => {
     expect(flow.status).toBe("error");
     expect(flow.result.message).toBe(`Task "run users" of phase "first" failed (job ${tasks[0]!.id}): Internal Server Error occurred.`);
     expect(tasks.map((t) => t.config)).toEqual(["users"]);
+    expect(flow.result).toMatchObject({
+      tasks: [
+        { id: "a", phase: "1", status: "error", jobId: tasks[0]!.id, component: EX },
+        { id: "b", phase: "2", status: "skipped" },
+      ],
+      phases: [
+        { id: "1", name: "first", status: "error" },
+        { id: "2", name: "second", status: "skipped" },
+      ],
+    });
   });
 
   it("continueOnFailure lets the flow go on; a task whose configuration is gone fails it", async () => {
