@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { call, pollUntil } from "./helpers";
 
@@ -151,5 +154,39 @@ describe("a schedule running a flow (issue 18's scenario)", () => {
     );
     expect(tasks.map((t) => [t.config, t.status])).toEqual([["users", "success"], ["orders", "success"]]);
     expect(Date.parse(tasks[1]!.createdTime)).toBeGreaterThanOrEqual(Date.parse(tasks[0]!.endTime));
+  });
+});
+
+describe("a restart from the state file", () => {
+  it("keeps the schedules, the clock and the next fire", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "emu-sched-"));
+    try {
+      const stateFile = join(dir, "state.json");
+      const first = await startEmulator({ token: "master", taskDurationMs: 5, stateFile });
+      const at = (e: Emulator) => (method: string, path: string, json?: unknown) => call(e.url, method, path, { token: "master", ...(json === undefined ? {} : { json }) });
+      await at(first)("POST", cfgPath("keboola.ex-generic-v2"), { name: "Users", configurationId: "users", configuration: {} });
+      await at(first)("POST", cfgPath("keboola.scheduler"), {
+        name: "Hourly",
+        configurationId: "hourly",
+        configuration: { schedule: { cronTab: "0 * * * *", timezone: "UTC", state: "enabled" }, target: { componentId: "keboola.ex-generic-v2", configurationId: "users", mode: "run" } },
+      });
+      const s = (await call(first.urls.scheduler, "POST", "/schedules", { token: "master", json: { configurationId: "hourly" } })).body;
+      const moved = (await call(first.url, "POST", "/_emulator/clock", { json: { advance: "10d" } })).body;
+      await first.close();
+
+      const second = await startEmulator({ token: "master", taskDurationMs: 5, stateFile });
+      try {
+        const clockNow = (await call(second.url, "GET", "/_emulator/clock")).body;
+        expect(clockNow.offsetMs).toBe(moved.offsetMs);
+        const kept = (await call(second.urls.scheduler, "GET", `/schedules/${s.id}`, { token: "master" })).body;
+        expect(kept.executions).toHaveLength(1);
+        await call(second.url, "POST", "/_emulator/clock", { json: { advance: "1h" } });
+        expect((await call(second.urls.scheduler, "GET", `/schedules/${s.id}`, { token: "master" })).body.executions).toHaveLength(2);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
