@@ -38,7 +38,8 @@ function compile(cronTab: string, timezone: string | undefined): Cron {
 
 /** Whether `timezone` is an IANA timezone name the Scheduler reads a cron in. */
 export function checkTimezone(timezone: string): CronCheck {
-  if (timezone.trim() === "" || timezone !== timezone.trim()) {
+  // Names only: Intl also takes offsets such as "+01:00" on newer Node versions; the tz database does not.
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(timezone)) {
     return { ok: false, reason: `"${timezone}" is not an IANA timezone name`, fix: 'use a name such as "UTC" or "Europe/Prague"' };
   }
   try {

@@ -10,7 +10,8 @@ import { findConfig } from "../storage/configurations";
 import { colonTime } from "../storage/format";
 import { createQueueJob } from "../queue/jobs";
 import { QueueHttpError } from "../queue/errors";
-import { checkSchedule, nextRun } from "../../keboola/cron";
+import { nextRun } from "../../keboola/cron";
+import { SCHEDULER_COMPONENT_ID, schedulerConfigurationSchema, type ScheduleJson } from "../../keboola/scheduler";
 import { initialSchedulerState, type ScheduleRecord } from "./state";
 
 // The Scheduler API, mounted at `<base>/scheduler` (a real stack serves it at
@@ -34,7 +35,7 @@ import { initialSchedulerState, type ScheduleRecord } from "./state";
 //   on every save of a scheduler configuration, internal/pkg/mapper/scheduler/remote_activate.go,
 //   and its SDK test lists one schedule after one activation, so saves cannot pile up schedules).
 // - A configuration that is missing answers 404; one whose content is not a valid schedule 400,
-//   with the reason (the cron rule from keboola/cron.ts).
+//   with the first reason (keboola/scheduler.ts's schema, with the cron rules of keboola/cron.ts).
 //
 // Firing (see also core/clock.ts): an enabled schedule fires at the times of its cron in its
 // timezone, by the emulator's clock. Each fire starts the target's job in the Queue (mode
@@ -50,7 +51,6 @@ export interface SchedulerEnv {
   Variables: { token: TokenRecord };
 }
 
-export const SCHEDULER_COMPONENT_ID = "keboola.scheduler";
 const FIRE_OP = "scheduler.fire";
 
 class SchedulerHttpError extends Error {
@@ -67,43 +67,25 @@ const isObject = (v: unknown): v is JsonObject => !!v && typeof v === "object" &
 const idString = (v: unknown): string | undefined =>
   (typeof v === "string" && v !== "") || (typeof v === "number" && Number.isInteger(v)) ? String(v) : undefined;
 
-/** A scheduler configuration's content as a schedule, or the reason it is not one. */
+/** A scheduler configuration's content as a schedule, or 400 with the first reason it is not one. */
 function readScheduleConfiguration(content: JsonObject): Pick<ScheduleRecord, "schedule" | "target"> {
-  const bad = (why: string): never => {
-    throw new SchedulerHttpError(400, `Invalid configuration: ${why}`);
-  };
-  const schedule = isObject(content.schedule) ? content.schedule : bad('"schedule" must be an object with "cronTab", "timezone" and "state"');
-  const target = isObject(content.target) ? content.target : bad('"target" must be an object with "componentId", "configurationId" and "mode"');
-  const cronTab = typeof schedule.cronTab === "string" ? schedule.cronTab : bad('"schedule.cronTab" must be a string');
-  const timezone = schedule.timezone === undefined ? "UTC" : typeof schedule.timezone === "string" ? schedule.timezone : bad('"schedule.timezone" must be a string');
-  const state = schedule.state === undefined ? "enabled" : schedule.state;
-  if (state !== "enabled" && state !== "disabled") bad(`"schedule.state" must be "enabled" or "disabled", got ${JSON.stringify(state)}`);
-  const check = checkSchedule(cronTab, timezone);
-  if (!check.ok) bad(`"schedule": ${check.reason}`);
-  const componentId = typeof target.componentId === "string" && target.componentId !== "" ? target.componentId : bad('"target.componentId" must be a component id');
-  const configurationId = idString(target.configurationId) ?? bad('"target.configurationId" must be a configuration id');
-  const mode = target.mode === undefined ? "run" : target.mode;
-  if (mode !== "run") bad(`"target.mode" must be "run", got ${JSON.stringify(mode)}`);
-  const rowIds = target.configurationRowIds === undefined ? [] : target.configurationRowIds;
-  if (!Array.isArray(rowIds) || rowIds.some((r) => idString(r) === undefined)) bad('"target.configurationRowIds" must be a list of row ids');
-  const out: Pick<ScheduleRecord, "schedule" | "target"> = {
-    schedule: { cronTab, timezone, state: state as "enabled" | "disabled" },
-    target: { componentId, configurationId, configurationRowIds: (rowIds as JsonValue[]).map((r) => String(r)), mode: "run", tag: typeof target.tag === "string" ? target.tag : "" },
-  };
-  const valuesId = idString(target.variableValuesId);
-  if (valuesId) out.target.variableValuesId = valuesId;
-  if (isObject(target.variableValuesData) && Array.isArray(target.variableValuesData.values)) {
-    out.target.variableValuesData = {
-      values: target.variableValuesData.values.map((v) => {
-        const o = isObject(v) ? v : {};
-        return { name: String(o.name ?? ""), value: String(o.value ?? "") };
-      }),
-    };
+  const parsed = schedulerConfigurationSchema.safeParse(content);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `"${issue.path.join(".")}"` : "the configuration";
+    throw new SchedulerHttpError(400, `Invalid configuration: ${where}: ${issue.message}`);
   }
+  const { schedule, target } = parsed.data;
+  const out: Pick<ScheduleRecord, "schedule" | "target"> = {
+    schedule: { cronTab: schedule.cronTab, timezone: schedule.timezone, state: schedule.state },
+    target: { componentId: target.componentId, configurationId: target.configurationId, configurationRowIds: target.configurationRowIds, mode: target.mode, tag: target.tag ?? "" },
+  };
+  if (target.variableValuesId) out.target.variableValuesId = target.variableValuesId;
+  if (target.variableValuesData) out.target.variableValuesData = target.variableValuesData;
   return out;
 }
 
-export function scheduleJson(s: ScheduleRecord): Record<string, unknown> {
+export function scheduleJson(s: ScheduleRecord): ScheduleJson {
   return {
     id: s.id,
     tokenId: s.tokenId,

@@ -75,7 +75,7 @@ describe("the Scheduler API", () => {
     await schedulerConfig("s-badcron", { cronTab: "0 0 3 * * *", timezone: "UTC", state: "enabled" });
     const badCron = await scheduler("POST", "/schedules", { json: { configurationId: "s-badcron" } });
     expect(badCron.status).toBe(400);
-    expect(badCron.body.error).toMatch(/^Invalid configuration: "schedule": "0 0 3 \* \* \*" has 6 fields/);
+    expect(badCron.body.error).toMatch(/^Invalid configuration: "schedule.cronTab": "0 0 3 \* \* \*" has 6 fields/);
     await schedulerConfig("s-badtz", { cronTab: "0 3 * * *", timezone: "Mars/Base", state: "enabled" });
     expect((await scheduler("POST", "/schedules", { json: { configurationId: "s-badtz" } })).body.error).toMatch(/"Mars\/Base" is not an IANA timezone name/);
     expect((await scheduler("POST", "/schedules", { json: {} })).status).toBe(400);

@@ -30,7 +30,7 @@ describe("checkCronTab", () => {
 
 describe("checkTimezone", () => {
   it.each(["UTC", "Europe/Prague", "America/New_York"])("accepts %j", (tz) => expect(checkTimezone(tz)).toEqual({ ok: true }));
-  it.each(["Mars/Base", "", " UTC", "Europe/Praha"])("refuses %j", (tz) => expect(checkTimezone(tz).ok).toBe(false));
+  it.each(["Mars/Base", "", " UTC", "Europe/Praha", "+01:00", "../etc"])("refuses %j", (tz) => expect(checkTimezone(tz).ok).toBe(false));
   it("checkSchedule reports the cron before the timezone", () => {
     const r = checkSchedule("0 3 * *", "Mars/Base");
     expect(r.ok === false && r.reason).toMatch(/fields/);
