@@ -7,7 +7,6 @@ import type { TokenRecord } from "../core/tokens";
 import { apiErrorControlBody, noRouteMessage } from "../core/api-error-control";
 import { exceptionId } from "../storage/errors";
 import { findConfig } from "../storage/configurations";
-import { colonTime } from "../storage/format";
 import { createQueueJob } from "../queue/jobs";
 import { QueueHttpError } from "../queue/errors";
 import { nextRun } from "../../keboola/cron";
@@ -21,6 +20,11 @@ import { initialSchedulerState, type ScheduleRecord } from "./state";
 //   GET /schedules, GET|DELETE /schedules/{scheduleId}
 //   DELETE /configurations/{configurationId}                    every schedule of that configuration
 //   POST /schedules/{scheduleId}/refreshToken
+// Statuses and bodies as the Scheduler's OpenAPI spec gives them (swaggerhub odinuv/scheduler/1.0.0,
+// which the SDK cites; a copy: api-evangelist/keboola openapi/keboola-schedules-api-openapi.yml):
+// activation answers 200 with the schedule, refreshToken 202, the deletes 204, `GET /schedules`
+// filters by the target's `componentId` and `configurationId`, `executionTime` is an ISO time
+// ("2019-06-21T09:12:33.001Z"), errors are `{error, code, status: "error", exceptionId, context}`.
 // The schedule JSON is the SDK's `Schedule` (pkg/keboola/scheduler_model.go): `{id, tokenId,
 // configurationId, configurationVersionId, schedule: {cronTab, timezone, state}, target:
 // {componentId, configurationId, configurationRowIds, mode, tag}, executions: [{jobId,
@@ -131,7 +135,7 @@ function fire(ctx: EmulatorContext, s: ScheduleRecord): void {
       ...(s.target.variableValuesId ? { variableValuesId: s.target.variableValuesId } : {}),
       ...(s.target.variableValuesData ? { variableValuesData: s.target.variableValuesData } : {}),
     });
-    s.executions.unshift({ jobId: job.id, executionTime: colonTime(now) });
+    s.executions.unshift({ jobId: job.id, executionTime: new Date(now).toISOString() });
   } catch (err) {
     // The target cannot run now (deleted, disabled): the Scheduler logs it and starts nothing.
     if (!(err instanceof QueueHttpError)) throw err;
@@ -203,11 +207,16 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
     };
     schedules()[id] = s;
     planNextFire(ctx, s);
-    return c.json(scheduleJson(s), 201);
+    return c.json(scheduleJson(s), 200);
   });
 
+  // Filters by the target (`componentId` and `configurationId`, meant to be used together).
   api.get("/schedules", authenticated, (c) => {
-    const all = Object.values(schedules()).sort((a, b) => Number(a.id) - Number(b.id));
+    const componentId = c.req.query("componentId");
+    const configurationId = c.req.query("configurationId");
+    const all = Object.values(schedules())
+      .filter((s) => (!componentId || s.target.componentId === componentId) && (!configurationId || s.target.configurationId === configurationId))
+      .sort((a, b) => Number(a.id) - Number(b.id));
     return c.json(all.map(scheduleJson));
   });
 
@@ -230,7 +239,7 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
     master(c);
     const s = requireSchedule(c.req.param("scheduleId"));
     s.tokenId = String(ctx.nextId("scheduler.token", 90001));
-    return c.json(scheduleJson(s));
+    return c.body(null, 202);
   });
 
   api.all("*", (c) => {

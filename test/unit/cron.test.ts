@@ -29,8 +29,8 @@ describe("checkCronTab", () => {
 });
 
 describe("checkTimezone", () => {
-  it.each(["UTC", "Europe/Prague", "America/New_York"])("accepts %j", (tz) => expect(checkTimezone(tz)).toEqual({ ok: true }));
-  it.each(["Mars/Base", "", " UTC", "Europe/Praha", "+01:00", "../etc"])("refuses %j", (tz) => expect(checkTimezone(tz).ok).toBe(false));
+  it.each(["UTC", "Europe/Prague", "America/New_York", "+0100", "-05:30"])("accepts %j", (tz) => expect(checkTimezone(tz)).toEqual({ ok: true }));
+  it.each(["Mars/Base", "", " UTC", "Europe/Praha", "+1500", "+01:75", "../etc"])("refuses %j", (tz) => expect(checkTimezone(tz).ok).toBe(false));
   it("checkSchedule reports the cron before the timezone", () => {
     const r = checkSchedule("0 3 * *", "Mars/Base");
     expect(r.ok === false && r.reason).toMatch(/fields/);
@@ -44,6 +44,11 @@ describe("when a schedule fires", () => {
       "2025-01-02T02:00:00.000Z",
     ]);
     expect(nextRuns("0 3 * * *", "Europe/Prague", new Date("2025-07-01T00:00:00Z"), 1)[0]?.toISOString()).toBe("2025-07-01T01:00:00.000Z");
+  });
+
+  it("reads a fixed offset as the Scheduler does (+0100: 03:00 there is 02:00 UTC)", () => {
+    expect(nextRuns("0 3 * * *", "+0100", new Date("2025-07-01T00:00:00Z"), 1)[0]?.toISOString()).toBe("2025-07-01T02:00:00.000Z");
+    expect(nextRuns("0 3 * * *", "-05:30", new Date("2025-07-01T00:00:00Z"), 1)[0]?.toISOString()).toBe("2025-07-01T08:30:00.000Z");
   });
 
   it("a day with both day fields restricted fires when either matches (standard cron)", () => {
