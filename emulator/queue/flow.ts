@@ -133,15 +133,12 @@ function nextPhase(ctx: EmulatorContext, job: QueueJobRecord): void {
     if (tasks.length === 0) continue;
     for (const t of tasks) {
       try {
-        const child = createQueueJob(ctx, tokenOf(ctx, job), {
-          component: t.componentId,
-          config: t.configId ?? undefined,
-          configData: t.configData ?? undefined,
-          mode: "run",
-          branchId: job.branchId,
-        });
-        child.parentRunId = job.runId;
-        child.runId = `${job.runId}.${child.id}`;
+        const child = createQueueJob(
+          ctx,
+          tokenOf(ctx, job),
+          { component: t.componentId, config: t.configId ?? undefined, configData: t.configData ?? undefined, mode: "run", branchId: job.branchId },
+          job.runId,
+        );
         child.orchestrationJobId = job.id;
         child.orchestrationTaskId = t.taskId;
         t.jobId = child.id;

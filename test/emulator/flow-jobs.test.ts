@@ -114,6 +114,13 @@ describe("flow jobs", () => {
     expect(tasks.map((t) => t.config)).toEqual(["users", "orders"]);
   });
 
+  it("a job created with X-KBC-RunId is that run's child, and lists filter by runId", async () => {
+    const parent = await queue("POST", "/jobs", { json: { component: EX, config: "users" } });
+    const child = await queue("POST", "/jobs", { json: { component: EX, config: "orders" }, headers: { "X-KBC-RunId": parent.body.runId } });
+    expect(child.body).toMatchObject({ runId: `${parent.body.runId}.${child.body.id}`, parentRunId: parent.body.runId });
+    expect((await queue("GET", `/jobs?runId=${child.body.runId}`)).body.map((j: Job) => j.id)).toEqual([child.body.id]);
+  });
+
   it("a flow that breaks a rule fails with the problems", async () => {
     await flowConfig("cyclic", {
       phases: [{ id: "a", name: "a", dependsOn: ["b"] }, { id: "b", name: "b", dependsOn: ["a"] }],
