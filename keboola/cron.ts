@@ -128,13 +128,3 @@ export function nextRuns(cronTab: string, timezone: string, after: Date, count: 
 export function nextRun(cronTab: string, timezone: string, after: Date): Date | null {
   return compile(cronTab, timezone).nextRun(after);
 }
-
-/**
- * The last time in (`from`, `to`] that a valid cron fired in `timezone`, or null if it did not
- * fire in that window. The Scheduler runs a schedule once per tick when it is due, so when the
- * clock jumps over several fire times the target runs once, not once per missed time.
- */
-export function lastFireIn(cronTab: string, timezone: string, from: Date, to: Date): Date | null {
-  const [last] = compile(cronTab, timezone).previousRuns(1, new Date(to.getTime() + 1));
-  return last !== undefined && last.getTime() > from.getTime() ? last : null;
-}
