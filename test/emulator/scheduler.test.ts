@@ -128,9 +128,12 @@ describe("the clock", () => {
     expect((await scheduler("GET", `/schedules/${s.id}`)).body.executions).toHaveLength(ran + 2);
     // A disabled or deleted schedule does not fire.
     await scheduler("DELETE", `/schedules/${s.id}`);
+    await schedulerConfig("s-off", { cronTab: "0 * * * *", timezone: "UTC", state: "disabled" });
+    const off = (await scheduler("POST", "/schedules", { json: { configurationId: "s-off" } })).body;
     const count = (await jobsOf()).length;
     await clock({ advance: "48h" });
     expect((await jobsOf()).length).toBe(count);
+    expect((await scheduler("GET", `/schedules/${off.id}`)).body.executions).toEqual([]);
   });
 });
 
