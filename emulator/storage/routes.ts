@@ -13,6 +13,7 @@ import { registerRowRoutes } from "./rows";
 import { registerIndexRoutes } from "./service-index";
 import { upgradeStorageState } from "./state";
 import { registerTableRoutes } from "./table-routes";
+import { registerTableSchemaRoutes } from "./table-schema";
 import { registerTokenRoutes } from "./tokens";
 import { registerVersionRoutes } from "./versions";
 
@@ -39,6 +40,7 @@ export function storageApp(ctx: EmulatorContext): Hono<StorageEnv> {
   registerStorageJobs(branch, ctx);
   registerBucketRoutes(branch, ctx);
   registerTableRoutes(branch, ctx);
+  registerTableSchemaRoutes(branch, ctx);
   registerFileRoutes(branch, ctx);
   registerConfigurationRoutes(branch, ctx);
   registerRowRoutes(branch, ctx);

@@ -3,7 +3,17 @@
 // Component configurations are keyed by `<branchId>/<componentId>/<configId>`.
 
 import type { JsonValue } from "../core/context";
+import type { StoredColumnDefinition } from "../../keboola/storage";
 import type { ComponentRecord } from "./components";
+
+/** A metadata entry of a bucket or table (`GET .../metadata`). */
+export interface MetadataEntry {
+  id: string;
+  key: string;
+  value: string;
+  provider: string;
+  timestamp: string;
+}
 
 export interface BucketRecord {
   id: string; // e.g. in.c-events
@@ -13,6 +23,7 @@ export interface BucketRecord {
   displayName: string;
   description: string;
   created: string;
+  metadata?: MetadataEntry[];
 }
 
 export interface TableRecord {
@@ -27,6 +38,9 @@ export interface TableRecord {
   created: string;
   lastImportDate: string | null;
   lastChangeDate: string | null;
+  /** Typed tables only (created through tables-definition with types): the native columns. */
+  definition?: { primaryKeysNames: string[]; columns: StoredColumnDefinition[] };
+  metadata?: MetadataEntry[];
 }
 
 /** Who did something: the `creatorToken` object of Storage responses. */

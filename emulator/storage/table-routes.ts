@@ -17,7 +17,7 @@ import { deleteTable, ensureTable, getBucket, getTable, listTables, parseTableId
 // Tables: detail, list, drop, data preview (RFC 4180 CSV or JSON), and the asynchronous
 // create-from-file (`tables-async`), load (`import-async`) and unload (`export-async`) jobs.
 
-function requireTable(ctx: EmulatorContext, branchId: number, tableId: string): TableRecord {
+export function requireTable(ctx: EmulatorContext, branchId: number, tableId: string): TableRecord {
   const table = getTable(ctx, branchId, tableId);
   if (table) return table;
   const parsed = parseTableId(tableId);
@@ -148,6 +148,16 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
       `Some columns are missing in the csv file. Missing columns: ${missing.join(",")}. Expected columns: ${table.columns.join(",")}. ` +
         `Please check if the expected "${w.delimiter}" delimiter is used in the csv file.`,
       { missingColumns: missing, expectedColumns: [...table.columns] },
+    );
+  }
+  // A typed table's columns are fixed: a file with other columns fails the load.
+  const extra = parsed.header.filter((h) => !table.columns.includes(h));
+  if (table.definition && extra.length) {
+    throw new JobFailure(
+      "csvImport.columnsNotMatch",
+      `Some columns are not present in the typed table "${table.id}". Extra columns: ${extra.join(",")}. Expected columns: ${table.columns.join(",")}. ` +
+        "Add the columns to the table first.",
+      { extraColumns: extra, expectedColumns: [...table.columns] },
     );
   }
   // New columns in the file are added to the table.
