@@ -30,6 +30,17 @@ export function bucketNameProblem(name: string): string | undefined {
   return /^[A-Za-z0-9_-]+$/.test(name) ? undefined : "Only alphanumeric characters dash and underscores are allowed in bucket name.";
 }
 
+/**
+ * Bucket display names (shown in the UI, changeable): letters, digits, dash and underscore; unique
+ * among the project's buckets (keboola/storage-api-php-client tests BucketsTest: "Invalid data -
+ * displayName: Only alphanumeric characters dash and underscores are allowed.", code
+ * storage.buckets.validation; 'The display name "x" already exists in project.', code
+ * storage.buckets.alreadyExists).
+ */
+export function bucketDisplayNameProblem(displayName: string): string | undefined {
+  return /^[A-Za-z0-9_-]+$/.test(displayName) ? undefined : "Only alphanumeric characters dash and underscores are allowed.";
+}
+
 /** Table names: letters, digits, dash and underscore; no dot (a table id has exactly three parts). */
 export function tableNameProblem(name: string): string | undefined {
   if (name === "") return "This value should not be blank.";

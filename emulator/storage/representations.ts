@@ -69,7 +69,10 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
     path: `/${t.bucketId}/${t.name}`,
     columns: [...t.columns],
     metadata: (t.metadata ?? []).map((m) => ({ ...m })),
-    columnMetadata: [],
+    // PHP's empty array: `[]` without entries, an object by column name with them.
+    columnMetadata: Object.keys(t.columnMetadata ?? {}).length
+      ? Object.fromEntries(Object.entries(t.columnMetadata ?? {}).map(([k, v]) => [k, v.map((m) => ({ ...m }))]))
+      : [],
   };
   if (t.definition) {
     out.definition = {

@@ -9,6 +9,7 @@ import { registerConfigurationRoutes } from "./configurations";
 import { StorageHttpError, errors, storageErrorResponse } from "./errors";
 import { registerFileRoutes } from "./files";
 import { registerStorageJobs } from "./jobs";
+import { registerMetadataRoutes } from "./metadata";
 import { registerRowRoutes } from "./rows";
 import { registerIndexRoutes } from "./service-index";
 import { upgradeStorageState } from "./state";
@@ -41,6 +42,7 @@ export function storageApp(ctx: EmulatorContext): Hono<StorageEnv> {
   registerBucketRoutes(branch, ctx);
   registerTableRoutes(branch, ctx);
   registerTableSchemaRoutes(branch, ctx);
+  registerMetadataRoutes(branch, ctx);
   registerFileRoutes(branch, ctx);
   registerConfigurationRoutes(branch, ctx);
   registerRowRoutes(branch, ctx);

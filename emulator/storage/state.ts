@@ -41,6 +41,8 @@ export interface TableRecord {
   /** Typed tables only (created through tables-definition with types): the native columns. */
   definition?: { primaryKeysNames: string[]; columns: StoredColumnDefinition[] };
   metadata?: MetadataEntry[];
+  /** Metadata of the columns, by column name. */
+  columnMetadata?: Record<string, MetadataEntry[]>;
 }
 
 /** Who did something: the `creatorToken` object of Storage responses. */

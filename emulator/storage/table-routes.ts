@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { EmulatorContext, JsonValue } from "../core/context";
+import { tableNameProblem } from "../../keboola/storage";
 import type { TokenRecord } from "../core/tokens";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { CsvError, csvValue, formatCsv, parseCsv } from "./csv";
@@ -290,13 +291,8 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
     const { body } = await readBody(c);
     const name = str(body.name);
     if (!name) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - name: This field is missing.");
-    if (!/^[A-Za-z0-9_-]+$/.test(name)) {
-      throw new StorageHttpError(
-        400,
-        "storage.tables.validation",
-        `Invalid parameters - name: "${name}" contains not allowed characters. Only alphanumeric characters, dash and underscores are allowed.`,
-      );
-    }
+    const nameProblem = tableNameProblem(name);
+    if (nameProblem) throw new StorageHttpError(400, "storage.tables.validation", `Invalid parameters - name: ${nameProblem}`);
     const fileId = str(body.dataFileId);
     if (!fileId) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - dataFileId: This field is missing.");
     const { delimiter, enclosure } = csvParams(body);

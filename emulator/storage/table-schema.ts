@@ -89,6 +89,7 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
     for (const r of table.rows) r.splice(i, 1);
     table.primaryKey = table.primaryKey.filter((k) => k !== w.name);
     if (table.definition) table.definition.columns = table.definition.columns.filter((c) => c.name !== w.name);
+    if (table.columnMetadata) delete table.columnMetadata[w.name];
     touch(ctx, table);
     return null;
   });
