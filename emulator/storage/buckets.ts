@@ -6,7 +6,7 @@ import { StorageHttpError, errors } from "./errors";
 import { truthy } from "./format";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
-import { bucketJson, tableJson } from "./representations";
+import { bucketJson, listedBucketJson, listedTableJson } from "./representations";
 import { deleteBucket, deleteTable, ensureBucket, getBucket, listTables } from "./tables";
 
 // Buckets: list, create, detail, drop (`?force=true` drops the tables too; `?async=true`
@@ -69,7 +69,8 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
   api.get("/buckets", auth, (c) => {
     const { branchId } = c.var;
     const buckets = Object.values(ctx.state.storage.buckets).filter((b) => b.branchId === branchId);
-    return c.json(buckets.map((b) => bucketJson(ctx, b)));
+    const include = list(readQuery(c).include) ?? [];
+    return c.json(buckets.map((b) => listedBucketJson(ctx, b, include)));
   });
 
   api.post("/buckets", auth, async (c) => {
@@ -147,11 +148,7 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
     const bucket = requireBucket(ctx, branchId, c.req.param("bucketId"));
     const include = list(readQuery(c).include) ?? [];
     return c.json(
-      listTables(ctx, branchId, bucket.id).map((t) => {
-        const json = tableJson(ctx, t);
-        if (!include.includes("columns")) delete json.columns;
-        return json;
-      }),
+      listTables(ctx, branchId, bucket.id).map((t) => listedTableJson(ctx, t, include)),
     );
   });
 }

@@ -89,3 +89,21 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
   }
   return out;
 }
+
+/**
+ * A table of a list (`GET /tables`, `GET /buckets/{id}/tables`): `columns`, `metadata` and
+ * `columnMetadata` only when `include` names them (apiary.apib "List All Tables", "Tables in
+ * bucket").
+ */
+export function listedTableJson(ctx: EmulatorContext, t: TableRecord, include: string[]): Record<string, unknown> {
+  const json = tableJson(ctx, t);
+  for (const part of ["columns", "metadata", "columnMetadata"]) if (!include.includes(part)) delete json[part];
+  return json;
+}
+
+/** A bucket of `GET /buckets`: `metadata` only with `include=metadata` (keboola/storage-api-php-client BucketsTest). */
+export function listedBucketJson(ctx: EmulatorContext, b: BucketRecord, include: string[]): Record<string, unknown> {
+  const json = bucketJson(ctx, b);
+  if (!include.includes("metadata")) delete json.metadata;
+  return json;
+}

@@ -9,7 +9,7 @@ import { truthy } from "./format";
 import { createFile, fileContents, findFile, putObject, textPieces } from "./files";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
-import { tableJson } from "./representations";
+import { listedTableJson, tableJson } from "./representations";
 import { requireBucket } from "./buckets";
 import { authenticated, type StorageApp } from "./auth";
 import type { StorageJobRecord, TableRecord } from "./state";
@@ -284,11 +284,7 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
     const { branchId } = c.var;
     const include = list(readQuery(c).include) ?? [];
     return c.json(
-      listTables(ctx, branchId).map((t) => {
-        const json = tableJson(ctx, t);
-        if (!include.includes("columns")) delete json.columns;
-        return json;
-      }),
+      listTables(ctx, branchId).map((t) => listedTableJson(ctx, t, include)),
     );
   });
 

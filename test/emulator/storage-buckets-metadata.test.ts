@@ -117,4 +117,16 @@ describe("metadata", () => {
     expect((await api("DELETE", `/v2/storage/tables/out.c-ref.t/metadata/${r.body.metadata[0].id}`)).status).toBe(204);
     expect((await api("GET", "/v2/storage/tables/out.c-ref.t/metadata")).body.map((m: { key: string }) => m.key)).toEqual(["k"]);
   });
+
+  it("lists carry metadata (and columns) only when include names them", async () => {
+    const plain = (await api("GET", "/v2/storage/buckets")).body.find((b: { id: string }) => b.id === "out.c-ref");
+    expect(plain).not.toHaveProperty("metadata");
+    const withMetadata = (await api("GET", "/v2/storage/buckets?include=metadata")).body.find((b: { id: string }) => b.id === "out.c-ref");
+    expect(withMetadata.metadata.length).toBeGreaterThan(0);
+    const tables = (await api("GET", "/v2/storage/buckets/out.c-ref/tables")).body;
+    expect(tables[0]).not.toHaveProperty("metadata");
+    expect(tables[0]).not.toHaveProperty("columns");
+    const full = (await api("GET", "/v2/storage/tables?include=columns,metadata,columnMetadata")).body.find((t: { id: string }) => t.id === "out.c-ref.t");
+    expect(full).toMatchObject({ columns: ["a", "b"], metadata: [{ key: "k" }], columnMetadata: { b: expect.any(Array) } });
+  });
 });
