@@ -261,6 +261,13 @@ export function registerFileRoutes(api: StorageApp, ctx: EmulatorContext): void 
     const { token } = c.var;
     const file = findFile(ctx, token, c.req.param("fileId"));
     delete ctx.state.storage.files[String(file.id)];
+    // The file's objects go with it (its content, or a sliced file's manifest and slices).
+    const prefix = objectKey(file.bucket, file.key);
+    for (const k of Object.keys(ctx.state.storage.objects)) {
+      if (!k.startsWith(prefix)) continue;
+      delete ctx.state.storage.objects[k];
+      blobs(ctx).delete(k);
+    }
     return c.body(null, 204);
   });
 }

@@ -262,7 +262,8 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
     };
     if (meta.contentEncoding) headers["Content-Encoding"] = meta.contentEncoding;
     if (c.req.method === "HEAD") return c.body(null, 200, headers);
-    return c.body(new Uint8Array(data), 200, headers);
+    // A view of the stored bytes, not a copy (objects may be large).
+    return c.body(new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.length), 200, headers);
   });
 
   api.onError((err, c) => {

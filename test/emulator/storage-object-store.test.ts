@@ -103,6 +103,10 @@ describe("object store", () => {
     const tampered = await fetch(detail.body.url.replace(/X-Amz-Signature=[0-9a-f]/, "X-Amz-Signature=x"));
     expect(tampered.status).toBe(403);
     expect(await tampered.text()).toContain("<Code>SignatureDoesNotMatch</Code>");
+
+    // Deleting the file resource deletes its object.
+    expect((await api("DELETE", `/v2/storage/files/${p.id}`)).status).toBe(204);
+    expect(await refusal(s3.send(new GetObjectCommand({ Bucket: p.uploadParams.bucket, Key: p.uploadParams.key })))).toEqual({ code: "NoSuchKey", status: 404 });
   });
 
   it("takes a multipart Upload (lib-storage) in parts and reassembles it", async () => {
