@@ -7,7 +7,10 @@ import { listTables } from "./tables";
 
 function dataSize(tables: TableRecord[]): number {
   let bytes = 0;
-  for (const t of tables) for (const r of t.rows) for (const v of r) bytes += Buffer.byteLength(v) + 1;
+  for (const t of tables) {
+    for (const r of t.rows) for (const v of r) bytes += Buffer.byteLength(v) + 1;
+    bytes += t.unkeptBytes ?? 0;
+  }
   return bytes;
 }
 
@@ -28,7 +31,7 @@ export function bucketJson(ctx: EmulatorContext, b: BucketRecord): Record<string
     updated: storageTime(changes[changes.length - 1] ?? b.created),
     isReadOnly: false,
     dataSizeBytes: dataSize(tables),
-    rowsCount: tables.reduce((n, t) => n + t.rows.length, 0),
+    rowsCount: tables.reduce((n, t) => n + t.rows.length + (t.unkeptRows ?? 0), 0),
     isMaintenance: false,
     backend: "snowflake",
     sharing: null,
@@ -40,7 +43,7 @@ export function bucketJson(ctx: EmulatorContext, b: BucketRecord): Record<string
     owner: null,
     isLinkedBucket: false,
     backendPath: [`KBC_PRJ_${ctx.state.project.id}`, b.id],
-    metadata: [],
+    metadata: (b.metadata ?? []).map((m) => ({ ...m })),
   };
 }
 
@@ -60,20 +63,47 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
     created: storageTime(t.created),
     lastImportDate: storageTime(t.lastImportDate),
     lastChangeDate: storageTime(t.lastChangeDate),
-    rowsCount: t.rows.length,
+    rowsCount: t.rows.length + (t.unkeptRows ?? 0),
     dataSizeBytes: dataSize([t]),
     isAlias: false,
     isAliasable: true,
-    isTyped: false,
+    isTyped: t.definition !== undefined,
     tableType: "table",
     path: `/${t.bucketId}/${t.name}`,
     columns: [...t.columns],
-    metadata: [],
-    columnMetadata: [],
+    metadata: (t.metadata ?? []).map((m) => ({ ...m })),
+    // PHP's empty array: `[]` without entries, an object by column name with them.
+    columnMetadata: Object.keys(t.columnMetadata ?? {}).length
+      ? Object.fromEntries(Object.entries(t.columnMetadata ?? {}).map(([k, v]) => [k, v.map((m) => ({ ...m }))]))
+      : [],
   };
+  if (t.definition) {
+    out.definition = {
+      primaryKeysNames: [...t.primaryKey],
+      columns: t.definition.columns.map((c) => ({ ...c, definition: { ...c.definition } })),
+    };
+  }
   if (withBucket) {
     const bucket = ctx.state.storage.buckets[`${t.branchId}/${t.bucketId}`];
     if (bucket) out.bucket = bucketJson(ctx, bucket);
   }
   return out;
+}
+
+/**
+ * A table of a list (`GET /tables`, `GET /buckets/{id}/tables`): `columns`, `metadata` and
+ * `columnMetadata` only when `include` names them (apiary.apib "List All Tables", "Tables in
+ * bucket").
+ */
+export function listedTableJson(ctx: EmulatorContext, t: TableRecord, include: string[]): Record<string, unknown> {
+  const json = tableJson(ctx, t);
+  for (const part of ["columns", "metadata", "columnMetadata"]) if (!include.includes(part)) delete json[part];
+  return json;
+}
+
+/** A bucket of `GET /buckets`: `metadata` only with `include=metadata` (keboola/storage-api-php-client BucketsTest). */
+export function listedBucketJson(ctx: EmulatorContext, b: BucketRecord, include: string[]): Record<string, unknown> {
+  const json = bucketJson(ctx, b);
+  if (!include.includes("metadata")) delete json.metadata;
+  return json;
 }

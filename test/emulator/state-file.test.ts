@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
+import { call } from "./helpers";
+import { getText, putFile } from "./s3-helpers";
 
 // A restart from a state file keeps the sources and never hands out a secret twice.
 
@@ -67,6 +69,29 @@ describe("emulator state file after reads only", () => {
       } finally {
         await second.close();
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps uploaded objects across a restart (bytes next to the state file) and their credentials", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "emu-state-"));
+    try {
+      const stateFile = join(dir, "state.json");
+      const first = await startEmulator({ token: "master", taskDurationMs: 5, stateFile });
+      const prep = await call(first.url, "POST", "/v2/storage/files/prepare", { token: "master", json: { name: "kept.csv", federationToken: true } });
+      await putFile(prep.body, "a,b\n1,2\n");
+      await first.close();
+      expect(readFileSync(stateFile, "utf8")).not.toContain("a,b");
+      expect(readdirSync(`${stateFile}.objects`)).toHaveLength(1);
+
+      const second = await startEmulator({ token: "master", taskDurationMs: 5, stateFile });
+      const detail = await call(second.url, "GET", `/v2/storage/files/${prep.body.id}?federationToken=1`, { token: "master" });
+      expect(detail.body.s3Endpoint).toBe(second.urls.files);
+      expect(await getText(detail.body, detail.body.s3Path.bucket, detail.body.s3Path.key)).toBe("a,b\n1,2\n");
+      // The credentials issued before the restart still work (against the new address).
+      expect(await getText({ ...prep.body, s3Endpoint: second.urls.files }, prep.body.uploadParams.bucket, prep.body.uploadParams.key)).toBe("a,b\n1,2\n");
+      await second.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
