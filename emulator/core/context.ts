@@ -7,8 +7,10 @@ import type { ComponentSpec } from "../storage/components";
 import type { StreamState } from "../stream/state";
 import type { QueueState } from "../queue/state";
 import type { EncryptionState } from "../encryption/state";
+import type { JsonValue } from "../../keboola/json";
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** JSON values are the shared layer's (keboola/json.ts); re-exported for the emulator's modules. */
+export type { JsonValue };
 
 /** An operation that completes later (a stream task, a storage job, a queue job). */
 export interface Deferred {
