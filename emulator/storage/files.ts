@@ -5,7 +5,7 @@ import type { TokenRecord } from "../core/tokens";
 import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
-import { colonTime, nowStorage, rng, storageTime, truthy } from "./format";
+import { colonTime, nowStorage, rng, truthy } from "./format";
 import { creatorToken } from "./permissions";
 import type { FileRecord } from "./state";
 
@@ -92,7 +92,7 @@ export function createFile(ctx: EmulatorContext, token: TokenRecord, branchId: n
 
 function signedUrl(ctx: EmulatorContext, file: FileRecord): string {
   const key = file.isSliced ? `${file.key}manifest` : file.key;
-  const stamp = (storageTime(ctx.now()) as string).replace(/[-:]/g, "").slice(0, 15) + "Z";
+  const stamp = nowStorage(ctx).replace(/[-:]/g, "").slice(0, 15) + "Z";
   const path = key.split("/").map(encodeURIComponent).join("/");
   return (
     `${ctx.urls().files}/${file.bucket}/${path}?X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Algorithm=AWS4-HMAC-SHA256` +
