@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { EmulatorContext, JsonValue } from "../core/context";
 import { taskShouldFail } from "../core/faults";
 import type { TokenRecord } from "../core/tokens";
@@ -87,17 +88,20 @@ export function storageJobJson(ctx: EmulatorContext, job: StorageJobRecord): Rec
   return out;
 }
 
+/** The arguments of the deferred start and finish of a job (createStorageJob). */
+const jobArgs = z.object({ jobId: z.number() });
+
 export function registerStorageJobs(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
   ctx.onDeferred("storage.job.start", (args) => {
-    const job = ctx.state.storage.jobs[String((args as { jobId: number }).jobId)];
+    const job = ctx.state.storage.jobs[String(jobArgs.parse(args).jobId)];
     if (!job || job.status !== "waiting") return;
     job.status = "processing";
     job.startTime = nowStorage(ctx);
   });
 
   ctx.onDeferred("storage.job.finish", (args) => {
-    const job = ctx.state.storage.jobs[String((args as { jobId: number }).jobId)];
+    const job = ctx.state.storage.jobs[String(jobArgs.parse(args).jobId)];
     if (!job || job.status === "success" || job.status === "error") return;
     if (!job.startTime) job.startTime = nowStorage(ctx);
     job.endTime = nowStorage(ctx);
