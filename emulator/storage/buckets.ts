@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { EmulatorContext } from "../core/context";
 import { authenticated, type StorageApp } from "./auth";
 import { list, readBody, readQuery, str } from "./body";
@@ -30,10 +31,13 @@ function dropBucket(ctx: EmulatorContext, branchId: number, bucketId: string, fo
   deleteBucket(ctx, branchId, bucketId);
 }
 
+/** What a `bucketDelete` job remembers of its request (the job's `work`). */
+const bucketDeleteWork = z.object({ bucketId: z.string(), force: z.boolean() });
+
 export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
   onStorageJob(ctx, "bucketDelete", (job) => {
-    const w = job.work as { bucketId: string; force: boolean };
+    const w = bucketDeleteWork.parse(job.work);
     if (!getBucket(ctx, job.branchId, w.bucketId)) return null;
     try {
       dropBucket(ctx, job.branchId, w.bucketId, w.force);
@@ -92,7 +96,7 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
       const job = createStorageJob(ctx, token, branchId, "bucketDelete", { params: { idBucket: bucket.id, force } }, null, {
         bucketId: bucket.id,
         force,
-      });
+      } satisfies z.input<typeof bucketDeleteWork>);
       return c.json(storageJobJson(ctx, job), 202);
     }
     dropBucket(ctx, branchId, bucket.id, force);
