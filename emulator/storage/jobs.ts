@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { EmulatorContext, JsonValue } from "../core/context";
+import type { StorageJob, StorageJobResults } from "../../keboola/storage-answers";
 import { taskShouldFail } from "../core/faults";
 import type { TokenRecord } from "../core/tokens";
 import { authenticated, type StorageApp } from "./auth";
@@ -26,7 +27,7 @@ export class JobFailure extends Error {
   }
 }
 
-export type JobRunner = (job: StorageJobRecord) => { [key: string]: JsonValue } | null;
+export type JobRunner = (job: StorageJobRecord) => StorageJobResults | null;
 
 const runners = new WeakMap<EmulatorContext, Map<string, JobRunner>>();
 
@@ -68,8 +69,8 @@ export function createStorageJob(
   return job;
 }
 
-export function storageJobJson(ctx: EmulatorContext, job: StorageJobRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function storageJobJson(ctx: EmulatorContext, job: StorageJobRecord): StorageJob {
+  const out: StorageJob = {
     id: job.id,
     status: job.status,
     url: `${ctx.baseUrl()}/v2/storage/jobs/${job.id}`,

@@ -3,6 +3,7 @@
 // Component configurations are keyed by `<branchId>/<componentId>/<configId>`.
 
 import type { JsonValue } from "../core/context";
+import type { StorageConfigRow, StorageJobResults } from "../../keboola/storage-answers";
 import type { ComponentRecord } from "./components";
 
 export interface BucketRecord {
@@ -79,7 +80,7 @@ export interface StorageJobRecord {
   startTime: string | null;
   endTime: string | null;
   runId: string | null;
-  results: { [key: string]: JsonValue } | null;
+  results: StorageJobResults | null;
   creatorToken: { id: string; description: string };
   error?: StorageJobError;
   /** Emulator-only: what the job does when it runs. */
@@ -136,7 +137,7 @@ export interface ConfigVersionRecord extends VersionInfo {
   description: string;
   configuration: { [key: string]: JsonValue };
   rowsSortOrder: string[];
-  rows: Array<{ [key: string]: JsonValue }>;
+  rows: StorageConfigRow[];
 }
 
 export interface StorageState {

@@ -11,6 +11,7 @@ import { createFile, findFile, putObject, readFileText } from "./files";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
 import { tableJson } from "./representations";
+import type { StorageTable } from "../../keboola/storage-answers";
 import { requireBucket } from "./buckets";
 import { authenticated, type StorageApp } from "./auth";
 import type { StorageJobRecord, TableRecord } from "./state";
@@ -110,7 +111,7 @@ const tableCreateWork = z.object({ ...csvWork, bucketId: z.string(), name: z.str
 const tableImportWork = z.object({ ...csvWork, incremental: z.boolean(), columns: z.array(z.string()).nullable() });
 const tableExportWork = z.object({ columns: z.array(z.string()), limit: z.number().nullable() });
 
-function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
+function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): StorageTable {
   const w = tableCreateWork.parse(job.work);
   const tableId = `${w.bucketId}.${w.name}`;
   const parsed = loadCsv(ctx, w);
@@ -133,7 +134,7 @@ function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
   table.lastImportDate = at;
   table.lastChangeDate = at;
   job.tableId = tableId;
-  return tableJson(ctx, table) as { [key: string]: JsonValue };
+  return tableJson(ctx, table);
 }
 
 /** The table a job works on; gone since the job was accepted -> the job fails as Storage's does. */
