@@ -2,6 +2,7 @@ import { gunzipSync } from "node:zlib";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
 import type { TokenRecord } from "../core/tokens";
+import type { StorageFile, StorageFileCredentials, StorageUploadParams } from "../../keboola/storage-answers";
 import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
@@ -101,7 +102,7 @@ function signedUrl(ctx: EmulatorContext, file: FileRecord): string {
   );
 }
 
-function credentials(ctx: EmulatorContext): Record<string, string> {
+function credentials(ctx: EmulatorContext): StorageFileCredentials {
   const upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   return {
     AccessKeyId: `ASIA${randomString(rng(ctx), 16, upper)}`,
@@ -115,8 +116,8 @@ export function fileJson(
   ctx: EmulatorContext,
   file: FileRecord,
   extra: { uploadParams?: boolean; federation?: boolean } = {},
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+): StorageFile {
+  const out: StorageFile = {
     id: file.id,
     created: file.created,
     isPublic: file.isPublic,
@@ -135,7 +136,7 @@ export function fileJson(
     creatorToken: file.creatorToken,
   };
   if (extra.uploadParams) {
-    const params: Record<string, unknown> = { key: file.key, bucket: file.bucket, acl: "private" };
+    const params: StorageUploadParams = { key: file.key, bucket: file.bucket, acl: "private" };
     if (extra.federation) params.credentials = credentials(ctx);
     else {
       params.url = `${ctx.urls().files}/${file.bucket}`;
