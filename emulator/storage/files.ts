@@ -1,4 +1,6 @@
 import { gunzipSync } from "node:zlib";
+import { z } from "zod";
+import { parseJson } from "../../keboola/json";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
 import type { TokenRecord } from "../core/tokens";
@@ -162,6 +164,9 @@ export function findFile(ctx: EmulatorContext, token: TokenRecord, id: string | 
   return file;
 }
 
+/** A sliced file's manifest: its slices, in order (other keys, e.g. `mandatory`, are not read). */
+const sliceManifest = z.object({ entries: z.array(z.object({ url: z.string() })).nullish() });
+
 function maybeGunzip(buf: Buffer): Buffer {
   return buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf;
 }
@@ -174,7 +179,10 @@ export function readFileText(ctx: EmulatorContext, file: FileRecord): string | u
   }
   const manifest = getObject(ctx, file.bucket, `${file.key}manifest`);
   if (!manifest) return undefined;
-  const entries = (JSON.parse(manifest.toString("utf8")) as { entries?: Array<{ url: string }> }).entries ?? [];
+  const parsed = sliceManifest.safeParse(parseJson(manifest.toString("utf8")));
+  // A manifest without readable entries names no slice the store holds.
+  if (!parsed.success) return undefined;
+  const entries = parsed.data.entries ?? [];
   let text = "";
   for (const e of entries) {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(e.url);

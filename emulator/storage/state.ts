@@ -157,8 +157,7 @@ export function initialStorageState(): StorageState {
 
 /** Fills, in place, the parts missing from a state saved by an older emulator version. */
 export function upgradeStorageState(s: Partial<StorageState>): void {
-  const fresh = initialStorageState();
-  for (const k of Object.keys(fresh) as Array<keyof StorageState>) {
-    if (!s[k]) (s as Record<string, unknown>)[k] = fresh[k];
+  for (const [k, empty] of Object.entries(initialStorageState())) {
+    if (!Reflect.get(s, k)) Reflect.set(s, k, empty);
   }
 }
