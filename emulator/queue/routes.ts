@@ -5,7 +5,8 @@ import type { NodeBindings } from "../core/http";
 import type { TokenRecord } from "../core/tokens";
 import { list, readQuery, setFormValue, str } from "../storage/body";
 import { QueueHttpError, queueErrorResponse } from "./errors";
-import { type JobRequest, createQueueJob, queueJobJson, registerQueueJobHandlers } from "./jobs";
+import { createQueueJob, queueJobJson, registerQueueJobHandlers } from "./jobs";
+import { isRecord } from "../../keboola/json";
 import { initialQueueState } from "./state";
 
 // The Job Queue API, mounted at `<base>/queue` (a real stack serves it at `https://queue.<stack>`):
@@ -51,8 +52,8 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
         throw new QueueHttpError(400, "Request body is not a valid JSON.");
       }
     }
-    if (!body || typeof body !== "object" || Array.isArray(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
-    const job = createQueueJob(ctx, c.var.token, body as JobRequest);
+    if (!isRecord(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
+    const job = createQueueJob(ctx, c.var.token, body);
     return c.json(queueJobJson(ctx, job), 201);
   });
 
