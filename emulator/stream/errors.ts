@@ -79,7 +79,7 @@ export class GoaErrors {
     });
   }
 
-  invalidEnum(name: string, value: string, allowed: string[]): void {
+  invalidEnum(name: string, value: string, allowed: readonly string[]): void {
     this.problems.push({
       code: "invalidEnumValue",
       message: `value of ${name} must be one of ${allowed.map(goQuote).join(", ")} but got value ${goQuote(value)}`,
