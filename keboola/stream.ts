@@ -43,6 +43,14 @@ export interface StreamTask {
   outputs?: { url?: string; projectId?: number; branchId?: number; sourceId?: string; sinkId?: string };
 }
 
+/** The body of every error answer; `exceptionId` with 5xx answers and with errors passed on from Storage. */
+export interface StreamErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  exceptionId?: string;
+}
+
 /** Who made a change: `by` of versions, creation, deletion and disabling (design.go `By`). */
 export interface StreamBy {
   type: "user" | "system";

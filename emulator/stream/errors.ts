@@ -1,4 +1,5 @@
 import type { EmulatorContext } from "../core/context";
+import type { StreamErrorBody } from "../../keboola/stream";
 import { randomString } from "../core/random";
 import { asSentence, goQuote } from "./gofmt";
 import { prettyJSONResponse } from "./respond";
@@ -22,8 +23,8 @@ export class StreamError extends Error {
     super(message);
   }
 
-  body(): Record<string, unknown> {
-    const body: Record<string, unknown> = { statusCode: this.status, error: this.errorName, message: this.message };
+  body(): StreamErrorBody {
+    const body: StreamErrorBody = { statusCode: this.status, error: this.errorName, message: this.message };
     if (this.exceptionId !== undefined) body.exceptionId = this.exceptionId;
     return body;
   }
