@@ -49,8 +49,7 @@ const COLUMN = {
 const MAPPING = { name: "TableMappingRequestBody", object: { columns: { array: COLUMN } } } satisfies Spec;
 const table = (name: string) => ({ name, object: { type: "string", tableId: "string", mapping: MAPPING } }) satisfies Spec;
 
-/** A decoded column of a sink's mapping, and the mapping. */
-export type ColumnBody = Decoded<typeof COLUMN>;
+/** A decoded mapping of a sink. */
 export type MappingBody = Decoded<typeof MAPPING>;
 
 export const BODIES = {
