@@ -39,7 +39,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
       },
     }));
   } catch (e) {
-    return { kind: "error", message: (e as Error).message };
+    return { kind: "error", message: e instanceof Error ? e.message : String(e) };
   }
   if (values.help) return { kind: "help" };
   const token = values.token ?? env.KBC_TOKEN;
@@ -88,9 +88,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
 /** `--component id[:type[:name]]`: the component, or the problem with the flag and its fix. */
 function parseComponentFlag(raw: string): ComponentSpec | string {
   const [id = "", type, ...name] = raw.split(":");
-  const spec: ComponentSpec = { id, ...(type ? { type: type as ComponentSpec["type"] } : {}), ...(name.length ? { name: name.join(":") } : {}) };
-  const parsed = componentSpec.safeParse(spec);
-  if (parsed.success) return spec;
+  const parsed = componentSpec.safeParse({ id, ...(type ? { type } : {}), ...(name.length ? { name: name.join(":") } : {}) });
+  if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const what = issue.path[0] === "type" ? `the type "${type}" is not one of ${COMPONENT_TYPES.join(", ")}` : `the id "${id}": ${issue.message}`;
   return `--component ${raw}: ${what} (use --component <id>[:<type>[:<name>]], e.g. --component acme.ex-crm:extractor:CRM)`;

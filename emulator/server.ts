@@ -1,12 +1,13 @@
 import { readFileSync, writeFileSync, renameSync, existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { Server } from "node:http";
 import { Hono } from "hono";
+import { parseJson } from "../keboola/json";
 import { getPath } from "hono/utils/url";
 import { serve } from "@hono/node-server";
 import type { ServiceEnv } from "./core/http";
 import type { Deferred, EmulatorContext, EmulatorOptions, EmulatorState, JsonValue, RequestLogEntry, ServiceUrls } from "./core/context";
-import { countFaults, decideFault, type FaultCounts, type FaultOptions } from "./core/faults";
+import { countFaults, decideFault, faultOptionsSchema, type FaultCounts, type FaultOptions } from "./core/faults";
 import { seededRandom } from "./core/random";
 import { limitedToken, masterToken } from "./core/tokens";
 import { initialStorageState } from "./storage/state";
@@ -207,10 +208,16 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     return c.json(clockJson(ctx.now(), state.clockOffsetMs));
   });
   app.put("/_emulator/faults", async (c) => {
-    faults = (await c.req.json()) as FaultOptions;
+    const body = parseJson(await c.req.text());
+    const parsed = faultOptionsSchema.safeParse(body);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+      return c.json({ error: `fault options: ${problems.join("; ")}` }, 400);
+    }
+    faults = parsed.data;
     faultRandom = seededRandom(faults.seed ?? 1);
     injected = 0;
-    return c.json(faults);
+    return c.json(body);
   });
 
   // Logging, fault injection and lazy completion of due tasks, for every API request.
@@ -261,12 +268,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   app.route(MOUNTS.encryption, encryptionApp(ctx));
   app.route(MOUNTS.scheduler, schedulerApp(ctx));
 
-  const server = await new Promise<Server>((resolve) => {
+  const server = await new Promise<Server>((resolve, reject) => {
+    // @hono/node-server serves HTTP/1.1 with node:http unless told otherwise.
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.host ?? "127.0.0.1" }, () =>
-      resolve(s as Server),
+      s instanceof Server ? resolve(s) : reject(new Error("emulator: the server is not an HTTP/1.1 server")),
     );
   });
-  const address = server.address() as AddressInfo;
+  const address = listeningAddress(server);
   baseUrl = `http://${opts.host ?? "127.0.0.1"}:${address.port}`;
 
   return {
@@ -293,6 +301,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
+}
+
+/** The address a server listens on (a TCP port, not a pipe). */
+function listeningAddress(server: Server): AddressInfo {
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error(`emulator: the server listens on ${address ?? "nothing"}, not a TCP port`);
+  return address;
 }
 
 // Injected faults answer in the error shape of the service the path belongs to, as a

@@ -43,6 +43,14 @@ export interface StreamTask {
   outputs?: { url?: string; projectId?: number; branchId?: number; sourceId?: string; sinkId?: string };
 }
 
+/** The body of every error answer; `exceptionId` with 5xx answers and with errors passed on from Storage. */
+export interface StreamErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  exceptionId?: string;
+}
+
 /** Who made a change: `by` of versions, creation, deletion and disabling (design.go `By`). */
 export interface StreamBy {
   type: "user" | "system";
@@ -69,11 +77,14 @@ export interface StreamDisabled extends StreamAtBy {
   reason: string;
 }
 
+/** The source types (design.go `SourceType` enum). */
+export const STREAM_SOURCE_TYPES = ["http", "otlp"] as const;
+
 export interface StreamSource {
   projectId: number;
   branchId: number;
   sourceId: string;
-  type: "http" | "otlp";
+  type: (typeof STREAM_SOURCE_TYPES)[number];
   name: string;
   description: string;
   http?: { url: string };
@@ -93,6 +104,9 @@ export const AUTO_DISABLED_WITH_SOURCE = "Auto-disabled with the parent source."
 
 /** Whether a sink is disabled by itself (not only because its source is). */
 export const sinkDisabledDirectly = (s: Pick<StreamSink, "disabled">): boolean => !!s.disabled && s.disabled.reason !== AUTO_DISABLED_WITH_SOURCE;
+
+/** The column types of a sink's mapping (design.go `TableColumn.type` enum). */
+export const STREAM_COLUMN_TYPES = ["uuid", "datetime", "ip", "body", "headers", "path", "template"] as const;
 
 export type StreamColumn =
   | { type: "uuid" | "datetime" | "ip" | "body" | "headers"; name: string; primaryKey?: boolean }

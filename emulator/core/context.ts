@@ -8,8 +8,10 @@ import type { StreamState } from "../stream/state";
 import type { QueueState } from "../queue/state";
 import type { EncryptionState } from "../encryption/state";
 import type { SchedulerState } from "../scheduler/state";
+import type { JsonValue } from "../../keboola/json";
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** JSON values are the shared layer's (keboola/json.ts); re-exported for the emulator's modules. */
+export type { JsonValue };
 
 /** An operation that completes later (a stream task, a storage job, a queue job). */
 export interface Deferred {

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Random } from "./random";
 
 // Fault injection options. Every share is a probability in [0, 1]; the draw comes from the
@@ -28,6 +29,23 @@ export interface FaultOptions {
   /** Only these methods get faults (default: all). */
   methods?: string[];
 }
+
+const share = z.number().min(0).max(1).optional();
+
+/** FaultOptions as a test sets them at run time (`PUT /_emulator/faults`); other keys are kept. */
+export const faultOptionsSchema = z.looseObject({
+  seed: z.number().optional(),
+  rate429: share,
+  retryAfterSeconds: z.number().optional(),
+  rate5xx: share,
+  rateReset: share,
+  rateLostResponse: share,
+  latencyMs: z.number().optional(),
+  failTasks: z.array(z.string()).optional(),
+  pathPrefixes: z.array(z.string()).optional(),
+  limit: z.number().optional(),
+  methods: z.array(z.string()).optional(),
+}) satisfies z.ZodType<FaultOptions>;
 
 /** The kinds of injected faults, as recorded in the request log. */
 export const FAULT_KINDS = ["429", "5xx", "reset", "lost"] as const;

@@ -15,6 +15,18 @@ export interface TokenRecord {
    */
   componentAccess?: string[];
   created: string;
+  /**
+   * The user behind a master token, as the Stream API sees it (emulator/stream/auth.ts; the role
+   * defaults to "admin"). Tests put their own here (a user without the admin role).
+   */
+  admin?: TokenAdmin;
+}
+
+/** The user behind a master token. */
+export interface TokenAdmin {
+  id?: number | string;
+  name?: string;
+  role?: string;
 }
 
 export function masterToken(token: string, created: string): TokenRecord {

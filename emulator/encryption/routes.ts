@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { EmulatorContext } from "../core/context";
+import { parseJson, type JsonValue } from "../../keboola/json";
 import type { ServiceEnv } from "../core/http";
 import { apiErrorControlBody, noRouteMessage } from "../core/api-error-control";
 import { exceptionId } from "../storage/errors";
@@ -68,10 +69,10 @@ export function scopeOf(query: URLSearchParams): CipherScope {
   return branchType ? { kind: "branchType", componentId, projectId, branchType } : { kind: "project", componentId, projectId };
 }
 
-function parseJsonBody(text: string): unknown {
+function parseJsonBody(text: string): JsonValue {
   if (text === "" || text === "0" || text === "null") return [];
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text);
   } catch {
     throw new EncryptionHttpError(400, "Bad JSON format of request body: Syntax error");
   }
@@ -95,7 +96,7 @@ export function encryptionApp(ctx: EmulatorContext): Hono<ServiceEnv> {
       const encrypted =
         document !== null && typeof document === "object"
           ? encryptDocument(key, scope, document)
-          : encryptValue(key, scope, phpString(document as string | number | boolean));
+          : encryptValue(key, scope, phpString(document));
       return c.body(JSON.stringify(encrypted), 200, { "Content-Type": "application/json" });
     }
     throw new EncryptionHttpError(400, "Incorrect Content-Type.");

@@ -1,4 +1,7 @@
-import type { EmulatorContext, JsonValue } from "../core/context";
+import { z } from "zod";
+import type { EmulatorContext } from "../core/context";
+import { isJsonObject, isRecord, type JsonObject } from "../../keboola/json";
+import type { QueueJobDetail } from "../../keboola/queue";
 import { taskShouldFail } from "../core/faults";
 import type { TokenRecord } from "../core/tokens";
 import { findConfig } from "../storage/configurations";
@@ -34,8 +37,6 @@ import { runsFlow, startFlow, taskJobFinished } from "./flow";
 // Fault injection: `failTasks` may name a job id, `queue.job` or a component id.
 // Jobs of keboola.flow / keboola.orchestrator with a configuration run its phases instead (flow.ts).
 
-type JsonObject = { [key: string]: JsonValue };
-
 export interface JobRequest {
   component?: unknown;
   config?: unknown;
@@ -54,11 +55,11 @@ function optString(v: unknown): string | null {
 }
 
 function valuesOf(data: unknown): Array<{ name: string; value: string }> {
-  if (!data || typeof data !== "object" || Array.isArray(data)) return [];
-  const values = (data as { values?: unknown }).values;
+  if (!isRecord(data)) return [];
+  const values = data.values;
   if (!Array.isArray(values)) return [];
   return values.map((v) => {
-    const o = (v ?? {}) as { name?: unknown; value?: unknown };
+    const o = isRecord(v) ? v : {};
     return { name: String(o.name ?? ""), value: o.value === null || o.value === undefined ? "" : String(o.value) };
   });
 }
@@ -102,10 +103,10 @@ export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: Jo
     }
   }
   const rowIds = Array.isArray(req.configRowIds) ? req.configRowIds.map((x) => String(x)) : [];
-  const configData =
-    req.configData && typeof req.configData === "object" && !Array.isArray(req.configData)
-      ? encryptDocument(ctx.state.encryption.key, { kind: "project", componentId: component, projectId: String(ctx.state.project.id) }, req.configData as JsonObject)
-      : null;
+  // Any object: a JSON body's or form fields' values are JSON all the way down.
+  const configData = isJsonObject(req.configData)
+    ? encryptDocument(ctx.state.encryption.key, { kind: "project", componentId: component, projectId: String(ctx.state.project.id) }, req.configData)
+    : null;
 
   const id = String(ctx.nextId("queue.job", 1000001));
   const job: QueueJobRecord = {
@@ -144,7 +145,7 @@ export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: Jo
   return job;
 }
 
-export function queueJobJson(ctx: EmulatorContext, job: QueueJobRecord): Record<string, unknown> {
+export function queueJobJson(ctx: EmulatorContext, job: QueueJobRecord): QueueJobDetail {
   const finished = ["success", "error", "warning", "cancelled", "terminated"].includes(job.status);
   return {
     id: job.id,
@@ -249,7 +250,7 @@ function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
   }
   const cfg = findConfig(ctx, branchId, job.component, job.config);
   if (!cfg) throw new JobError(`Configuration "${job.config}" not found`);
-  const merged = { ...cfg.configuration, ...(job.configData ?? {}) } as JsonObject;
+  const merged: JsonObject = { ...cfg.configuration, ...(job.configData ?? {}) };
   const sharedCode: SharedCodeSource = {
     sharedCodeRows: (id) => {
       const c = findConfig(ctx, branchId, SHARED_CODE_COMPONENT, id);
@@ -294,8 +295,11 @@ function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
   return String(cfg.version);
 }
 
+/** The arguments of a job's deferred steps (createQueueJob). */
+const jobArgs = z.object({ jobId: z.string() });
+
 export function registerQueueJobHandlers(ctx: EmulatorContext): void {
-  const jobOf = (args: JsonValue): QueueJobRecord | undefined => ctx.state.queue.jobs[(args as { jobId: string }).jobId];
+  const jobOf = (args: unknown): QueueJobRecord | undefined => ctx.state.queue.jobs[jobArgs.parse(args).jobId];
 
   ctx.onDeferred("queue.job.wait", (args) => {
     const job = jobOf(args);

@@ -5,7 +5,8 @@ import type { NodeBindings } from "../core/http";
 import type { TokenRecord } from "../core/tokens";
 import { list, readQuery, setFormValue, str } from "../storage/body";
 import { QueueHttpError, queueErrorResponse } from "./errors";
-import { type JobRequest, createQueueJob, queueJobJson, registerQueueJobHandlers } from "./jobs";
+import { createQueueJob, queueJobJson, registerQueueJobHandlers } from "./jobs";
+import { isRecord } from "../../keboola/json";
 import { initialQueueState } from "./state";
 
 // The Job Queue API, mounted at `<base>/queue` (a real stack serves it at `https://queue.<stack>`):
@@ -52,9 +53,9 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
         throw new QueueHttpError(400, "Request body is not a valid JSON.");
       }
     }
-    if (!body || typeof body !== "object" || Array.isArray(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
+    if (!isRecord(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
     const parentRunId = c.req.header("X-KBC-RunId")?.trim() || undefined;
-    const job = createQueueJob(ctx, c.var.token, body as JobRequest, parentRunId);
+    const job = createQueueJob(ctx, c.var.token, body, parentRunId);
     return c.json(queueJobJson(ctx, job), 201);
   });
 

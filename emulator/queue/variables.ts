@@ -1,4 +1,4 @@
-import type { JsonValue } from "../core/context";
+import { isRecord, parseJson, type JsonObject, type JsonValue } from "../../keboola/json";
 import { codeOf, resolveSharedCode, type SharedCodeUse } from "../../keboola/shared-code";
 import { missingValues, noValueMessage } from "../../keboola/variables";
 
@@ -17,8 +17,6 @@ import { missingValues, noValueMessage } from "../../keboola/variables";
 // row of `shared_code_row_ids` is read, linked or not: a missing configuration or row fails the
 // job (`Shared code configuration cannot be read: Configuration <id> not found` / `Row <id> not
 // found`, keboola/configuration-variables-resolver tests/SharedCodeResolverTest.php).
-
-type JsonObject = { [key: string]: JsonValue };
 
 export class VariablesError extends Error {}
 
@@ -73,7 +71,7 @@ export function loadVariables(
     throw new VariablesError('Variable configuration is invalid: The child config "variables" under "configuration" must be configured.');
   }
 
-  let rows: Array<{ name: unknown; value: unknown }>;
+  let rows: readonly unknown[];
   if (inline) rows = inline;
   else {
     const rowId = variableValuesId || defaultValuesId;
@@ -83,16 +81,18 @@ export function loadVariables(
     if (!Array.isArray(row.values)) {
       throw new VariablesError('Variable values configuration is invalid: The child config "values" under "configuration" must be configured.');
     }
-    rows = row.values as Array<{ name: unknown; value: unknown }>;
+    rows = row.values;
   }
 
   const values: Record<string, string> = {};
-  for (const r of rows) {
+  for (const item of rows) {
+    // An item that is not an object has no name.
+    const r = isRecord(item) ? item : {};
     const name = String(r.name ?? "");
     if (name === "") throw new VariablesError("Variable name cannot be empty.");
     values[name] = r.value === null || r.value === undefined ? "" : String(r.value);
   }
-  const names = declared.map((v) => ({ name: v && typeof v === "object" && !Array.isArray(v) ? String((v as JsonObject).name) : String(v) }));
+  const names = declared.map((v) => ({ name: isRecord(v) ? String(v.name) : String(v) }));
   const [missing] = missingValues(names, Object.keys(values));
   if (missing !== undefined) throw new VariablesError(noValueMessage(missing));
   return values;
@@ -101,10 +101,11 @@ export function loadVariables(
 const TAG = /\{\{\{\s*([^{}\s]+)\s*\}\}\}|\{\{\s*(&?)\s*([^{}#^/!>=\s&][^{}\s]*)\s*\}\}/g;
 
 /** Renders `{{name}}` placeholders (JSON-escaped) and `{{{name}}}` / `{{& name}}` (raw) in the JSON of `value`. */
-export function render<T extends JsonValue>(value: T, values: Record<string, string>, missing: string[]): T {
+export function render(value: JsonObject, values: Record<string, string>, missing: string[]): JsonObject {
   const json = JSON.stringify(value);
   const out = json.replace(TAG, (_m, triple: string | undefined, amp: string, name: string | undefined) => {
-    const key = (triple ?? name) as string;
+    // The pattern captures one of the two.
+    const key = triple ?? name ?? "";
     if (!(key in values)) {
       missing.push(key);
       return "";
@@ -112,11 +113,17 @@ export function render<T extends JsonValue>(value: T, values: Record<string, str
     const v = values[key];
     return triple !== undefined || amp === "&" ? v : JSON.stringify(v).slice(1, -1);
   });
+  let rendered: JsonValue;
   try {
-    return JSON.parse(out) as T;
+    rendered = parseJson(out);
   } catch (err) {
-    throw new VariablesError(`Variable replacement resulted in invalid configuration, error: ${(err as Error).message}`);
+    throw new VariablesError(`Variable replacement resulted in invalid configuration, error: ${err instanceof Error ? err.message : String(err)}`);
   }
+  // The text still starts with `{` and ends with `}`: parsed, it is an object.
+  if (rendered === null || typeof rendered !== "object" || Array.isArray(rendered)) {
+    throw new VariablesError("Variable replacement resulted in invalid configuration, error: not an object");
+  }
+  return rendered;
 }
 
 export function missingPlaceholdersError(missing: string[]): VariablesError {

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { isRecord, parseJson } from "../../keboola/json";
 
 // Request bodies as PHP sees them: JSON, or form fields (urlencoded or multipart) where
 // `a[]=x`, `a[0]=x` and `a[b]=x` build arrays and objects.
@@ -19,22 +20,23 @@ export function setFormValue(target: Body, key: string, value: unknown): void {
     return;
   }
   const path = [m[1], ...[...m[2].matchAll(/\[([^\]]*)\]/g)].map((x) => x[1])];
-  let node: Record<string, unknown> | unknown[] = target;
+  // A node is an object or an array; either is written by key as PHP does (`[]` appends to a list).
+  let node: object = target;
   for (let i = 0; i < path.length; i++) {
     const last = i === path.length - 1;
-    let part: string | number = path[i];
-    if (Array.isArray(node) && part === "") part = node.length;
+    const part: PropertyKey = Array.isArray(node) && path[i] === "" ? node.length : path[i];
     if (last) {
-      (node as Record<string, unknown>)[part as string] = value;
+      Reflect.set(node, part, value);
       return;
     }
     const nextIsList = path[i + 1] === "" || /^\d+$/.test(path[i + 1]);
-    let child = (node as Record<string, unknown>)[part as string];
-    if (child === undefined || typeof child !== "object" || child === null) {
-      child = nextIsList ? [] : {};
-      (node as Record<string, unknown>)[part as string] = child;
+    const existing: unknown = Reflect.get(node, part);
+    if (typeof existing === "object" && existing !== null) node = existing;
+    else {
+      const child = nextIsList ? [] : {};
+      Reflect.set(node, part, child);
+      node = child;
     }
-    node = child as Record<string, unknown> | unknown[];
   }
 }
 
@@ -46,8 +48,8 @@ export async function readBody(c: Context): Promise<{ body: Body; files: Record<
     const text = await c.req.text();
     if (!text.trim()) return { body: {}, files };
     try {
-      const parsed = JSON.parse(text) as unknown;
-      return { body: parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Body) : {}, files };
+      const parsed = parseJson(text);
+      return { body: isRecord(parsed) ? parsed : {}, files };
     } catch {
       throw new InvalidJsonBody();
     }
@@ -57,10 +59,7 @@ export async function readBody(c: Context): Promise<{ body: Body; files: Record<
     const form = await c.req.formData();
     for (const [key, value] of form.entries()) {
       if (typeof value === "string") setFormValue(body, key, value);
-      else {
-        const blob = value as File;
-        files[key] = { name: blob.name, type: blob.type, data: new Uint8Array(await blob.arrayBuffer()) };
-      }
+      else files[key] = { name: value.name, type: value.type, data: new Uint8Array(await value.arrayBuffer()) };
     }
     return { body, files };
   }
@@ -89,7 +88,7 @@ export function str(v: unknown): string | undefined {
 export function list(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (Array.isArray(v)) return v.map((x) => String(x));
-  if (typeof v === "object") return Object.values(v as object).map((x) => String(x));
+  if (typeof v === "object") return Object.values(v).map((x) => String(x));
   if (typeof v === "string") return v === "" ? [] : v.split(",").map((x) => x.trim());
   return [String(v)];
 }

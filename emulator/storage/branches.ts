@@ -1,4 +1,5 @@
 import type { EmulatorContext } from "../core/context";
+import type { StorageDevBranch } from "../../keboola/storage-answers";
 import { authenticated, type StorageApp } from "./auth";
 import { errors } from "./errors";
 
@@ -6,7 +7,7 @@ import { errors } from "./errors";
 // `GET /v2/storage/dev-branches` and `GET /v2/storage/dev-branches/{id}`; an unknown id answers
 // 404 `Branch id:"<id>" was not found.` (message from the Storage API tests).
 
-export function defaultBranch(ctx: EmulatorContext): Record<string, unknown> {
+export function defaultBranch(ctx: EmulatorContext): StorageDevBranch {
   const master = ctx.state.tokens.find((t) => t.isMasterToken);
   return {
     id: ctx.state.project.defaultBranchId,

@@ -1,4 +1,5 @@
-import type { EmulatorContext, JsonValue } from "../core/context";
+import { z } from "zod";
+import type { EmulatorContext } from "../core/context";
 import { type BucketStage, bucketDisplayNameProblem, bucketIdOf, bucketNameProblem, bucketStageProblem } from "../../keboola/storage";
 import { authenticated, type StorageApp } from "./auth";
 import { list, readBody, readQuery, str } from "./body";
@@ -45,6 +46,9 @@ function dropBucket(ctx: EmulatorContext, branchId: number, bucketId: string, fo
   deleteBucket(ctx, branchId, bucketId);
 }
 
+/** What a `bucketDelete` job remembers of its request (the job's `work`). */
+const bucketDeleteWork = z.object({ bucketId: z.string(), force: z.boolean() });
+
 export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
   onStorageJob(ctx, "bucketUpdate", (job) => {
@@ -52,10 +56,10 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
     const bucket = getBucket(ctx, job.branchId, w.bucketId);
     if (!bucket) throw new JobFailure("storage.buckets.notFound", `The bucket "${w.bucketId}" was not found in the project "${ctx.state.project.id}"`);
     if (w.displayName !== null) bucket.displayName = w.displayName;
-    return bucketJson(ctx, bucket) as { [key: string]: JsonValue };
+    return bucketJson(ctx, bucket);
   });
   onStorageJob(ctx, "bucketDelete", (job) => {
-    const w = job.work as { bucketId: string; force: boolean };
+    const w = bucketDeleteWork.parse(job.work);
     if (!getBucket(ctx, job.branchId, w.bucketId)) return null;
     try {
       dropBucket(ctx, job.branchId, w.bucketId, w.force);
@@ -136,7 +140,7 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
       const job = createStorageJob(ctx, token, branchId, "bucketDelete", { params: { idBucket: bucket.id, force } }, null, {
         bucketId: bucket.id,
         force,
-      });
+      } satisfies z.input<typeof bucketDeleteWork>);
       return c.json(storageJobJson(ctx, job), 202);
     }
     dropBucket(ctx, branchId, bucket.id, force);

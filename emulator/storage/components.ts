@@ -18,7 +18,7 @@ import type { StorageState } from "./state";
 /** Component types of the real index (keboola-sdk-go pkg/keboola/storage_component.go and the indexes recorded). */
 export const COMPONENT_TYPES = ["extractor", "writer", "transformation", "application", "processor", "code-pattern", "other"] as const;
 
-const json = z.json() as unknown as z.ZodType<JsonValue>;
+const json: z.ZodType<JsonValue> = z.json();
 const jsonObject = z.record(z.string(), json);
 
 /** One component as the index returns it with details (keys in the order the real records have). */

@@ -1,4 +1,6 @@
-import type { EmulatorContext, JsonValue } from "../core/context";
+import type { EmulatorContext } from "../core/context";
+import { isJsonObject, parseJson, type JsonObject } from "../../keboola/json";
+import type { StorageConfigRow, StorageConfiguration } from "../../keboola/storage-answers";
 import type { TokenRecord } from "../core/tokens";
 import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
@@ -41,7 +43,7 @@ export function orderedRows(cfg: ConfigRecord): RowRecord[] {
   return cfg.rowsSortOrder.map((id) => cfg.rows.find((r) => r.id === id)).filter((r): r is RowRecord => !!r);
 }
 
-export function rowJson(row: RowRecord): Record<string, unknown> {
+export function rowJson(row: RowRecord): StorageConfigRow {
   return {
     id: row.id,
     name: row.name,
@@ -57,8 +59,8 @@ export function rowJson(row: RowRecord): Record<string, unknown> {
   };
 }
 
-export function configJson(cfg: ConfigRecord, opts: { rows?: boolean; configuration?: boolean } = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function configJson(cfg: ConfigRecord, opts: { rows?: boolean; configuration?: boolean } = {}): StorageConfiguration {
+  return {
     id: cfg.id,
     name: cfg.name,
     description: cfg.description,
@@ -68,17 +70,16 @@ export function configJson(cfg: ConfigRecord, opts: { rows?: boolean; configurat
     changeDescription: cfg.changeDescription,
     isDisabled: cfg.isDisabled,
     isDeleted: cfg.isDeleted,
+    ...(opts.configuration !== false ? { configuration: cfg.configuration } : {}),
+    rowsSortOrder: [...cfg.rowsSortOrder],
+    ...(opts.rows !== false ? { rows: orderedRows(cfg).map(rowJson) } : {}),
+    state: cfg.state,
+    currentVersion: cfg.currentVersion,
   };
-  if (opts.configuration !== false) out.configuration = cfg.configuration;
-  out.rowsSortOrder = [...cfg.rowsSortOrder];
-  if (opts.rows !== false) out.rows = orderedRows(cfg).map(rowJson);
-  out.state = cfg.state;
-  out.currentVersion = cfg.currentVersion;
-  return out;
 }
 
 /** A JSON object parameter given as an object or a JSON string (`code`: the validation code on bad JSON). */
-export function jsonObjectParam(value: unknown, field: "configuration" | "state"): { [key: string]: JsonValue } | undefined {
+export function jsonObjectParam(value: unknown, field: "configuration" | "state"): JsonObject | undefined {
   if (value === undefined) return undefined;
   const bad = (): StorageHttpError =>
     new StorageHttpError(
@@ -90,14 +91,15 @@ export function jsonObjectParam(value: unknown, field: "configuration" | "state"
   if (typeof v === "string") {
     if (v.trim() === "") return {};
     try {
-      v = JSON.parse(v) as unknown;
+      v = parseJson(v);
     } catch {
       throw bad();
     }
   }
   if (Array.isArray(v) && v.length === 0) return {};
-  if (v === null || typeof v !== "object" || Array.isArray(v)) throw bad();
-  return v as { [key: string]: JsonValue };
+  // Any object passes: a JSON body's or form fields' values are JSON all the way down.
+  if (!isJsonObject(v)) throw bad();
+  return v;
 }
 
 /** Marks a new version of the configuration, and keeps the configuration as it now is in its history. */
@@ -119,7 +121,7 @@ export function bumpVersion(ctx: EmulatorContext, cfg: ConfigRecord, token: Toke
       description: cfg.description,
       configuration: cfg.configuration,
       rowsSortOrder: cfg.rowsSortOrder,
-      rows: orderedRows(cfg).map(rowJson) as Array<{ [key: string]: JsonValue }>,
+      rows: orderedRows(cfg).map(rowJson),
     }),
   );
 }
@@ -253,8 +255,7 @@ export function registerConfigurationRoutes(api: StorageApp, ctx: EmulatorContex
     const { body } = await readBody(c);
     const order = body.rowsSortOrder === undefined ? undefined : (list(body.rowsSortOrder) ?? []).filter((x) => x !== "");
     if (order) validateSortOrder(cfg, order);
-    const before = JSON.stringify(cfg);
-    const draft: ConfigRecord = JSON.parse(before) as ConfigRecord;
+    const draft = structuredClone(cfg);
     applyCommonFields(draft, body);
     if (order) draft.rowsSortOrder = order;
     Object.assign(cfg, draft);

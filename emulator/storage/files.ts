@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { gunzipSync } from "node:zlib";
+import { z } from "zod";
+import { parseJson } from "../../keboola/json";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
 import type { TokenRecord } from "../core/tokens";
+import type { StorageFile, StorageUploadParams } from "../../keboola/storage-answers";
 import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
@@ -120,8 +123,8 @@ export async function fileJson(
   ctx: EmulatorContext,
   file: FileRecord,
   extra: { uploadParams?: boolean; federation?: boolean } = {},
-): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {
+): Promise<StorageFile> {
+  const out: StorageFile = {
     id: file.id,
     created: file.created,
     isPublic: file.isPublic,
@@ -140,7 +143,7 @@ export async function fileJson(
     creatorToken: file.creatorToken,
   };
   if (extra.uploadParams) {
-    const params: Record<string, unknown> = { key: file.key, bucket: file.bucket, acl: "private" };
+    const params: StorageUploadParams = { key: file.key, bucket: file.bucket, acl: "private" };
     // keboola/keboola-sdk-go storage_file_upload/s3/file.go UploadParams: `x-amz-server-side-encryption`.
     if (file.isEncrypted) params["x-amz-server-side-encryption"] = "AES256";
     if (extra.federation) params.credentials = issueCredentials(ctx, file);
@@ -169,6 +172,9 @@ export function findFile(ctx: EmulatorContext, token: TokenRecord, id: string | 
   return file;
 }
 
+/** A sliced file's manifest: its slices, in order (other keys, e.g. `mandatory`, are not read). */
+const sliceManifest = z.object({ entries: z.array(z.object({ url: z.string() })).nullish() });
+
 function maybeGunzip(buf: Buffer): Buffer {
   return buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf;
 }
@@ -184,7 +190,10 @@ export function fileContents(ctx: EmulatorContext, file: FileRecord): Buffer[] |
   }
   const manifest = getObject(ctx, file.bucket, `${file.key}manifest`);
   if (!manifest) return undefined;
-  const entries = (JSON.parse(manifest.toString("utf8")) as { entries?: Array<{ url: string }> }).entries ?? [];
+  const parsed = sliceManifest.safeParse(parseJson(manifest.toString("utf8")));
+  // A manifest without readable entries names no slice the store holds.
+  if (!parsed.success) return undefined;
+  const entries = parsed.data.entries ?? [];
   const out: Buffer[] = [];
   for (const e of entries) {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(e.url);

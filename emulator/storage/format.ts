@@ -21,7 +21,18 @@ const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
 export function storageTime(at: number | string | null | undefined): string | null {
   if (at === null || at === undefined) return null;
   const d = new Date(at);
-  if (Number.isNaN(d.getTime())) return null;
+  return Number.isNaN(d.getTime()) ? null : formatUtc(d);
+}
+
+/**
+ * A timestamp the emulator made itself (a record's `created`, a clock reading), in the Storage
+ * format; one it cannot read (a hand-edited state file) is shown as it is stored.
+ */
+export function storageTimeOf(at: number | string): string {
+  return storageTime(at) ?? String(at);
+}
+
+function formatUtc(d: Date): string {
   return (
     `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}` +
     `T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}+0000`
@@ -30,12 +41,12 @@ export function storageTime(at: number | string | null | undefined): string | nu
 
 /** ISO 8601 with a colon offset, `2024-09-23T11:41:52+00:00` (credentials expiration, queue jobs). */
 export function colonTime(at: number | string): string {
-  return (storageTime(at) as string).replace(/\+0000$/, "+00:00");
+  return storageTimeOf(at).replace(/\+0000$/, "+00:00");
 }
 
 /** Now, in the Storage format. */
 export function nowStorage(ctx: EmulatorContext): string {
-  return storageTime(ctx.now()) as string;
+  return storageTimeOf(ctx.now());
 }
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -1,4 +1,6 @@
+import { z } from "zod";
 import type { EmulatorContext, JsonValue } from "../core/context";
+import type { StorageJob, StorageJobResults } from "../../keboola/storage-answers";
 import { taskShouldFail } from "../core/faults";
 import type { TokenRecord } from "../core/tokens";
 import { authenticated, type StorageApp } from "./auth";
@@ -25,7 +27,7 @@ export class JobFailure extends Error {
   }
 }
 
-export type JobRunner = (job: StorageJobRecord) => { [key: string]: JsonValue } | null;
+export type JobRunner = (job: StorageJobRecord) => StorageJobResults | null;
 
 const runners = new WeakMap<EmulatorContext, Map<string, JobRunner>>();
 
@@ -67,8 +69,8 @@ export function createStorageJob(
   return job;
 }
 
-export function storageJobJson(ctx: EmulatorContext, job: StorageJobRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function storageJobJson(ctx: EmulatorContext, job: StorageJobRecord): StorageJob {
+  const out: StorageJob = {
     id: job.id,
     status: job.status,
     url: `${ctx.baseUrl()}/v2/storage/jobs/${job.id}`,
@@ -87,17 +89,20 @@ export function storageJobJson(ctx: EmulatorContext, job: StorageJobRecord): Rec
   return out;
 }
 
+/** The arguments of the deferred start and finish of a job (createStorageJob). */
+const jobArgs = z.object({ jobId: z.number() });
+
 export function registerStorageJobs(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
   ctx.onDeferred("storage.job.start", (args) => {
-    const job = ctx.state.storage.jobs[String((args as { jobId: number }).jobId)];
+    const job = ctx.state.storage.jobs[String(jobArgs.parse(args).jobId)];
     if (!job || job.status !== "waiting") return;
     job.status = "processing";
     job.startTime = nowStorage(ctx);
   });
 
   ctx.onDeferred("storage.job.finish", (args) => {
-    const job = ctx.state.storage.jobs[String((args as { jobId: number }).jobId)];
+    const job = ctx.state.storage.jobs[String(jobArgs.parse(args).jobId)];
     if (!job || job.status === "success" || job.status === "error") return;
     if (!job.startTime) job.startTime = nowStorage(ctx);
     job.endTime = nowStorage(ctx);

@@ -1,9 +1,10 @@
 import type { EmulatorContext } from "../core/context";
-import { storageTime } from "./format";
+import type { StorageBucket, StorageTable } from "../../keboola/storage-answers";
+import { storageTime, storageTimeOf } from "./format";
 import type { BucketRecord, TableRecord } from "./state";
 import { listTables } from "./tables";
 
-// JSON shapes of buckets and tables, as the Storage API reference shows them.
+// JSON shapes of buckets and tables, as the Storage API reference shows them (keboola/storage-answers.ts).
 
 function dataSize(tables: TableRecord[]): number {
   let bytes = 0;
@@ -14,7 +15,7 @@ function dataSize(tables: TableRecord[]): number {
   return bytes;
 }
 
-export function bucketJson(ctx: EmulatorContext, b: BucketRecord): Record<string, unknown> {
+export function bucketJson(ctx: EmulatorContext, b: BucketRecord): StorageBucket {
   const tables = listTables(ctx, b.branchId, b.id);
   const changes = tables.map((t) => t.lastChangeDate).filter((d): d is string => !!d).sort();
   return {
@@ -26,9 +27,9 @@ export function bucketJson(ctx: EmulatorContext, b: BucketRecord): Record<string
     stage: b.stage,
     description: b.description,
     tables: `${ctx.baseUrl()}/v2/storage/buckets/${b.id}/tables`,
-    created: storageTime(b.created),
+    created: storageTimeOf(b.created),
     lastChangeDate: storageTime(changes[changes.length - 1] ?? null),
-    updated: storageTime(changes[changes.length - 1] ?? b.created),
+    updated: storageTimeOf(changes[changes.length - 1] ?? b.created),
     isReadOnly: false,
     dataSizeBytes: dataSize(tables),
     rowsCount: tables.reduce((n, t) => n + t.rows.length + (t.unkeptRows ?? 0), 0),
@@ -47,8 +48,8 @@ export function bucketJson(ctx: EmulatorContext, b: BucketRecord): Record<string
   };
 }
 
-export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = true): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = true): StorageTable {
+  const out: StorageTable = {
     uri: `${ctx.baseUrl()}/v2/storage/tables/${t.id}`,
     id: t.id,
     name: t.name,
@@ -60,7 +61,7 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
     distributionType: null,
     distributionKey: [],
     syntheticPrimaryKeyEnabled: false,
-    created: storageTime(t.created),
+    created: storageTimeOf(t.created),
     lastImportDate: storageTime(t.lastImportDate),
     lastChangeDate: storageTime(t.lastChangeDate),
     rowsCount: t.rows.length + (t.unkeptRows ?? 0),
@@ -95,14 +96,14 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
  * `columnMetadata` only when `include` names them (apiary.apib "List All Tables", "Tables in
  * bucket").
  */
-export function listedTableJson(ctx: EmulatorContext, t: TableRecord, include: string[]): Record<string, unknown> {
+export function listedTableJson(ctx: EmulatorContext, t: TableRecord, include: string[]): StorageTable {
   const json = tableJson(ctx, t);
-  for (const part of ["columns", "metadata", "columnMetadata"]) if (!include.includes(part)) delete json[part];
+  for (const part of ["columns", "metadata", "columnMetadata"] as const) if (!include.includes(part)) delete json[part];
   return json;
 }
 
 /** A bucket of `GET /buckets`: `metadata` only with `include=metadata` (keboola/storage-api-php-client BucketsTest). */
-export function listedBucketJson(ctx: EmulatorContext, b: BucketRecord, include: string[]): Record<string, unknown> {
+export function listedBucketJson(ctx: EmulatorContext, b: BucketRecord, include: string[]): StorageBucket {
   const json = bucketJson(ctx, b);
   if (!include.includes("metadata")) delete json.metadata;
   return json;

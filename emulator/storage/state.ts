@@ -4,6 +4,7 @@
 
 import type { JsonValue } from "../core/context";
 import type { StoredColumnDefinition } from "../../keboola/storage";
+import type { StorageConfigRow, StorageJobResults } from "../../keboola/storage-answers";
 import type { ComponentRecord } from "./components";
 
 /** A metadata entry of a bucket or table (`GET .../metadata`). */
@@ -130,7 +131,7 @@ export interface StorageJobRecord {
   startTime: string | null;
   endTime: string | null;
   runId: string | null;
-  results: { [key: string]: JsonValue } | null;
+  results: StorageJobResults | null;
   creatorToken: { id: string; description: string };
   error?: StorageJobError;
   /** Emulator-only: what the job does when it runs. */
@@ -187,7 +188,7 @@ export interface ConfigVersionRecord extends VersionInfo {
   description: string;
   configuration: { [key: string]: JsonValue };
   rowsSortOrder: string[];
-  rows: Array<{ [key: string]: JsonValue }>;
+  rows: StorageConfigRow[];
 }
 
 export interface StorageState {
@@ -211,8 +212,7 @@ export function initialStorageState(): StorageState {
 
 /** Fills, in place, the parts missing from a state saved by an older emulator version. */
 export function upgradeStorageState(s: Partial<StorageState>): void {
-  const fresh = initialStorageState();
-  for (const k of Object.keys(fresh) as Array<keyof StorageState>) {
-    if (!s[k]) (s as Record<string, unknown>)[k] = fresh[k];
+  for (const [k, empty] of Object.entries(initialStorageState())) {
+    if (!Reflect.get(s, k)) Reflect.set(s, k, empty);
   }
 }

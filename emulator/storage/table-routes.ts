@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import { z } from "zod";
+import { isRecord } from "../../keboola/json";
 import type { EmulatorContext, JsonValue } from "../core/context";
 import { tableNameProblem } from "../../keboola/storage";
 import type { TokenRecord } from "../core/tokens";
@@ -10,6 +12,7 @@ import { createFile, fileContents, findFile, putObject, textPieces } from "./fil
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
 import { listedTableJson, tableJson } from "./representations";
+import type { StorageTable } from "../../keboola/storage-answers";
 import { requireBucket } from "./buckets";
 import { authenticated, type StorageApp } from "./auth";
 import type { StorageJobRecord, TableRecord } from "./state";
@@ -137,8 +140,14 @@ function dataSize(table: TableRecord): number {
   return table.rows.reduce((n, r) => n + rowBytes(r), 0) + (table.unkeptBytes ?? 0);
 }
 
-function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
-  const w = job.work as { fileId: number; delimiter: string; enclosure: string; bucketId: string; name: string; primaryKey: string[] };
+// What each job remembers of its request (the job's `work`), checked when it runs.
+const csvWork = { fileId: z.number(), delimiter: z.string(), enclosure: z.string() };
+const tableCreateWork = z.object({ ...csvWork, bucketId: z.string(), name: z.string(), primaryKey: z.array(z.string()) });
+const tableImportWork = z.object({ ...csvWork, incremental: z.boolean(), columns: z.array(z.string()).nullable() });
+const tableExportWork = z.object({ columns: z.array(z.string()), limit: z.number().nullable() });
+
+function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): StorageTable {
+  const w = tableCreateWork.parse(job.work);
   const tableId = `${w.bucketId}.${w.name}`;
   const parsed = loadCsv(ctx, w);
   if (!parsed.header.length) throw new JobFailure("storage.tables.validation.noColumns", "No columns found in the CSV file header.");
@@ -162,20 +171,21 @@ function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
   table.lastImportDate = at;
   table.lastChangeDate = at;
   job.tableId = tableId;
-  return tableJson(ctx, table) as { [key: string]: JsonValue };
+  return tableJson(ctx, table);
 }
 
 /** The table a job works on; gone since the job was accepted -> the job fails as Storage's does. */
 function jobTable(ctx: EmulatorContext, job: StorageJobRecord): TableRecord {
-  const table = getTable(ctx, job.branchId, job.tableId as string);
+  const tableId = job.tableId ?? "";
+  const table = getTable(ctx, job.branchId, tableId);
   if (table) return table;
-  const p = parseTableId(job.tableId as string);
+  const p = parseTableId(tableId);
   const notFound = errors.tableNotFound(p?.name ?? String(job.tableId), p?.bucketId ?? "", ctx.state.project.id);
-  throw new JobFailure(notFound.code as string, notFound.message);
+  throw new JobFailure(notFound.code ?? "error", notFound.message);
 }
 
 function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
-  const w = job.work as { fileId: number; delimiter: string; enclosure: string; incremental: boolean; columns: string[] | null };
+  const w = tableImportWork.parse(job.work);
   const table = jobTable(ctx, job);
   const parsed = loadCsv(ctx, w, w.columns ?? undefined);
   const missing = table.columns.filter((c) => !parsed.header.includes(c));
@@ -221,7 +231,7 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
 }
 
 function runTableExport(ctx: EmulatorContext, job: StorageJobRecord, token: TokenRecord): { [key: string]: JsonValue } {
-  const w = job.work as { columns: string[]; limit: number | null };
+  const w = tableExportWork.parse(job.work);
   const table = jobTable(ctx, job);
   const cols = w.columns.length ? w.columns : table.columns;
   const idx = cols.map((c) => table.columns.indexOf(c));
@@ -250,12 +260,14 @@ function previewRows(c: Context, table: TableRecord): { columns: string[]; rows:
   }
   let rows = table.rows;
   const filters: Array<{ column: string; operator: string; values: string[] }> = [];
+  const whereColumn = str(q.whereColumn);
   if (Array.isArray(q.whereFilters)) {
-    for (const f of q.whereFilters as Array<Record<string, unknown>>) {
+    for (const item of q.whereFilters) {
+      const f = isRecord(item) ? item : {};
       filters.push({ column: str(f.column) ?? "", operator: str(f.operator) ?? "eq", values: list(f.values) ?? [] });
     }
-  } else if (str(q.whereColumn)) {
-    filters.push({ column: str(q.whereColumn) as string, operator: str(q.whereOperator) ?? "eq", values: list(q.whereValues) ?? [] });
+  } else if (whereColumn) {
+    filters.push({ column: whereColumn, operator: str(q.whereOperator) ?? "eq", values: list(q.whereValues) ?? [] });
   }
   for (const f of filters) {
     const i = table.columns.indexOf(f.column);
@@ -346,7 +358,7 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
         queue: "main",
       },
       null,
-      { fileId: Number(fileId), delimiter, enclosure, bucketId: bucket.id, name, primaryKey },
+      { fileId: Number(fileId), delimiter, enclosure, bucketId: bucket.id, name, primaryKey } satisfies z.input<typeof tableCreateWork>,
     );
     return c.json(storageJobJson(ctx, job), 202);
   });
@@ -380,7 +392,7 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
         enclosure,
         incremental,
         columns: columns && columns.length ? columns : withoutHeaders ? [...table.columns] : null,
-      },
+      } satisfies z.input<typeof tableImportWork>,
     );
     return c.json(storageJobJson(ctx, job), 202);
   });
@@ -416,7 +428,7 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
         queue: "main_fast",
       },
       table.id,
-      { columns, limit },
+      { columns, limit } satisfies z.input<typeof tableExportWork>,
     );
     return c.json(storageJobJson(ctx, job), 202);
   });

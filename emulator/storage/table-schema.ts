@@ -1,3 +1,4 @@
+import type { StorageTable } from "../../keboola/storage-answers";
 import type { EmulatorContext, JsonValue } from "../core/context";
 import {
   BASE_TYPES,
@@ -291,7 +292,7 @@ function jobTable(ctx: EmulatorContext, job: StorageJobRecord): TableRecord {
   );
 }
 
-function runDefinitionCreate(ctx: EmulatorContext, job: StorageJobRecord): JsonObject {
+function runDefinitionCreate(ctx: EmulatorContext, job: StorageJobRecord): StorageTable {
   const w = job.work as { bucketId: string; name: string; columns: string[]; primaryKey: string[]; definition: JsonValue };
   if (!getBucket(ctx, job.branchId, w.bucketId)) {
     throw new JobFailure("storage.buckets.notFound", `The bucket "${w.bucketId}" was not found in the project "${ctx.state.project.id}"`);
@@ -305,5 +306,5 @@ function runDefinitionCreate(ctx: EmulatorContext, job: StorageJobRecord): JsonO
     table.definition = { primaryKeysNames: [...w.primaryKey], columns: w.definition as unknown as StoredColumnDefinition[] };
   }
   job.tableId = tableId;
-  return tableJson(ctx, table) as JsonObject;
+  return tableJson(ctx, table);
 }

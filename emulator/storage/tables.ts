@@ -30,7 +30,8 @@ export function listTables(ctx: EmulatorContext, branchId: number, bucketId?: st
 export function ensureBucket(ctx: EmulatorContext, branchId: number, bucketId: string, description = ""): BucketRecord {
   const existing = getBucket(ctx, branchId, bucketId);
   if (existing) return existing;
-  const [stage, name] = bucketId.split(".") as ["in" | "out", string];
+  const [stage, name = ""] = bucketId.split(".");
+  if (stage !== "in" && stage !== "out") throw new Error(`invalid bucket id ${bucketId}`);
   const bucket: BucketRecord = {
     id: bucketId,
     branchId,

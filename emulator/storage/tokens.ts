@@ -1,8 +1,9 @@
 import type { EmulatorContext } from "../core/context";
 import type { TokenRecord } from "../core/tokens";
+import type { StorageProject, StorageToken } from "../../keboola/storage-answers";
 import { authenticated, type StorageApp } from "./auth";
 import { bucketPermission } from "./permissions";
-import { storageTime } from "./format";
+import { nowStorage, storageTime } from "./format";
 
 // `GET /v2/storage/tokens/verify` (also branch-scoped): what the token may do and whose project
 // it is. Shape as the Storage API reference and keboola-sdk-go's Token: numeric `owner.id`,
@@ -10,13 +11,13 @@ import { storageTime } from "./format";
 // `componentAccess` only when the token was granted components (a token without component
 // access has no such key and gets 403 `accessDenied` on configuration calls).
 
-export function tokenDetail(ctx: EmulatorContext, token: TokenRecord): Record<string, unknown> {
+export function tokenDetail(ctx: EmulatorContext, token: TokenRecord): StorageToken {
   const master = ctx.state.tokens.find((t) => t.isMasterToken);
   const buckets: Record<string, string> = {};
   const branchId = ctx.state.project.defaultBranchId;
   for (const b of Object.values(ctx.state.storage.buckets)) if (b.branchId === branchId) buckets[b.id] = bucketPermission(token);
-  const created = storageTime(token.created) ?? storageTime(ctx.now());
-  const body: Record<string, unknown> = {
+  const created = storageTime(token.created) ?? nowStorage(ctx);
+  return {
     id: token.id,
     token: token.token,
     description: token.description,
@@ -37,18 +38,17 @@ export function tokenDetail(ctx: EmulatorContext, token: TokenRecord): Record<st
     dailyCapacity: 0,
     // PHP serializes an empty map as a list.
     bucketPermissions: Object.keys(buckets).length ? buckets : [],
+    ...(!token.isMasterToken && master ? { creatorToken: { id: Number(master.id), description: master.description } } : {}),
+    ...(token.componentAccess && token.componentAccess.length ? { componentAccess: [...token.componentAccess] } : {}),
+    ...(token.isMasterToken
+      ? { admin: { id: 1, name: "Emulated Admin", features: [], isOrganizationMember: true, role: "admin", isActivated: false } }
+      : {}),
+    organization: { id: "1" },
+    owner: ownerDetail(ctx),
   };
-  if (!token.isMasterToken && master) body.creatorToken = { id: Number(master.id), description: master.description };
-  if (token.componentAccess && token.componentAccess.length) body.componentAccess = [...token.componentAccess];
-  if (token.isMasterToken) {
-    body.admin = { id: 1, name: "Emulated Admin", features: [], isOrganizationMember: true, role: "admin", isActivated: false };
-  }
-  body.organization = { id: "1" };
-  body.owner = ownerDetail(ctx);
-  return body;
 }
 
-function ownerDetail(ctx: EmulatorContext): Record<string, unknown> {
+function ownerDetail(ctx: EmulatorContext): StorageProject {
   const tables = Object.values(ctx.state.storage.tables);
   const rowsCount = tables.reduce((n, t) => n + t.rows.length, 0);
   return {

@@ -1,4 +1,5 @@
 import type { EmulatorContext } from "../core/context";
+import type { StorageConfigVersion, StorageConfigVersionHead, StorageConfigVersionItem } from "../../keboola/storage-answers";
 import { authenticated, type StorageApp } from "./auth";
 import { list, readQuery, str } from "./body";
 import { requireConfig } from "./configurations";
@@ -29,11 +30,12 @@ export function registerVersionRoutes(api: StorageApp, ctx: EmulatorContext): vo
     const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);
     const versions = [...(cfg.versions ?? [])].reverse().slice(offset, offset + limit);
     return c.json(
-      versions.map((v) => {
-        const out: Record<string, unknown> = versionHead(v);
-        for (const field of ["name", "description", "configuration"] as const) if (include.includes(field)) out[field] = v[field];
-        return out;
-      }),
+      versions.map((v): StorageConfigVersionItem => ({
+        ...versionHead(v),
+        ...(include.includes("name") ? { name: v.name } : {}),
+        ...(include.includes("description") ? { description: v.description } : {}),
+        ...(include.includes("configuration") ? { configuration: v.configuration } : {}),
+      })),
     );
   });
 
@@ -45,19 +47,20 @@ export function registerVersionRoutes(api: StorageApp, ctx: EmulatorContext): vo
     const wanted = c.req.param("version");
     const v = (cfg.versions ?? []).find((x) => String(x.version) === wanted);
     if (!v) throw new StorageHttpError(404, "notFound", `Version ${wanted} not found`);
-    return c.json({
+    const detail: StorageConfigVersion = {
       ...versionHead(v),
       name: v.name,
       description: v.description,
       configuration: v.configuration,
       rowsSortOrder: v.rowsSortOrder,
       rows: v.rows,
-    });
+    };
+    return c.json(detail);
   });
 }
 
 /** The fields every answer about a version starts with (list and detail alike). */
-function versionHead(v: ConfigVersionRecord) {
+function versionHead(v: ConfigVersionRecord): StorageConfigVersionHead {
   return {
     version: v.version,
     created: v.created,

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
-import type { TokenRecord } from "../core/tokens";
+import type { TokenAdmin, TokenRecord } from "../core/tokens";
 import { badRequest, forbidden, StreamError } from "./errors";
 import { goQuote } from "./gofmt";
 import type { ByRecord } from "./state";
@@ -20,18 +20,11 @@ export function tokenHeader(c: Context): string | undefined {
   return space >= 0 ? raw.slice(space + 1) : raw;
 }
 
-/** The user behind a master token; a record may carry its own (the role defaults to "admin"). */
-interface TokenAdmin {
-  id?: number | string;
-  name?: string;
-  role?: string;
-}
-
 /** As the Storage emulation's token verify reports the master token's admin. */
 const DEFAULT_ADMIN: TokenAdmin = { id: 1, name: "Emulated Admin", role: "admin" };
 
 function adminOf(token: TokenRecord): TokenAdmin {
-  return (token as TokenRecord & { admin?: TokenAdmin }).admin ?? DEFAULT_ADMIN;
+  return token.admin ?? DEFAULT_ADMIN;
 }
 
 const exceptionId = (ctx: EmulatorContext) => `exception-${randomString(ctx.random, 32, "0123456789abcdef")}`;
@@ -65,22 +58,11 @@ export function requireAdmin(scope: AuthScope): void {
   if (role !== "admin") throw forbidden("only admin token can do write operations on streams");
 }
 
-interface BranchLike {
-  id?: unknown;
-  isDefault?: unknown;
-}
-
-/** Dev branches known to the Storage part of the emulator, if it keeps any. */
-function knownDevBranchIds(ctx: EmulatorContext): number[] {
-  const storage = ctx.state.storage as unknown as Record<string, unknown>;
-  const ids: number[] = [];
-  for (const name of ["branches", "devBranches"]) {
-    const v = storage[name];
-    const list = Array.isArray(v) ? v : v && typeof v === "object" ? Object.values(v) : [];
-    for (const b of list as BranchLike[]) if (b && typeof b.id === "number" && b.isDefault !== true) ids.push(b.id);
-  }
-  return ids;
-}
+/**
+ * The ids of the project's dev branches: none, the Storage emulation has only the default branch
+ * (storage/branches.ts); a dev branch it may hold one day answers the 400 below.
+ */
+const DEV_BRANCH_IDS: readonly number[] = [];
 
 /**
  * `default` or the default branch's numeric id. The real service supports only the default branch:
@@ -94,7 +76,7 @@ export function resolveBranch(ctx: EmulatorContext, raw: string): number {
   }
   const id = Number(raw);
   if (id === defaultId) return defaultId;
-  if (knownDevBranchIds(ctx).includes(id)) {
+  if (DEV_BRANCH_IDS.includes(id)) {
     throw badRequest(`currently only default branch is supported, branch "${id}" is not default`);
   }
   // The Storage API's answer for an unknown branch, passed through.

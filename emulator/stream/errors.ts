@@ -1,4 +1,5 @@
 import type { EmulatorContext } from "../core/context";
+import type { StreamErrorBody } from "../../keboola/stream";
 import { randomString } from "../core/random";
 import { asSentence, goQuote } from "./gofmt";
 import { prettyJSONResponse } from "./respond";
@@ -22,8 +23,8 @@ export class StreamError extends Error {
     super(message);
   }
 
-  body(): Record<string, unknown> {
-    const body: Record<string, unknown> = { statusCode: this.status, error: this.errorName, message: this.message };
+  body(): StreamErrorBody {
+    const body: StreamErrorBody = { statusCode: this.status, error: this.errorName, message: this.message };
     if (this.exceptionId !== undefined) body.exceptionId = this.exceptionId;
     return body;
   }
@@ -79,7 +80,7 @@ export class GoaErrors {
     });
   }
 
-  invalidEnum(name: string, value: string, allowed: string[]): void {
+  invalidEnum(name: string, value: string, allowed: readonly string[]): void {
     this.problems.push({
       code: "invalidEnumValue",
       message: `value of ${name} must be one of ${allowed.map(goQuote).join(", ")} but got value ${goQuote(value)}`,

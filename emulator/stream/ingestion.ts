@@ -7,7 +7,7 @@ import { asSentence, goQuote } from "./gofmt";
 import { clientIp, ColumnError, headersOf, MappedRecord, mapRow } from "./mapping";
 import { prettyJSONResponse } from "./respond";
 import { effectiveSetting } from "./settings";
-import { activeSource, sinksOf } from "./store";
+import { sinksOf } from "./store";
 import { streamState, type ColumnRecord, type SinkRecord, type SourceRecord } from "./state";
 import { rawHeaders, remoteAddress, signalAccepted } from "./testendpoint";
 
@@ -53,7 +53,7 @@ function writeToSink(ctx: EmulatorContext, source: SourceRecord, sink: SinkRecor
     values = mapRow(sink.table.mapping.columns, record);
   } catch (e) {
     if (!(e instanceof ColumnError)) throw e;
-    const col = sink.table.mapping.columns.find((c) => c.name === e.column) as ColumnRecord;
+    const col = e.column;
     return {
       sinkId: sink.sinkId,
       statusCode: 500,
@@ -108,8 +108,7 @@ async function ingest(ctx: EmulatorContext, c: Context<ServiceEnv, typeof INGEST
     signal: "",
   });
 
-  const sources = enabled
-    .map((source) => activeSource(ctx, source.branchId, source.sourceId) as SourceRecord)
+  const sources = [...enabled]
     .sort((a, b) => (String(a.branchId) < String(b.branchId) ? -1 : 1))
     .map((source) => {
       const sinks = sinksOf(ctx, source.branchId, source.sourceId)

@@ -1,3 +1,4 @@
+import { parseJson, type JsonValue } from "../../keboola/json";
 import { goQuote } from "./gofmt";
 
 // A small JSON parser keeping what the real service's JSON path lookup keeps: the key order of
@@ -29,11 +30,14 @@ export function parseJSON(text: string): JNode {
     while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
     if (i >= text.length) fail("missing closing '\"'");
     i++;
+    let parsed: JsonValue;
     try {
-      return JSON.parse(text.slice(start, i)) as string;
+      parsed = parseJson(text.slice(start, i));
     } catch {
       return fail("cannot parse string");
     }
+    // A JSON text from `"` to `"` is a string.
+    return typeof parsed === "string" ? parsed : fail("cannot parse string");
   };
   const value = (): JNode => {
     ws();

@@ -25,7 +25,7 @@ export interface RecordInput {
 /** A column could not be mapped; `message` is the real service's error text for the column. */
 export class ColumnError extends Error {
   constructor(
-    readonly column: string,
+    readonly column: ColumnRecord,
     message: string,
   ) {
     super(message);
@@ -51,7 +51,7 @@ export class MappedRecord {
       try {
         this.json = { ok: true, node: parseJSON(this.input.body) };
       } catch (e) {
-        this.json = { ok: false, error: `cannot parse request json:\n- cannot parse JSON: ${(e as Error).message}` };
+        this.json = { ok: false, error: `cannot parse request json:\n- cannot parse JSON: ${(e instanceof Error ? e.message : String(e))}` };
       }
     }
     if (!this.json.ok) throw new Error(this.json.error);
@@ -63,7 +63,7 @@ export class MappedRecord {
       try {
         this.bodyMapCache = { ok: true, value: parseBody(this.contentType, this.input.body) };
       } catch (e) {
-        this.bodyMapCache = { ok: false, error: (e as Error).message };
+        this.bodyMapCache = { ok: false, error: (e instanceof Error ? e.message : String(e)) };
       }
     }
     if (!this.bodyMapCache.ok) throw new Error(this.bodyMapCache.error);
@@ -153,7 +153,7 @@ export function columnValue(col: ColumnRecord, rec: MappedRecord): string {
         return templateValue(col, rec);
     }
   } catch (e) {
-    throw new ColumnError(col.name, (e as Error).message);
+    throw new ColumnError(col, e instanceof Error ? e.message : String(e));
   }
 }
 

@@ -42,8 +42,8 @@ export const endpoint = createFactory<ServiceEnv>();
 export function requireToken(c: Context, errs: GoaErrors = new GoaErrors()): string {
   const token = tokenHeader(c);
   if (token === undefined) errs.missingField("X-StorageApi-Token", "header");
-  if (!errs.empty) throw errs.error();
-  return token as string;
+  if (token === undefined || !errs.empty) throw errs.error();
+  return token;
 }
 
 /**

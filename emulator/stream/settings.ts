@@ -127,18 +127,20 @@ function bindValue(def: SettingDef, value: unknown): Binding {
       return typeof value === "string" ? { value } : mismatch;
     case "stringList": {
       if (!Array.isArray(value)) return mismatch;
-      const index = value.findIndex((item) => typeof item !== "string");
-      if (index >= 0) {
-        return { error: `invalid "${def.key}" value: index ${index}: found type "${goTypeOf(value[index])}", expected "string"` };
+      const strings: string[] = [];
+      for (const [index, item] of value.entries()) {
+        if (typeof item !== "string") return { error: `invalid "${def.key}" value: index ${index}: found type "${goTypeOf(item)}", expected "string"` };
+        strings.push(item);
       }
-      return { value: value as string[] };
+      return { value: strings };
     }
   }
 }
 
 function formatBound(def: SettingDef, v: Bound): unknown {
-  if (def.kind === "duration") return formatGoDuration(v as bigint);
-  if (def.kind === "size") return formatByteSize(v as bigint);
+  // A duration or a size is bound to a bigint (bindValue).
+  if (def.kind === "duration" && typeof v === "bigint") return formatGoDuration(v);
+  if (def.kind === "size" && typeof v === "bigint") return formatByteSize(v);
   return v;
 }
 
@@ -228,8 +230,9 @@ export function effectiveSettingsValid(sourceConfig: SettingPatchKV[], sinkConfi
     if (def.min === undefined || def.max === undefined) continue;
     const v = effective.get(def.key);
     if (v === undefined) continue;
-    const n = typeof v === "bigint" ? v : BigInt(v as number);
-    if (n < def.min || n > def.max) return false;
+    // Ranged keys are numbers: durations and sizes bound to bigints, counts to numbers.
+    const n = typeof v === "bigint" ? v : typeof v === "number" ? BigInt(v) : undefined;
+    if (n !== undefined && (n < def.min || n > def.max)) return false;
   }
   return true;
 }

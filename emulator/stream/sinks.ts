@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
-import { alreadyExists, badRequest, GoaErrors, notFound } from "./errors";
+import { isOneOf } from "../../keboola/json";
+import { STREAM_COLUMN_TYPES } from "../../keboola/stream";
+import { alreadyExists, applicationError, badRequest, GoaErrors, notFound } from "./errors";
 import { isoTime, normalizeName } from "./ids";
 import { templateCompileError } from "./mapping";
 import { decode, endpoint, inBranch } from "./request";
@@ -9,9 +11,9 @@ import { checkSettingsPatch, dumpSettings, effectiveSettingsValid, mergeSettings
 import { ensureSinkTable, issueSinkToken, revokeSinkToken, tableIdError } from "./sinkstorage";
 import { mustGetSource, pageParams, settingsPatchBody } from "./sources";
 import { activeSink, activeSource, findSink, MAX_SINKS_PER_SOURCE, nextVersion, sinkKey, sinksOf } from "./store";
-import { streamState, type ColumnRecord, type ColumnType, type SinkPatch, type SinkRecord, type TaskRecord } from "./state";
+import { streamState, type ColumnRecord, type SinkPatch, type SinkRecord, type TaskRecord } from "./state";
 import { accepted, registerTaskExecutor, startTask, TaskFailure, TaskLockError, UNKNOWN_ERROR, type TaskSuccess } from "./tasks";
-import { decodeBody, throwIf, validateCreateSink, validateIdParam, validateUpdateSink } from "./validation";
+import { decodeBody, throwIf, validateCreateSink, validateIdParam, validateUpdateSink, type MappingBody } from "./validation";
 import { paginate, sinkView } from "./views";
 
 // Sink endpoints and the operations of their tasks.
@@ -39,13 +41,20 @@ function mustGetSinkOnly(ctx: EmulatorContext, branchId: number, sourceId: strin
   return sink;
 }
 
-/** The mapping of a request: the real service's checks of path and template columns (400). */
-function mappingColumns(mapping: unknown): ColumnRecord[] {
-  const columns = (mapping as { columns?: unknown[] } | undefined)?.columns ?? [];
-  return columns.map((raw) => {
-    const c = (raw ?? {}) as Record<string, unknown>;
+/**
+ * The mapping of a request: the real service's checks of path and template columns (400), in
+ * the order of keboola/keboola-as-code `internal/pkg/service/stream/api/mapper/sink_request.go`
+ * (newTableSinkMappingEntity).
+ */
+function mappingColumns(ctx: EmulatorContext, mapping: MappingBody | null | undefined): ColumnRecord[] {
+  const columns = mapping?.columns ?? [];
+  return columns.map((c) => {
+    // Goa does not validate a null column, and the service's mapper reads its type: a panic.
+    if (!c) throw applicationError(ctx, "panicError");
     const name = str(c.name) ?? "";
-    const col: ColumnRecord = { type: str(c.type) as ColumnType, name };
+    // Decoding checked that the type is given and one of the enum.
+    if (!isOneOf(STREAM_COLUMN_TYPES, c.type)) throw applicationError(ctx);
+    const col: ColumnRecord = { type: c.type, name };
     if (c.primaryKey === true) col.primaryKey = true;
     if (col.type === "path") {
       if (str(c.path) === undefined) throw badRequest(`column "${name}" is missing path`);
@@ -54,7 +63,7 @@ function mappingColumns(mapping: unknown): ColumnRecord[] {
       if (str(c.defaultValue) !== undefined) col.defaultValue = str(c.defaultValue);
     }
     if (col.type === "template") {
-      const t = c.template as Record<string, unknown> | null | undefined;
+      const t = c.template;
       if (!t) throw badRequest(`column "${name}" is missing template`);
       const content = str(t.content) ?? "";
       const error = templateCompileError(content);
@@ -92,13 +101,14 @@ export const createSink = (ctx: EmulatorContext) =>
     (c) => {
       const { input, scope } = c.var;
       const { body, sourceId } = input;
-      const name = str(body.name) as string;
+      // Decoding checked that the name is given.
+      const name = body.name ?? "";
       const requested = str(body.sinkId);
       const sinkId = normalizeName(requested ? requested : name);
       if (sinkId === "") throw badRequest(`"sinkId" must not be empty`);
-      const table = body.table as Record<string, unknown> | undefined | null;
+      const table = body.table;
       if (!table) throw badRequest(`"table" must be configured for the "table" sink type`);
-      const columns = mappingColumns(table.mapping);
+      const columns = mappingColumns(ctx, table.mapping);
       const tableId = checkTableId(str(table.tableId) ?? "");
       mustGetSource(ctx, scope.branchId, sourceId);
       if (activeSink(ctx, scope.branchId, sourceId, sinkId)) throw alreadyExists("sink", sinkId, "source");
@@ -176,11 +186,11 @@ export const updateSink = (ctx: EmulatorContext) =>
       if (str(body.description) !== undefined) patch.description = str(body.description);
       // Absent: unchanged; [] clears the filter.
       if (Array.isArray(body.allowedSignals)) patch.allowedSignals = signals(body.allowedSignals);
-      const table = body.table as Record<string, unknown> | undefined | null;
+      const table = body.table;
       if (table) {
         patch.table = {};
-        if (table.mapping !== undefined && table.mapping !== null) patch.table.columns = mappingColumns(table.mapping);
-        if (str(table.tableId) !== undefined) patch.table.tableId = checkTableId(str(table.tableId) as string);
+        if (table.mapping !== undefined && table.mapping !== null) patch.table.columns = mappingColumns(ctx, table.mapping);
+        if (typeof table.tableId === "string") patch.table.tableId = checkTableId(table.tableId);
       }
       const task = startTask(ctx, {
         type: "update.sink",

@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
-import { AUTO_DISABLED_WITH_SOURCE } from "../../keboola/stream";
+import { isOneOf } from "../../keboola/json";
+import { AUTO_DISABLED_WITH_SOURCE, STREAM_SOURCE_TYPES } from "../../keboola/stream";
 import { deleteBucket, deleteTable, listTables, parseTableId } from "../storage/tables";
-import { alreadyExists, badRequest, GoaErrors, notFound } from "./errors";
+import { alreadyExists, applicationError, badRequest, GoaErrors, notFound } from "./errors";
 import { isoTime, newSourceSecret, normalizeName } from "./ids";
 import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
@@ -18,7 +19,7 @@ import {
   sinksOf,
   sourceKey,
 } from "./store";
-import { streamState, type SettingPatchKV, type SourcePatch, type SourceRecord, type SourceType, type TaskRecord } from "./state";
+import { streamState, type SettingPatchKV, type SourcePatch, type SourceRecord, type TaskRecord } from "./state";
 import { accepted, registerTaskExecutor, startTask, TaskFailure, UNKNOWN_ERROR, type TaskSuccess } from "./tasks";
 import { decodeBody, throwIf, validateCreateSource, validateIdParam, validateSettingsPatch, validateUpdateSource } from "./validation";
 import { paginate, sourceView } from "./views";
@@ -55,7 +56,10 @@ export const createSource = (ctx: EmulatorContext) =>
     inBranch(ctx, "write"),
     (c) => {
       const { input: body, scope } = c.var;
-      const name = str(body.name) as string;
+      // Decoding checked that the name and the type are given, the type one of the enum.
+      const name = body.name ?? "";
+      const type = body.type;
+      if (!isOneOf(STREAM_SOURCE_TYPES, type)) throw applicationError(ctx);
       const requested = str(body.sourceId);
       const sourceId = normalizeName(requested ? requested : name);
       if (sourceId === "") throw badRequest(`"sourceId" must not be empty`);
@@ -64,7 +68,7 @@ export const createSource = (ctx: EmulatorContext) =>
         projectId: scope.projectId,
         branchId: scope.branchId,
         sourceId,
-        type: str(body.type) as SourceType,
+        type,
         name,
         description: str(body.description) ?? "",
         secret: newSourceSecret(ctx),
@@ -132,7 +136,8 @@ export const updateSource = (ctx: EmulatorContext) =>
       const patch: SourcePatch = {};
       if (str(body.name) !== undefined) patch.name = str(body.name);
       if (str(body.description) !== undefined) patch.description = str(body.description);
-      if (str(body.type) !== undefined) patch.type = str(body.type) as SourceType;
+      // Decoding checked that a given type is one of the enum.
+      if (isOneOf(STREAM_SOURCE_TYPES, body.type)) patch.type = body.type;
       const task = startTask(ctx, {
         type: "update.source",
         branchId: scope.branchId,
@@ -218,8 +223,7 @@ export const getSourceSettings = (ctx: EmulatorContext) =>
 export async function settingsPatchBody(c: Context): Promise<{ patch: SettingPatchKV[]; changeDescription?: string }> {
   const body = await decodeBody(c, "UpdateSettingsRequestBody");
   throwIf(validateSettingsPatch(body));
-  const list = Array.isArray(body.settings) ? (body.settings as Array<Record<string, unknown> | null>) : [];
-  const patch = list.filter((kv): kv is Record<string, unknown> => !!kv).map((kv) => ({ key: String(kv.key), value: kv.value ?? null }));
+  const patch = (body.settings ?? []).flatMap((kv) => (kv ? [{ key: String(kv.key), value: kv.value ?? null }] : []));
   return { patch, changeDescription: str(body.changeDescription) };
 }
 

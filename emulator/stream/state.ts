@@ -3,7 +3,7 @@
 // Sources and sinks are kept by key, soft-deleted ones included (`deleted` is set), exactly as
 // the real service keeps them in its "active" and "deleted" prefixes. Tasks are kept after they
 // finish, so their url keeps answering.
-import type { StreamSink } from "../../keboola/stream";
+import type { STREAM_COLUMN_TYPES, STREAM_SOURCE_TYPES, StreamSink } from "../../keboola/stream";
 
 /** Who did an operation: `{type: "user", tokenId, tokenDesc, userId, userName}`. */
 export interface ByRecord {
@@ -45,7 +45,7 @@ export interface SettingPatchKV {
   value: unknown;
 }
 
-export type SourceType = "http" | "otlp";
+export type SourceType = (typeof STREAM_SOURCE_TYPES)[number];
 
 export interface SourceRecord {
   projectId: number;
@@ -63,7 +63,7 @@ export interface SourceRecord {
   deleted?: DeletedRecord;
 }
 
-export type ColumnType = "uuid" | "datetime" | "ip" | "body" | "headers" | "path" | "template";
+export type ColumnType = (typeof STREAM_COLUMN_TYPES)[number];
 
 export interface ColumnRecord {
   type: ColumnType;
@@ -176,12 +176,8 @@ export function initialStreamState(): StreamState {
   return { sources: {}, sinks: {}, sinkTokens: {}, tasks: {} };
 }
 
-/** Older state files may miss collections added later. */
-export function streamState(state: { stream: StreamState }): StreamState {
-  const s = state.stream as Partial<StreamState>;
-  s.sources ??= {};
-  s.sinks ??= {};
-  s.sinkTokens ??= {};
-  s.tasks ??= {};
-  return s as StreamState;
+/** Older state files may miss collections added later: they are added, empty. */
+export function streamState(state: { stream: Partial<StreamState> }): StreamState {
+  const s = state.stream;
+  return { sources: (s.sources ??= {}), sinks: (s.sinks ??= {}), sinkTokens: (s.sinkTokens ??= {}), tasks: (s.tasks ??= {}) };
 }

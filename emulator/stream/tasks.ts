@@ -1,4 +1,6 @@
+import { z } from "zod";
 import type { Deferred, EmulatorContext, JsonValue } from "../core/context";
+import type { StreamTask } from "../../keboola/stream";
 import { taskShouldFail } from "../core/faults";
 import { isoTime, newTaskId } from "./ids";
 import { jsonResponse } from "./respond";
@@ -48,8 +50,11 @@ export function taskOutputs(ctx: EmulatorContext, task: Pick<TaskRecord, "branch
   return out;
 }
 
+/** The arguments of a task's deferred run (startTask). */
+const taskArgs = z.object({ taskId: z.string() });
+
 function runTask(ctx: EmulatorContext, args: JsonValue, deferred: Deferred): void {
-  const { taskId } = args as { taskId: string };
+  const { taskId } = taskArgs.parse(args);
   const task = streamState(ctx.state).tasks[taskId];
   if (!task || task.finishedAt) return;
   const now = deferred.at;
@@ -118,8 +123,8 @@ export function accepted(ctx: EmulatorContext, task: TaskRecord): Response {
   return jsonResponse(202, taskView(ctx, task));
 }
 
-export function taskView(ctx: EmulatorContext, task: TaskRecord): Record<string, unknown> {
-  const view: Record<string, unknown> = {
+export function taskView(ctx: EmulatorContext, task: TaskRecord): StreamTask {
+  const view: StreamTask = {
     taskId: task.taskId,
     type: task.type,
     url: `${ctx.urls().stream}/v1/tasks/${task.taskId}`,

@@ -91,7 +91,7 @@ export const testSource = (ctx: EmulatorContext) =>
           values = mapRow(sink.table.mapping.columns, record);
         } catch (e) {
           if (!(e instanceof ColumnError)) throw e;
-          throw apiError(422, "unprocessableContent", `Invalid value for column "${e.column}": ${e.message}`);
+          throw apiError(422, "unprocessableContent", `Invalid value for column "${e.column.name}": ${e.message}`);
         }
         const columns = sink.table.mapping.columns.map((col, i) => ({ name: col.name, value: values[i] }));
         tables.push({ sinkId: sink.sinkId, tableId: sink.table.tableId, rows: [{ columns }] });

@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import { isRecord } from "../../keboola/json";
+import { STREAM_COLUMN_TYPES, STREAM_SOURCE_TYPES } from "../../keboola/stream";
 import { decodePayload, GoaErrors, missingPayload } from "./errors";
 import { goQuote } from "./gofmt";
 
@@ -8,9 +10,30 @@ import { goQuote } from "./gofmt";
 // (including Goa's quirks, e.g. the column type enum lists the column's path instead of "body").
 
 /** A body field: a scalar, an array, or an object (named after its generated Go type). */
-type Spec = "string" | "bool" | "any" | { array: Spec } | { object: Record<string, Spec>; name: string };
+type Spec = "string" | "bool" | "any" | { array: Spec } | ObjectSpec;
+interface ObjectSpec {
+  object: Record<string, Spec>;
+  name: string;
+}
 
-const COLUMN: Spec = {
+/**
+ * What a value that Go's decoder accepts for `S` is: any field may be absent or null (Goa's
+ * generated types are pointers); what is set has its JSON type.
+ */
+type Decoded<S> = S extends "string"
+  ? string
+  : S extends "bool"
+    ? boolean
+    : S extends "any"
+      ? unknown
+      : S extends { array: infer E }
+        ? Array<Decoded<E> | null>
+        : S extends { object: infer O }
+          ? Fields<O>
+          : never;
+type Fields<O> = { [K in keyof O]?: Decoded<O[K]> | null };
+
+const COLUMN = {
   name: "TableColumnRequestBody",
   object: {
     type: "string",
@@ -22,9 +45,12 @@ const COLUMN: Spec = {
     primaryKey: "bool",
     template: { name: "TableColumnTemplateRequestBody", object: { language: "string", content: "string" } },
   },
-};
-const MAPPING: Spec = { name: "TableMappingRequestBody", object: { columns: { array: COLUMN } } };
-const table = (name: string): Spec => ({ name, object: { type: "string", tableId: "string", mapping: MAPPING } });
+} satisfies Spec;
+const MAPPING = { name: "TableMappingRequestBody", object: { columns: { array: COLUMN } } } satisfies Spec;
+const table = (name: string) => ({ name, object: { type: "string", tableId: "string", mapping: MAPPING } }) satisfies Spec;
+
+/** A decoded mapping of a sink. */
+export type MappingBody = Decoded<typeof MAPPING>;
 
 export const BODIES = {
   CreateSourceRequestBody: {
@@ -64,7 +90,10 @@ export const BODIES = {
       settings: { array: { name: "SettingPatchRequestBody", object: { key: "string", value: "any" } } },
     },
   },
-} satisfies Record<string, Spec>;
+} satisfies Record<string, ObjectSpec>;
+
+/** A decoded body of one of BODIES. */
+export type DecodedBody<K extends keyof typeof BODIES> = Fields<(typeof BODIES)[K]["object"]>;
 
 function jsonKind(v: unknown): string {
   if (typeof v === "string") return "string";
@@ -97,13 +126,13 @@ function typeError(value: unknown, spec: Spec, root: string, path: string[]): st
     if (path.length === 0) return `json: cannot unmarshal ${kind} into Go value of type ${goTypeName(spec)}`;
     return `json: cannot unmarshal ${kind} into Go struct field ${root}.${path.join(".")} of type ${goTypeName(spec)}`;
   }
-  if (typeof spec === "object" && "array" in spec) {
-    for (const item of value as unknown[]) {
+  if (typeof spec === "object" && "array" in spec && Array.isArray(value)) {
+    for (const item of value) {
       const err = typeError(item, spec.array, root, path);
       if (err) return err;
     }
-  } else if (typeof spec === "object" && "object" in spec) {
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+  } else if (typeof spec === "object" && "object" in spec && isRecord(value)) {
+    for (const [k, v] of Object.entries(value)) {
       const fieldSpec = spec.object[k];
       if (fieldSpec === undefined) continue;
       const err = typeError(v, fieldSpec, root, [...path, k]);
@@ -113,8 +142,14 @@ function typeError(value: unknown, spec: Spec, root: string, path: string[]): st
   return undefined;
 }
 
+/** Throws the decoder's error unless `value` has the JSON types of `spec` (null included). */
+function assertDecoded<S extends ObjectSpec>(value: unknown, spec: S): asserts value is Fields<S["object"]> | null {
+  const err = typeError(value, spec, spec.name, []);
+  if (err) throw decodePayload(err);
+}
+
 /** Reads and decodes a JSON request body against one of BODIES. */
-export async function decodeBody(c: Context, bodyName: keyof typeof BODIES): Promise<Record<string, unknown>> {
+export async function decodeBody<K extends keyof typeof BODIES>(c: Context, bodyName: K): Promise<DecodedBody<K>> {
   const text = await c.req.text();
   if (text.trim() === "") throw missingPayload();
   let value: unknown;
@@ -123,10 +158,8 @@ export async function decodeBody(c: Context, bodyName: keyof typeof BODIES): Pro
   } catch (e) {
     throw decodePayload(goJSONSyntaxMessage(text, e));
   }
-  const spec = BODIES[bodyName];
-  const err = typeError(value, spec, spec.name, []);
-  if (err) throw decodePayload(err);
-  return value === null ? {} : (value as Record<string, unknown>);
+  assertDecoded(value, BODIES[bodyName]);
+  return value ?? {};
 }
 
 /** Go's json syntax error wording, for the common cases. */
@@ -153,7 +186,7 @@ function lengthChecks(errs: GoaErrors, path: string, value: unknown, min: number
   if (n > max) errs.invalidLength(path, goQuote(value), n, max, false);
 }
 
-function enumCheck(errs: GoaErrors, path: string, value: unknown, allowed: string[], shown = allowed): void {
+function enumCheck(errs: GoaErrors, path: string, value: unknown, allowed: readonly string[], shown = allowed): void {
   if (typeof value === "string" && !allowed.includes(value)) errs.invalidEnum(path, value, shown);
 }
 
@@ -179,17 +212,16 @@ function mappingChecks(errs: GoaErrors, mapping: Record<string, unknown>, ctx: s
   const list = Array.isArray(columns) ? columns : [];
   if (list.length < 1) errs.invalidLength(`${ctx}.columns`, columnsGoValue(columns), 0, 1, true);
   if (list.length > 100) errs.invalidLength(`${ctx}.columns`, columnsGoValue(columns), list.length, 100, false);
-  list.forEach((col, i) => {
-    if (col === null || typeof col !== "object") return;
-    const c = col as Record<string, unknown>;
+  list.forEach((c, i) => {
+    if (!isRecord(c)) return;
     const colCtx = `${ctx}.columns[${i}]`;
     if (c.type === undefined || c.type === null) errs.missingField("type", colCtx);
     if (c.name === undefined || c.name === null) errs.missingField("name", colCtx);
-    enumCheck(errs, `${colCtx}.type`, c.type, ["uuid", "datetime", "ip", "body", "headers", "path", "template"], [
+    enumCheck(errs, `${colCtx}.type`, c.type, STREAM_COLUMN_TYPES, [
       "uuid", "datetime", "ip", colCtx, "headers", "path", "template",
     ]);
-    if (c.template && typeof c.template === "object") {
-      const t = c.template as Record<string, unknown>;
+    if (isRecord(c.template)) {
+      const t = c.template;
       const tCtx = `${colCtx}.template`;
       if (t.language === undefined || t.language === null) errs.missingField("language", tCtx);
       if (t.content === undefined || t.content === null) errs.missingField("content", tCtx);
@@ -199,16 +231,15 @@ function mappingChecks(errs: GoaErrors, mapping: Record<string, unknown>, ctx: s
   });
 }
 
-function tableChecks(errs: GoaErrors, table: unknown, create: boolean): void {
-  if (!table || typeof table !== "object") return;
-  const t = table as Record<string, unknown>;
+function tableChecks(errs: GoaErrors, t: unknown, create: boolean): void {
+  if (!isRecord(t)) return;
   if (create) {
     if (t.type === undefined || t.type === null) errs.missingField("type", "body.table");
     if (t.tableId === undefined || t.tableId === null) errs.missingField("tableId", "body.table");
     if (t.mapping === undefined || t.mapping === null) errs.missingField("mapping", "body.table");
   }
   enumCheck(errs, "body.table.type", t.type, ["keboola"]);
-  if (t.mapping && typeof t.mapping === "object") mappingChecks(errs, t.mapping as Record<string, unknown>, "body.table.mapping");
+  if (isRecord(t.mapping)) mappingChecks(errs, t.mapping, "body.table.mapping");
 }
 
 const isSet = (v: unknown) => v !== undefined && v !== null;
@@ -218,7 +249,7 @@ export function validateCreateSource(body: Record<string, unknown>): GoaErrors {
   if (!isSet(body.type)) errs.missingField("type", "body");
   if (!isSet(body.name)) errs.missingField("name", "body");
   lengthChecks(errs, "body.sourceId", body.sourceId, 1, 48);
-  enumCheck(errs, "body.type", body.type, ["http", "otlp"]);
+  enumCheck(errs, "body.type", body.type, STREAM_SOURCE_TYPES);
   lengthChecks(errs, "body.name", body.name, 1, 40);
   lengthChecks(errs, "body.description", body.description, undefined, 4096);
   return errs;
@@ -226,7 +257,7 @@ export function validateCreateSource(body: Record<string, unknown>): GoaErrors {
 
 export function validateUpdateSource(body: Record<string, unknown>): GoaErrors {
   const errs = new GoaErrors();
-  enumCheck(errs, "body.type", body.type, ["http", "otlp"]);
+  enumCheck(errs, "body.type", body.type, STREAM_SOURCE_TYPES);
   lengthChecks(errs, "body.name", body.name, 1, 40);
   lengthChecks(errs, "body.description", body.description, undefined, 4096);
   return errs;
@@ -258,9 +289,8 @@ export function validateUpdateSink(body: Record<string, unknown>): GoaErrors {
 export function validateSettingsPatch(body: Record<string, unknown>): GoaErrors {
   const errs = new GoaErrors();
   const settings = Array.isArray(body.settings) ? body.settings : [];
-  settings.forEach((s, i) => {
-    if (!s || typeof s !== "object") return;
-    const kv = s as Record<string, unknown>;
+  settings.forEach((kv, i) => {
+    if (!isRecord(kv)) return;
     if (!isSet(kv.key)) errs.missingField("key", `body.settings[${i}]`);
     lengthChecks(errs, `body.settings[${i}].key`, kv.key, 1, Number.MAX_SAFE_INTEGER);
   });

@@ -54,6 +54,16 @@ describe("lost response", () => {
     expect(await createConfig(emu, "lost-1")).toBe(400);
   });
 
+  it("refuses bad fault options at run time and keeps the ones set", async () => {
+    emu = await startEmulator({ token: "master", faults: { rate5xx: 1, pathPrefixes: ["/v2/storage/tokens"] } });
+    const put = await call(emu.url, "PUT", "/_emulator/faults", { json: { rate5xx: 2, methods: "GET" } });
+    expect(put.status).toBe(400);
+    expect(put.body).toEqual({
+      error: "fault options: rate5xx: Too big: expected number to be <=1; methods: Invalid input: expected array, received string",
+    });
+    expect((await call(emu.url, "GET", "/v2/storage/tokens/verify", { token: "master" })).status).toBeGreaterThanOrEqual(500);
+  });
+
   it("is set at run time through PUT /_emulator/faults and completes stream tasks", async () => {
     emu = await startEmulator({ token: "master", taskDurationMs: 1 });
     const faults: FaultOptions = { seed: 5, rateLostResponse: 1, pathPrefixes: ["/stream/"], methods: ["POST"] };

@@ -585,6 +585,14 @@ describe("sinks", () => {
     expect(tooMany.body.message).toMatch(/^Length of body\.table\.mapping\.columns must be lesser or equal than 100 but got value .* \(len=101\)$/);
   });
 
+  it("answers a null column as the service's panic: Goa skips its validation and the mapper reads it", async () => {
+    // keboola/keboola-as-code internal/pkg/service/stream/api/mapper/sink_request.go (newTableSinkMappingEntity).
+    const res = await api("POST", `${base}/sinks`, { json: sinkBody("Null Column", "in.c-a.nul", [{ type: "uuid", name: "id" }, null]) });
+    expect(res.status).toBe(500);
+    expect(res.body).toMatchObject({ statusCode: 500, error: "stream.api.panicError", message: expect.stringMatching(APPLICATION_ERROR) });
+    expect((await api("GET", `${base}/sinks/null-column`)).status).toBe(404);
+  });
+
   it("answers missing sources and sinks", async () => {
     const noSource = await api("GET", "/v1/branches/default/sources/nope/sinks/my-sink");
     expect(noSource.body).toEqual({ statusCode: 404, error: "stream.api.sourceNotFound", message: 'Source "nope" not found in the branch.' });
