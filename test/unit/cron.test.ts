@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { checkCronTab, checkSchedule, checkTimezone, lastFireIn, nextRuns } from "../../keboola/cron";
+
+// The Scheduler's cron dialect (keboola/cron.ts), shared by the provider's preview and the emulator's clock.
+
+describe("checkCronTab", () => {
+  it.each(["0 3 * * *", "*/15 * * * *", "0 3 * * MON-FRI", "0 3 L * *", "0 3 * * 5L", "0 3 * * MON#2", "0 3 ? * 1", "0 3 * * 7", "@daily", "@HOURLY", " 0 3 * * * "])(
+    "accepts %j",
+    (cron) => expect(checkCronTab(cron)).toEqual({ ok: true }),
+  );
+
+  it.each([
+    ["", /empty/],
+    ["0 3 * *", /has 4 fields, the Scheduler takes exactly 5/],
+    ["0 0 3 * * *", /has 6 fields.*no seconds or year field/],
+    ["61 3 * * *", /not a valid cron expression: .*minute/],
+    ["0 ? * * *", /"\?" is allowed only in the day-of-month and day-of-week fields, not in the hour field/],
+    ["@reboot", /not a cron nickname/],
+    ["0 3 31 2 *", /never fires/],
+    ["every day", /fields|not a valid/],
+  ])("refuses %j with the reason and the fix", (cron, reason) => {
+    const r = checkCronTab(cron);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.reason).toMatch(reason);
+      expect(r.fix.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("checkTimezone", () => {
+  it.each(["UTC", "Europe/Prague", "America/New_York"])("accepts %j", (tz) => expect(checkTimezone(tz)).toEqual({ ok: true }));
+  it.each(["Mars/Base", "", " UTC", "Europe/Praha"])("refuses %j", (tz) => expect(checkTimezone(tz).ok).toBe(false));
+  it("checkSchedule reports the cron before the timezone", () => {
+    const r = checkSchedule("0 3 * *", "Mars/Base");
+    expect(r.ok === false && r.reason).toMatch(/fields/);
+  });
+});
+
+describe("when a schedule fires", () => {
+  it("reads the cron in the schedule's timezone (03:00 Prague is 02:00 UTC in winter, 01:00 in summer)", () => {
+    expect(nextRuns("0 3 * * *", "Europe/Prague", new Date("2025-01-01T00:00:00Z"), 2).map((d) => d.toISOString())).toEqual([
+      "2025-01-01T02:00:00.000Z",
+      "2025-01-02T02:00:00.000Z",
+    ]);
+    expect(nextRuns("0 3 * * *", "Europe/Prague", new Date("2025-07-01T00:00:00Z"), 1)[0]?.toISOString()).toBe("2025-07-01T01:00:00.000Z");
+  });
+
+  it("a day with both day fields restricted fires when either matches (standard cron)", () => {
+    // The 13th of January 2025 is a Monday; Friday the 3rd also matches.
+    const runs = nextRuns("0 0 13 * 5", "UTC", new Date("2025-01-01T00:00:00Z"), 2).map((d) => d.toISOString().slice(0, 10));
+    expect(runs).toEqual(["2025-01-03", "2025-01-10"]);
+  });
+
+  it("lastFireIn gives the last fire time inside (from, to], once however many passed", () => {
+    const from = new Date("2025-01-01T00:00:00Z");
+    expect(lastFireIn("0 3 * * *", "UTC", from, new Date("2025-01-01T02:59:59Z"))).toBeNull();
+    expect(lastFireIn("0 3 * * *", "UTC", from, new Date("2025-01-01T03:00:00Z"))?.toISOString()).toBe("2025-01-01T03:00:00.000Z");
+    expect(lastFireIn("0 3 * * *", "UTC", from, new Date("2025-01-04T12:00:00Z"))?.toISOString()).toBe("2025-01-04T03:00:00.000Z");
+    // The window is open at its start: a fire exactly at `from` was handled by the previous tick.
+    expect(lastFireIn("0 3 * * *", "UTC", new Date("2025-01-01T03:00:00Z"), new Date("2025-01-01T04:00:00Z"))).toBeNull();
+  });
+});
