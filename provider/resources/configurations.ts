@@ -3,6 +3,7 @@ import type { KeboolaClient } from "../api/client";
 import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
 import { derivedConfigId, splitMarker, withMarker } from "./ownership";
+import { same as sameJson } from "./common";
 import { createOnce } from "./create-once";
 import { containsUnknown } from "../validation/check";
 import type { Props, ResourceContext } from "./types";
@@ -275,3 +276,36 @@ export const ADOPT_NEEDS_ID = "needs configId: set the id of the existing config
 export const VARIABLES_COMPONENT = "keboola.variables";
 export const VALUES_ROW_NAME = "Default values";
 export const DEFAULT_CHANGE_DESCRIPTION = "Updated by Pulumi";
+
+/** What a configuration without rows (a Flow, a Schedule) holds. */
+export interface WholeConfig {
+  name: string;
+  description: string;
+  configuration: Record<string, unknown>;
+  isDisabled?: boolean;
+}
+
+/**
+ * Brings an existing configuration without rows to the declared state, writing only what differs
+ * (one update, or none); a configuration taken over (adoptExisting, or found again after a lost
+ * answer without our marker) gets this resource's owner marker even when nothing else differs.
+ * Returns the configuration as it stands afterwards.
+ */
+export async function convergeWholeConfig(
+  storage: StorageApi,
+  where: { branch: string; componentId: string; configId: string },
+  current: Configuration,
+  desired: WholeConfig,
+  changeDescription: string,
+): Promise<{ config: Configuration; written: boolean }> {
+  const body: ConfigBody = {};
+  if (current.name !== desired.name) body.name = desired.name;
+  if (current.description !== desired.description) body.description = desired.description;
+  if (!sameJson(current.configuration, desired.configuration)) body.configuration = desired.configuration;
+  if (desired.isDisabled !== undefined && current.isDisabled !== desired.isDisabled) body.isDisabled = desired.isDisabled;
+  const marker = splitMarker(changeDescription).owner;
+  if (Object.keys(body).length === 0 && marker && splitMarker(current.changeDescription).owner !== marker) body.description = desired.description;
+  if (Object.keys(body).length === 0) return { config: current, written: false };
+  await storage.updateConfig(where.branch, where.componentId, where.configId, { ...body, changeDescription });
+  return { config: normalizeConfig(await storage.getConfig(where.branch, where.componentId, where.configId)), written: true };
+}
