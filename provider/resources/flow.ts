@@ -94,7 +94,10 @@ export const flow = defineResource({
   },
 });
 
+/** Kept for the manifest's schema: the inputs of a Flow, of its phases and of their tasks. */
 export const flowInputsSchema = flow.inputs;
+export const flowTaskInputsSchema = taskSchema;
+export const flowPhaseInputsSchema = phaseSchema;
 export type FlowInputs = InputsOf<typeof flow>;
 type Parsed = CheckedOf<typeof flow>;
 type State = StateOf<typeof flow>;

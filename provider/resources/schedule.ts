@@ -112,7 +112,9 @@ export const schedule = defineResource({
   },
 });
 
+/** Kept for the manifest's schema: the inputs of a Schedule, and of its target. */
 export const scheduleInputsSchema = schedule.inputs;
+export const scheduleTargetSchema = targetSchema;
 export type ScheduleInputs = InputsOf<typeof schedule>;
 type Parsed = CheckedOf<typeof schedule>;
 type State = StateOf<typeof schedule>;
