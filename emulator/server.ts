@@ -20,6 +20,9 @@ import { queueApp } from "./queue/routes";
 import { jobInputs, type JobInputs } from "./queue/jobs";
 import { encryptionApp } from "./encryption/routes";
 import { initialEncryptionState } from "./encryption/state";
+import { schedulerApp } from "./scheduler/routes";
+import { initialSchedulerState } from "./scheduler/state";
+import { ClockError, clockJson, requestedOffset } from "./core/clock";
 import { apiErrorControlBody } from "./core/api-error-control";
 import { exceptionId } from "./storage/errors";
 
@@ -56,6 +59,7 @@ const MOUNTS = {
   streamIn: "/stream-in",
   queue: "/queue",
   encryption: "/encryption",
+  scheduler: "/scheduler",
   import: "/import",
   files: "/files",
 } as const;
@@ -87,6 +91,7 @@ export function initialState(options: EmulatorOptions, now: string): EmulatorSta
     stream: initialStreamState(),
     queue: initialQueueState(),
     encryption: initialEncryptionState(),
+    scheduler: initialSchedulerState(),
   };
 }
 
@@ -96,7 +101,7 @@ function loadState(options: EmulatorOptions): EmulatorState {
   const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as EmulatorState;
   // Tokens come from the command line, not the file, so a restart with a new token works. A file
   // from before the Encryption API gets a key now.
-  return { ...saved, tokens: fresh.tokens, encryption: saved.encryption ?? fresh.encryption };
+  return { ...saved, tokens: fresh.tokens, encryption: saved.encryption ?? fresh.encryption, scheduler: saved.scheduler ?? fresh.scheduler };
 }
 
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
@@ -116,6 +121,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     streamIn: baseUrl + MOUNTS.streamIn,
     queue: baseUrl + MOUNTS.queue,
     encryption: baseUrl + MOUNTS.encryption,
+    scheduler: baseUrl + MOUNTS.scheduler,
     import: baseUrl + MOUNTS.import,
     files: baseUrl + MOUNTS.files,
   });
@@ -128,14 +134,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     // Seeded for repeatable runs; a restart from a state file continues with another sequence, so
     // secrets generated after the restart never repeat those generated before it.
     random: seededRandom((opts.seed ?? 7) + Object.values(state.counters).reduce((a, b) => a + b, 0)),
-    now: () => Date.now(),
+    now: () => Date.now() + (state.clockOffsetMs ?? 0),
     nextId(counter, start = 1) {
       const next = (state.counters[counter] ?? start - 1) + 1;
       state.counters[counter] = next;
       return next;
     },
     defer(op, args, delayMs = opts.taskDurationMs) {
-      const d: Deferred = { id: `${op}:${ctx.nextId("deferred")}`, at: Date.now() + delayMs, op, args };
+      const d: Deferred = { id: `${op}:${ctx.nextId("deferred")}`, at: ctx.now() + delayMs, op, args };
       state.deferred.push(d);
       return d;
     },
@@ -143,7 +149,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       handlers.set(op, handler);
     },
     settle() {
-      const now = Date.now();
+      const now = ctx.now();
       let ran = false;
       for (;;) {
         const due = state.deferred.filter((d) => d.at <= now).sort((a, b) => a.at - b.at)[0];
@@ -179,6 +185,26 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   app.get("/_emulator/state", (c) => {
     if (ctx.settle()) ctx.save();
     return c.json(state);
+  });
+  // The emulated clock (core/clock.ts): moving it forward completes what became due meanwhile
+  // (tasks, jobs, schedules' fires) before answering.
+  app.get("/_emulator/clock", (c) => c.json(clockJson(ctx.now(), state.clockOffsetMs ?? 0)));
+  app.post("/_emulator/clock", async (c) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      body = undefined;
+    }
+    try {
+      state.clockOffsetMs = requestedOffset(body, state.clockOffsetMs ?? 0, Date.now());
+    } catch (err) {
+      if (err instanceof ClockError) return c.json({ error: err.message }, 400);
+      throw err;
+    }
+    ctx.settle();
+    ctx.save();
+    return c.json(clockJson(ctx.now(), state.clockOffsetMs));
   });
   app.put("/_emulator/faults", async (c) => {
     faults = (await c.req.json()) as FaultOptions;
@@ -233,6 +259,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   app.route(MOUNTS.streamIn, ingestionApp(ctx));
   app.route(MOUNTS.queue, queueApp(ctx));
   app.route(MOUNTS.encryption, encryptionApp(ctx));
+  app.route(MOUNTS.scheduler, schedulerApp(ctx));
 
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: opts.host ?? "127.0.0.1" }, () =>

@@ -152,3 +152,13 @@ export function phaseOrder(flow: FlowConfiguration): FlowPhase[] {
 export function phaseTasks(flow: FlowConfiguration, phaseId: string): FlowTask[] {
   return flow.tasks.filter((t) => t.phase === phaseId && t.enabled);
 }
+
+// What a flow job reports in `result.message` when it ends. The real flow runner's texts are not
+// in the stored public sources, so these are the emulator's, written once here so the provider
+// and tests read them from one place: a failed task names the task, its phase and the task job's
+// own message.
+export const FLOW_SUCCESS_MESSAGE = "Flow finished successfully.";
+export const flowTaskFailedMessage = (task: string, phase: string, jobId: string | null, message: string) =>
+  `Task "${task}" of phase "${phase}" failed${jobId ? ` (job ${jobId})` : ""}: ${message}`;
+export const invalidFlowMessage = (problems: readonly FlowProblem[]) =>
+  `Invalid flow configuration: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`;

@@ -7,6 +7,7 @@ import type { ComponentSpec } from "../storage/components";
 import type { StreamState } from "../stream/state";
 import type { QueueState } from "../queue/state";
 import type { EncryptionState } from "../encryption/state";
+import type { SchedulerState } from "../scheduler/state";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -31,6 +32,9 @@ export interface EmulatorState {
   stream: StreamState;
   queue: QueueState;
   encryption: EncryptionState;
+  scheduler: SchedulerState;
+  /** How far the emulated clock is ahead of real time, in ms (see core/clock.ts); absent is 0. */
+  clockOffsetMs?: number;
 }
 
 export interface RequestLogEntry {
@@ -79,6 +83,7 @@ export interface EmulatorContext {
   /** Public URLs of each service, as listed in the Storage index. */
   readonly urls: () => ServiceUrls;
   readonly random: Random;
+  /** The emulated time in epoch ms: real time plus the clock's offset (core/clock.ts). */
   readonly now: () => number;
   /** Next value of a named counter (starts at `start`). */
   nextId(counter: string, start?: number): number;
@@ -101,6 +106,7 @@ export interface ServiceUrls {
   streamIn: string;
   queue: string;
   encryption: string;
+  scheduler: string;
   import: string;
   /** Object store emulation for file uploads and downloads. */
   files: string;

@@ -11,6 +11,7 @@ import type { QueueJobRecord } from "./state";
 import { VariablesError, loadVariables, missingPlaceholdersError, render, resolveLinks, type SharedCodeSource } from "./variables";
 import { SHARED_CODE_COMPONENT, rowSharedCodeOf, sharedCodeOf } from "../../keboola/shared-code";
 import { CipherTextError, decryptForJob, encryptDocument, type JobCipherScope } from "../encryption/cipher";
+import { runsFlow, startFlow, taskJobFinished } from "./flow";
 
 // Queue jobs: created (`created`), then `waiting`, `processing` after half of taskDurationMs,
 // and finished after taskDurationMs: the configuration (and its enabled rows, or the
@@ -31,6 +32,7 @@ import { CipherTextError, decryptForJob, encryptDocument, type JobCipherScope } 
 //   value that does not decrypt fails the job with object-encryptor's message as `result.message`
 //   (a user error). What the component got is kept in memory only (`jobInputs`), never in state.
 // Fault injection: `failTasks` may name a job id, `queue.job` or a component id.
+// Jobs of keboola.flow / keboola.orchestrator with a configuration run its phases instead (flow.ts).
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -141,7 +143,7 @@ export function queueJobJson(ctx: EmulatorContext, job: QueueJobRecord): Record<
   return {
     id: job.id,
     runId: job.runId,
-    parentRunId: "",
+    parentRunId: job.parentRunId ?? "",
     project: { id: String(job.projectId), name: job.projectName },
     token: { id: job.tokenId, description: job.tokenDescription },
     status: job.status,
@@ -170,9 +172,10 @@ export function queueJobJson(ctx: EmulatorContext, job: QueueJobRecord): Record<
     metrics: [],
     behavior: { onError: null },
     parallelism: null,
-    type: "standard",
-    orchestrationJobId: null,
-    orchestrationTaskId: null,
+    // A flow job contains its tasks' jobs (keboola-sdk-go pkg/keboola/queue_job.go `Type`).
+    type: runsFlow(job) ? "orchestrationContainer" : "standard",
+    orchestrationJobId: job.orchestrationJobId ?? null,
+    orchestrationTaskId: job.orchestrationTaskId ?? null,
     onlyOrchestrationTaskIds: null,
     previousJobId: null,
   };
@@ -308,6 +311,14 @@ export function registerQueueJobHandlers(ctx: EmulatorContext): void {
       job.startedAtMs = ctx.now();
       job.startTime = colonTime(job.startedAtMs);
     }
+    // A flow job runs its phases' task jobs (flow.ts) and ends when they have.
+    if (runsFlow(job)) {
+      if (!job.flow && !(taskShouldFail(ctx.faults(), job.id, "queue.job") || taskShouldFail(ctx.faults(), job.id, job.component))) {
+        startFlow(ctx, job);
+        return;
+      }
+      if (job.flow) return;
+    }
     const end = ctx.now();
     job.endTime = colonTime(end);
     job.durationSeconds = Math.round((end - job.startedAtMs) / 1000);
@@ -331,5 +342,6 @@ export function registerQueueJobHandlers(ctx: EmulatorContext): void {
       const type = err instanceof JobError ? err.type : "user";
       job.result = { message: err.message, error: { type, exceptionId: exceptionId(ctx) } };
     }
+    taskJobFinished(ctx, job);
   });
 }

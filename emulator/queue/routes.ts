@@ -10,7 +10,7 @@ import { initialQueueState } from "./state";
 
 // The Job Queue API, mounted at `<base>/queue` (a real stack serves it at `https://queue.<stack>`):
 // `POST /jobs` (201 with the created job), `GET /jobs/{id}`, and job lists at `GET /jobs` and
-// `GET /search/jobs` (filters `component`, `config`, `branchId`, `status`, `id`; `limit`,
+// `GET /search/jobs` (filters `component`, `config`, `branchId`, `status`, `id`, `parentRunId`; `limit`,
 // `offset`; newest first). Every endpoint needs a token (the `authenticated` middleware sets
 // `c.var.token`); errors are rendered by the app's error handler, in the api-error-control shape.
 
@@ -71,6 +71,7 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
     const branches = filter("branchId");
     const statuses = filter("status");
     const ids = filter("id");
+    const parents = filter("parentRunId");
     const limit = Math.max(1, Math.min(500, Number(str(q.limit) ?? 100) || 100));
     const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);
     const jobs = Object.values(ctx.state.queue.jobs)
@@ -80,7 +81,8 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
           (!configs.length || (j.config !== null && configs.includes(j.config))) &&
           (!branches.length || branches.includes(j.branchId)) &&
           (!statuses.length || statuses.includes(j.status)) &&
-          (!ids.length || ids.includes(j.id)),
+          (!ids.length || ids.includes(j.id)) &&
+          (!parents.length || parents.includes(j.parentRunId ?? "")),
       )
       .sort((a, b) => Number(b.id) - Number(a.id))
       .slice(offset, offset + limit);

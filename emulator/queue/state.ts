@@ -39,6 +39,31 @@ export interface QueueJobRecord {
   variableValuesData: { values: Array<{ name: string; value: string }> } | null;
   createdAtMs: number;
   startedAtMs: number | null;
+  /** A flow task's job: its flow job's runId (absent: a job started on its own, answered as ""). */
+  parentRunId?: string;
+  /** A flow task's job: the flow job's id and the task's id. */
+  orchestrationJobId?: string;
+  orchestrationTaskId?: string;
+  /** A flow job's progress through its phases (emulator only, see flow.ts). */
+  flow?: FlowProgress;
+}
+
+/** Where a flow job is: its phases in run order, the current one, and the task jobs started so far. */
+export interface FlowProgress {
+  phases: Array<{ id: string; name: string }>;
+  phaseIndex: number;
+  tasks: Array<{
+    taskId: string;
+    name: string;
+    phaseId: string;
+    continueOnFailure: boolean;
+    /** What the task runs, as the flow said when it started. */
+    componentId: string;
+    configId: string | null;
+    configData: { [key: string]: JsonValue } | null;
+    jobId: string | null;
+    failure: string | null;
+  }>;
 }
 
 /**

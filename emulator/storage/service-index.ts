@@ -25,6 +25,7 @@ export function registerIndexRoutes(api: StorageApp, ctx: EmulatorContext): void
       { id: "encryption", url: urls.encryption },
       { id: "import", url: urls.import },
       { id: "queue", url: urls.queue },
+      { id: "scheduler", url: urls.scheduler },
       { id: "stream", url: urls.stream },
     ];
     body.features = [];
