@@ -142,7 +142,7 @@ export function flowConfiguration(phases: readonly Phase[]): FlowConfiguration {
 }
 
 /** As Storage keeps it: the ids as numbers, as the Keboola UI writes them. */
-function storedConfiguration(phases: readonly Phase[]): Record<string, unknown> {
+export function storedConfiguration(phases: readonly Phase[]): Record<string, unknown> {
   const c = flowConfiguration(phases);
   return {
     phases: c.phases.map((p) => ({ id: Number(p.id), name: p.name, dependsOn: p.dependsOn.map(Number) })),

@@ -3,6 +3,8 @@ import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { componentConfig, flow, schedule } from "./hosted";
 import type { Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
+import { exportProject } from "../../provider/manifest/export";
+import { parseManifest } from "../../provider/manifest/parse";
 
 // Flow and Schedule handlers against the emulator, called as the dynamic provider host calls
 // them: what they write, what preview refuses before any write, and exactly-once under faults.
@@ -172,5 +174,46 @@ describe("exactly once under a fault of each write", () => {
     expect(schedules().filter((x) => x.configurationId === configId)).toEqual([]);
     const cfg = Object.values(h.emu.state.storage.configs).filter((c) => c.componentId === "keboola.scheduler" && c.id === configId);
     expect(cfg.map((c) => c.isDeleted)).toEqual([true]);
+  });
+});
+
+describe("export", () => {
+  it("writes flows and schedules naming their configurations and flows by key; a flow the Flow resource would rewrite stays a plain configuration", async () => {
+    const storage = h.ctx.client().storage;
+    await createVia(componentConfig, h.ctx, "x-users", extractor("x-users"));
+    await createVia(componentConfig, h.ctx, "x-orders", extractor("x-orders"));
+    const f = await createVia(flow, h.ctx, "x-nightly", { name: "X Nightly", phases: phases("x-users", "x-orders") });
+    await createVia(schedule, h.ctx, "x-daily", { name: "X Daily", cron: "0 3 * * *", timezone: "Europe/Prague", target: { componentId: "keboola.flow", configId: f.outs.configId } });
+    // A flow made in the UI with ids of its own: exported as it is, as a configuration.
+    await storage.createConfig("default", "keboola.flow", {
+      configurationId: "ui-flow",
+      name: "UI flow",
+      configuration: { phases: [{ id: 7, name: "Step", dependsOn: [] }], tasks: [{ id: 70, name: "x", phase: 7, enabled: true, task: { componentId: EXTRACTOR, configId: "x-users", mode: "run" } }] },
+    });
+    const { manifest, yaml, notes } = await exportProject(h.ctx.client(), { components: [EXTRACTOR, "keboola.flow", "keboola.scheduler"] });
+    const key = (name: string) => Object.entries(manifest.configurations ?? {}).find(([, c]) => c.name === name)![0];
+    expect(manifest.flows?.["x-nightly"]).toEqual({
+      configId: f.outs.configId,
+      name: "X Nightly",
+      phases: [
+        { name: "extract", dependsOn: [], tasks: [{ configuration: key("x-users"), enabled: true, continueOnFailure: false }] },
+        { name: "load", dependsOn: ["extract"], tasks: [{ configuration: key("x-orders"), enabled: true, continueOnFailure: false }] },
+      ],
+      adoptExisting: true,
+    });
+    expect(manifest.schedules?.["x-daily"]).toMatchObject({ name: "X Daily", flow: "x-nightly", cron: "0 3 * * *", timezone: "Europe/Prague", adoptExisting: true });
+    expect(manifest.configurations?.["ui-flow"]).toMatchObject({ componentId: "keboola.flow", configId: "ui-flow" });
+    // Schedules of earlier tests run configurations that are exported too; none is left out here.
+    expect(notes.filter((n) => n.startsWith("schedule "))).toEqual([]);
+    const parsed = parseManifest(yaml);
+    // Deployed back over the live flow (as deploy.ts resolves keys), it is no change.
+    const entry = parsed.flows!["x-nightly"]!;
+    const byKey = (k: string) => ({ componentId: EXTRACTOR, configId: parsed.configurations![k]!.configId! });
+    const { adoptExisting: _a, ...rest } = entry;
+    const inputs = { ...rest, phases: entry.phases.map((p) => ({ ...p, tasks: p.tasks.map(({ configuration, ...t }) => ({ ...t, ...byKey(configuration!) })) })) };
+    const checked = await flow.check(h.ctx, f.outs, { __resourceName: "x-nightly", __owner: ownerUrn("x-nightly"), ...inputs });
+    expect(checked.failures).toEqual([]);
+    const live = (await flow.read(h.ctx, f.id, f.outs)).props as Props;
+    expect((await flow.diff(h.ctx, f.id, live, checked.inputs as Props)).changes).toBe(false);
   });
 });
