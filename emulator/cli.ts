@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const emulator = await startEmulator(parsed.options);
   process.stdout.write(`${emulator.url}\n`);
   process.stderr.write(
-    `Keboola emulator: storage ${emulator.urls.storage}, stream ${emulator.urls.stream}, queue ${emulator.urls.queue}, encryption ${emulator.urls.encryption}\n`,
+    `Keboola emulator: storage ${emulator.urls.storage}, stream ${emulator.urls.stream}, queue ${emulator.urls.queue}, encryption ${emulator.urls.encryption}, scheduler ${emulator.urls.scheduler}\n`,
   );
   const stop = (): void => {
     void emulator.close().then(() => process.exit(0));

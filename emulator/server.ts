@@ -300,7 +300,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 function faultResponse(ctx: EmulatorContext, pathname: string, status: number, message: string, headers: Record<string, string> = {}): Response {
   const body = pathname.startsWith(`${MOUNTS.stream}/`)
     ? { statusCode: status, error: status === 429 ? "stream.api.tooManyRequests" : "stream.api.internalError", message }
-    : pathname.startsWith(`${MOUNTS.encryption}/`)
+    : pathname.startsWith(`${MOUNTS.encryption}/`) || pathname.startsWith(`${MOUNTS.scheduler}/`)
       ? apiErrorControlBody(status === 429 ? message : "Internal Server Error occurred.", status, exceptionId(ctx))
       : { error: message, code: status === 429 ? "tooManyRequests" : "internalError", status: "error" };
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });

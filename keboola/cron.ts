@@ -10,8 +10,9 @@
 // `L`/`#` in day-of-week, `?` only in the two day fields, the nicknames @yearly @annually
 // @monthly @weekly @daily @midnight @hourly, and a day-of-month and day-of-week that are both
 // restricted match when EITHER matches (Vixie cron). No seconds field, no year field, no @reboot.
-// The schedule's `timezone` is an IANA name (keboola/keboola-sdk-go pkg/keboola/scheduler_model.go
-// ScheduleCron{cronTab, timezone, state}); the cron is read in that timezone.
+// The schedule's `timezone` is an IANA name or a fixed UTC offset such as "+0100" (keboola/keboola-sdk-go
+// pkg/keboola/scheduler_model.go ScheduleCron{cronTab, timezone, state}; see checkTimezone); the
+// cron is read in that timezone.
 //
 // One rule stricter than the library: an expression that can never fire (e.g. `0 3 31 2 *`) is
 // refused, because the Scheduler would accept it and then never run the target, silently.
@@ -26,19 +27,42 @@ const DIALECT_FIX =
   'write five fields "minute hour day-of-month month day-of-week" (e.g. "0 3 * * *" for 03:00 every day), or one of ' +
   NICKNAMES.join(", ");
 
+const OFFSET = /^([+-])(\d{2}):?(\d{2})$/;
+
+/** A fixed offset such as "+0100" or "-05:30" in minutes east of UTC, or undefined for a name. */
+function offsetMinutes(timezone: string): number | undefined {
+  const m = OFFSET.exec(timezone);
+  if (!m) return undefined;
+  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === "-" ? -minutes : minutes;
+}
+
 /** The options the Scheduler's dialect maps to in croner (five fields, OR of the two day fields). */
 function compile(cronTab: string, timezone: string | undefined): Cron {
+  const offset = timezone === undefined ? undefined : offsetMinutes(timezone);
   return new Cron(cronTab.trim(), {
     mode: "5-part",
     domAndDow: false,
     paused: true,
-    ...(timezone === undefined ? {} : { timezone }),
+    ...(offset !== undefined ? { utcOffset: offset } : timezone === undefined ? {} : { timezone }),
   });
 }
 
-/** Whether `timezone` is an IANA timezone name the Scheduler reads a cron in. */
+/**
+ * Whether the Scheduler can read a cron in `timezone`: an IANA timezone name ("UTC",
+ * "Europe/Prague") or a fixed offset ("+0100"; the Scheduler API's schema: "either (UTC) a name
+ * or offset (+0100)", api-evangelist/keboola openapi/keboola-schedules-api-openapi.yml, a copy of
+ * the swaggerhub spec odinuv/scheduler/1.0.0 that keboola-sdk-go cites).
+ */
 export function checkTimezone(timezone: string): CronCheck {
-  if (timezone.trim() === "" || timezone !== timezone.trim()) {
+  const offset = OFFSET.exec(timezone);
+  if (offset) {
+    return Number(offset[2]) <= 14 && Number(offset[3]) < 60
+      ? { ok: true }
+      : { ok: false, reason: `"${timezone}" is not a UTC offset`, fix: 'write an offset between "-1400" and "+1400", e.g. "+0100", or a name such as "Europe/Prague"' };
+  }
+  // Names only past this point (Intl also takes some odd forms on newer Node versions).
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(timezone)) {
     return { ok: false, reason: `"${timezone}" is not an IANA timezone name`, fix: 'use a name such as "UTC" or "Europe/Prague"' };
   }
   try {
@@ -103,14 +127,4 @@ export function nextRuns(cronTab: string, timezone: string, after: Date, count: 
 /** The next time (after `after`, exclusive) a valid cron fires in `timezone`, or null if never. */
 export function nextRun(cronTab: string, timezone: string, after: Date): Date | null {
   return compile(cronTab, timezone).nextRun(after);
-}
-
-/**
- * The last time in (`from`, `to`] that a valid cron fired in `timezone`, or null if it did not
- * fire in that window. The Scheduler runs a schedule once per tick when it is due, so when the
- * clock jumps over several fire times the target runs once, not once per missed time.
- */
-export function lastFireIn(cronTab: string, timezone: string, from: Date, to: Date): Date | null {
-  const [last] = compile(cronTab, timezone).previousRuns(1, new Date(to.getTime() + 1));
-  return last !== undefined && last.getTime() > from.getTime() ? last : null;
 }

@@ -30,7 +30,8 @@ import {
 // phase ends, and no later phase starts (the same docs: "the orchestration did not continue to
 // the second phase ... because the first phase had failed"). A task whose job cannot be created
 // (configuration missing or disabled) fails as its job would. When the last phase ends without
-// such a failure the flow job succeeds.
+// such a failure the flow job succeeds, with status `warning` when a task that may fail did (the
+// Queue's JobStatus has `warning`, and a job in it counts as successful: isSuccess).
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -38,7 +39,7 @@ export function runsFlow(job: QueueJobRecord): boolean {
   return job.config !== null && FLOW_COMPONENT_IDS.includes(job.component);
 }
 
-function endJob(ctx: EmulatorContext, job: QueueJobRecord, status: "success" | "error", result: JsonObject): void {
+function endJob(ctx: EmulatorContext, job: QueueJobRecord, status: "success" | "warning" | "error", result: JsonObject): void {
   const end = ctx.now();
   job.endTime = colonTime(end);
   job.durationSeconds = Math.round((end - (job.startedAtMs ?? end)) / 1000);
@@ -64,8 +65,9 @@ function flowSummary(ctx: EmulatorContext, progress: FlowProgress): JsonObject {
     ...(t.jobId ? { jobId: t.jobId } : {}),
   }));
   const phases = progress.phases.map((p, i) => {
-    const own = tasks.filter((t) => t.phase === p.id);
-    const status = i > progress.phaseIndex ? "skipped" : own.some((t) => t.status === "error") ? "error" : "success";
+    const failed = progress.tasks.filter((t, k) => t.phaseId === p.id && tasks[k]!.status === "error");
+    const status =
+      i > progress.phaseIndex ? "skipped" : failed.some((t) => !t.continueOnFailure) ? "error" : failed.length ? "warning" : "success";
     return { id: p.id, name: p.name, status };
   });
   return { tasks, phases };
@@ -128,20 +130,21 @@ function nextPhase(ctx: EmulatorContext, job: QueueJobRecord): void {
   for (;;) {
     progress.phaseIndex++;
     const phase = progress.phases[progress.phaseIndex];
-    if (!phase) return endJob(ctx, job, "success", { message: FLOW_SUCCESS_MESSAGE });
+    if (!phase) {
+      // Tasks that failed with continueOnFailure leave the flow successful, with a warning.
+      const warned = progress.tasks.some((t) => t.failure !== null);
+      return endJob(ctx, job, warned ? "warning" : "success", { message: FLOW_SUCCESS_MESSAGE });
+    }
     const tasks = progress.tasks.filter((t) => t.phaseId === phase.id);
     if (tasks.length === 0) continue;
     for (const t of tasks) {
       try {
-        const child = createQueueJob(ctx, tokenOf(ctx, job), {
-          component: t.componentId,
-          config: t.configId ?? undefined,
-          configData: t.configData ?? undefined,
-          mode: "run",
-          branchId: job.branchId,
-        });
-        child.parentRunId = job.runId;
-        child.runId = `${job.runId}.${child.id}`;
+        const child = createQueueJob(
+          ctx,
+          tokenOf(ctx, job),
+          { component: t.componentId, config: t.configId ?? undefined, configData: t.configData ?? undefined, mode: "run", branchId: job.branchId },
+          job.runId,
+        );
         child.orchestrationJobId = job.id;
         child.orchestrationTaskId = t.taskId;
         t.jobId = child.id;

@@ -63,8 +63,11 @@ function valuesOf(data: unknown): Array<{ name: string; value: string }> {
   });
 }
 
-/** Validates the request and creates the job (synchronous checks as the real API makes them at creation). */
-export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: JobRequest): QueueJobRecord {
+/**
+ * Validates the request and creates the job (synchronous checks as the real API makes them at
+ * creation); `parentRunId` makes it a child job of that run.
+ */
+export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: JobRequest, parentRunId?: string): QueueJobRecord {
   if (req.component === undefined || req.component === null) {
     throw new QueueHttpError(400, 'The child config "component" under "job" must be configured.');
   }
@@ -107,7 +110,10 @@ export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: Jo
   const id = String(ctx.nextId("queue.job", 1000001));
   const job: QueueJobRecord = {
     id,
-    runId: id,
+    // A child job (the X-KBC-RunId header names its parent's runId): `<parent runId>.<id>`
+    // (Job Queue API spec, Job.runId; copy in api-evangelist/keboola openapi/keboola-queue-api-openapi.yml).
+    runId: parentRunId ? `${parentRunId}.${id}` : id,
+    ...(parentRunId ? { parentRunId } : {}),
     branchId: String(branchId),
     projectId: ctx.state.project.id,
     projectName: ctx.state.project.name,

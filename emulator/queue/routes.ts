@@ -10,8 +10,9 @@ import { initialQueueState } from "./state";
 
 // The Job Queue API, mounted at `<base>/queue` (a real stack serves it at `https://queue.<stack>`):
 // `POST /jobs` (201 with the created job), `GET /jobs/{id}`, and job lists at `GET /jobs` and
-// `GET /search/jobs` (filters `component`, `config`, `branchId`, `status`, `id`, `parentRunId`; `limit`,
-// `offset`; newest first). Every endpoint needs a token (the `authenticated` middleware sets
+// `GET /search/jobs` (filters `component`, `config`, `branchId`, `status`, `id`, `runId`,
+// `parentRunId`; `limit`, `offset`; newest first); the `X-KBC-RunId` header of `POST /jobs`
+// makes the created job a child of that run. Every endpoint needs a token (the `authenticated` middleware sets
 // `c.var.token`); errors are rendered by the app's error handler, in the api-error-control shape.
 
 export interface QueueEnv {
@@ -52,7 +53,8 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
       }
     }
     if (!body || typeof body !== "object" || Array.isArray(body)) throw new QueueHttpError(400, "Request body must be a JSON object.");
-    const job = createQueueJob(ctx, c.var.token, body as JobRequest);
+    const parentRunId = c.req.header("X-KBC-RunId")?.trim() || undefined;
+    const job = createQueueJob(ctx, c.var.token, body as JobRequest, parentRunId);
     return c.json(queueJobJson(ctx, job), 201);
   });
 
@@ -72,6 +74,7 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
     const statuses = filter("status");
     const ids = filter("id");
     const parents = filter("parentRunId");
+    const runIds = filter("runId");
     const limit = Math.max(1, Math.min(500, Number(str(q.limit) ?? 100) || 100));
     const offset = Math.max(0, Number(str(q.offset) ?? 0) || 0);
     const jobs = Object.values(ctx.state.queue.jobs)
@@ -82,7 +85,8 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
           (!branches.length || branches.includes(j.branchId)) &&
           (!statuses.length || statuses.includes(j.status)) &&
           (!ids.length || ids.includes(j.id)) &&
-          (!parents.length || parents.includes(j.parentRunId ?? "")),
+          (!parents.length || parents.includes(j.parentRunId ?? "")) &&
+          (!runIds.length || runIds.includes(j.runId)),
       )
       .sort((a, b) => Number(b.id) - Number(a.id))
       .slice(offset, offset + limit);

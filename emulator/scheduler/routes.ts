@@ -7,10 +7,10 @@ import type { TokenRecord } from "../core/tokens";
 import { apiErrorControlBody, noRouteMessage } from "../core/api-error-control";
 import { exceptionId } from "../storage/errors";
 import { findConfig } from "../storage/configurations";
-import { colonTime } from "../storage/format";
 import { createQueueJob } from "../queue/jobs";
 import { QueueHttpError } from "../queue/errors";
-import { checkSchedule, nextRun } from "../../keboola/cron";
+import { nextRun } from "../../keboola/cron";
+import { SCHEDULER_COMPONENT_ID, schedulerConfigurationSchema, type ScheduleJson } from "../../keboola/scheduler";
 import { initialSchedulerState, type ScheduleRecord } from "./state";
 
 // The Scheduler API, mounted at `<base>/scheduler` (a real stack serves it at
@@ -20,6 +20,11 @@ import { initialSchedulerState, type ScheduleRecord } from "./state";
 //   GET /schedules, GET|DELETE /schedules/{scheduleId}
 //   DELETE /configurations/{configurationId}                    every schedule of that configuration
 //   POST /schedules/{scheduleId}/refreshToken
+// Statuses and bodies as the Scheduler's OpenAPI spec gives them (swaggerhub odinuv/scheduler/1.0.0,
+// which the SDK cites; a copy: api-evangelist/keboola openapi/keboola-schedules-api-openapi.yml):
+// activation answers 200 with the schedule, refreshToken 202, the deletes 204, `GET /schedules`
+// filters by the target's `componentId` and `configurationId`, `executionTime` is an ISO time
+// ("2019-06-21T09:12:33.001Z"), errors are `{error, code, status: "error", exceptionId, context}`.
 // The schedule JSON is the SDK's `Schedule` (pkg/keboola/scheduler_model.go): `{id, tokenId,
 // configurationId, configurationVersionId, schedule: {cronTab, timezone, state}, target:
 // {componentId, configurationId, configurationRowIds, mode, tag}, executions: [{jobId,
@@ -34,7 +39,7 @@ import { initialSchedulerState, type ScheduleRecord } from "./state";
 //   on every save of a scheduler configuration, internal/pkg/mapper/scheduler/remote_activate.go,
 //   and its SDK test lists one schedule after one activation, so saves cannot pile up schedules).
 // - A configuration that is missing answers 404; one whose content is not a valid schedule 400,
-//   with the reason (the cron rule from keboola/cron.ts).
+//   with the first reason (keboola/scheduler.ts's schema, with the cron rules of keboola/cron.ts).
 //
 // Firing (see also core/clock.ts): an enabled schedule fires at the times of its cron in its
 // timezone, by the emulator's clock. Each fire starts the target's job in the Queue (mode
@@ -50,7 +55,6 @@ export interface SchedulerEnv {
   Variables: { token: TokenRecord };
 }
 
-export const SCHEDULER_COMPONENT_ID = "keboola.scheduler";
 const FIRE_OP = "scheduler.fire";
 
 class SchedulerHttpError extends Error {
@@ -67,43 +71,25 @@ const isObject = (v: unknown): v is JsonObject => !!v && typeof v === "object" &
 const idString = (v: unknown): string | undefined =>
   (typeof v === "string" && v !== "") || (typeof v === "number" && Number.isInteger(v)) ? String(v) : undefined;
 
-/** A scheduler configuration's content as a schedule, or the reason it is not one. */
+/** A scheduler configuration's content as a schedule, or 400 with the first reason it is not one. */
 function readScheduleConfiguration(content: JsonObject): Pick<ScheduleRecord, "schedule" | "target"> {
-  const bad = (why: string): never => {
-    throw new SchedulerHttpError(400, `Invalid configuration: ${why}`);
-  };
-  const schedule = isObject(content.schedule) ? content.schedule : bad('"schedule" must be an object with "cronTab", "timezone" and "state"');
-  const target = isObject(content.target) ? content.target : bad('"target" must be an object with "componentId", "configurationId" and "mode"');
-  const cronTab = typeof schedule.cronTab === "string" ? schedule.cronTab : bad('"schedule.cronTab" must be a string');
-  const timezone = schedule.timezone === undefined ? "UTC" : typeof schedule.timezone === "string" ? schedule.timezone : bad('"schedule.timezone" must be a string');
-  const state = schedule.state === undefined ? "enabled" : schedule.state;
-  if (state !== "enabled" && state !== "disabled") bad(`"schedule.state" must be "enabled" or "disabled", got ${JSON.stringify(state)}`);
-  const check = checkSchedule(cronTab, timezone);
-  if (!check.ok) bad(`"schedule": ${check.reason}`);
-  const componentId = typeof target.componentId === "string" && target.componentId !== "" ? target.componentId : bad('"target.componentId" must be a component id');
-  const configurationId = idString(target.configurationId) ?? bad('"target.configurationId" must be a configuration id');
-  const mode = target.mode === undefined ? "run" : target.mode;
-  if (mode !== "run") bad(`"target.mode" must be "run", got ${JSON.stringify(mode)}`);
-  const rowIds = target.configurationRowIds === undefined ? [] : target.configurationRowIds;
-  if (!Array.isArray(rowIds) || rowIds.some((r) => idString(r) === undefined)) bad('"target.configurationRowIds" must be a list of row ids');
-  const out: Pick<ScheduleRecord, "schedule" | "target"> = {
-    schedule: { cronTab, timezone, state: state as "enabled" | "disabled" },
-    target: { componentId, configurationId, configurationRowIds: (rowIds as JsonValue[]).map((r) => String(r)), mode: "run", tag: typeof target.tag === "string" ? target.tag : "" },
-  };
-  const valuesId = idString(target.variableValuesId);
-  if (valuesId) out.target.variableValuesId = valuesId;
-  if (isObject(target.variableValuesData) && Array.isArray(target.variableValuesData.values)) {
-    out.target.variableValuesData = {
-      values: target.variableValuesData.values.map((v) => {
-        const o = isObject(v) ? v : {};
-        return { name: String(o.name ?? ""), value: String(o.value ?? "") };
-      }),
-    };
+  const parsed = schedulerConfigurationSchema.safeParse(content);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `"${issue.path.join(".")}"` : "the configuration";
+    throw new SchedulerHttpError(400, `Invalid configuration: ${where}: ${issue.message}`);
   }
+  const { schedule, target } = parsed.data;
+  const out: Pick<ScheduleRecord, "schedule" | "target"> = {
+    schedule: { cronTab: schedule.cronTab, timezone: schedule.timezone, state: schedule.state },
+    target: { componentId: target.componentId, configurationId: target.configurationId, configurationRowIds: target.configurationRowIds, mode: target.mode, tag: target.tag ?? "" },
+  };
+  if (target.variableValuesId) out.target.variableValuesId = target.variableValuesId;
+  if (target.variableValuesData) out.target.variableValuesData = target.variableValuesData;
   return out;
 }
 
-export function scheduleJson(s: ScheduleRecord): Record<string, unknown> {
+export function scheduleJson(s: ScheduleRecord): ScheduleJson {
   return {
     id: s.id,
     tokenId: s.tokenId,
@@ -149,7 +135,7 @@ function fire(ctx: EmulatorContext, s: ScheduleRecord): void {
       ...(s.target.variableValuesId ? { variableValuesId: s.target.variableValuesId } : {}),
       ...(s.target.variableValuesData ? { variableValuesData: s.target.variableValuesData } : {}),
     });
-    s.executions.unshift({ jobId: job.id, executionTime: colonTime(now) });
+    s.executions.unshift({ jobId: job.id, executionTime: new Date(now).toISOString() });
   } catch (err) {
     // The target cannot run now (deleted, disabled): the Scheduler logs it and starts nothing.
     if (!(err instanceof QueueHttpError)) throw err;
@@ -221,11 +207,16 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
     };
     schedules()[id] = s;
     planNextFire(ctx, s);
-    return c.json(scheduleJson(s), 201);
+    return c.json(scheduleJson(s), 200);
   });
 
+  // Filters by the target (`componentId` and `configurationId`, meant to be used together).
   api.get("/schedules", authenticated, (c) => {
-    const all = Object.values(schedules()).sort((a, b) => Number(a.id) - Number(b.id));
+    const componentId = c.req.query("componentId");
+    const configurationId = c.req.query("configurationId");
+    const all = Object.values(schedules())
+      .filter((s) => (!componentId || s.target.componentId === componentId) && (!configurationId || s.target.configurationId === configurationId))
+      .sort((a, b) => Number(a.id) - Number(b.id));
     return c.json(all.map(scheduleJson));
   });
 
@@ -248,7 +239,7 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
     master(c);
     const s = requireSchedule(c.req.param("scheduleId"));
     s.tokenId = String(ctx.nextId("scheduler.token", 90001));
-    return c.json(scheduleJson(s));
+    return c.body(null, 202);
   });
 
   api.all("*", (c) => {

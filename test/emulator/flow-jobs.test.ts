@@ -11,7 +11,7 @@ const queue = (method: string, path: string, opts: Parameters<typeof call>[3] = 
 const cfgPath = (component: string) => `/v2/storage/branch/default/components/${component}/configs`;
 const EX = "keboola.ex-generic-v2";
 
-type Job = { id: string; type: string; runId: string; parentRunId: string; status: string; isFinished: boolean; config: string; orchestrationJobId: string | null; orchestrationTaskId: string | null; result: { message?: string }; createdTime: string; endTime: string | null };
+type Job = { id: string; type: string; isSuccess: boolean | null; runId: string; parentRunId: string; status: string; isFinished: boolean; config: string; orchestrationJobId: string | null; orchestrationTaskId: string | null; result: { message?: string }; createdTime: string; endTime: string | null };
 
 const task = (id: string, phase: string, configId: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -91,7 +91,7 @@ describe("flow jobs", () => {
       tasks: [task("a", "1", "nope", { continueOnFailure: true }), task("b", "2", "orders")],
     });
     const on = await runFlow("goes-on");
-    expect(on.flow.status).toBe("success");
+    expect(on.flow).toMatchObject({ status: "warning", isSuccess: true, result: { tasks: [{ id: "a", status: "error" }, { id: "b", status: "success" }], phases: [{ status: "warning" }, { status: "success" }] } });
     expect(on.tasks.map((t) => [t.config, t.status])).toEqual([["orders", "success"]]);
 
     await flowConfig("stops", { phases: [{ id: "1", name: "first" }], tasks: [task("a", "1", "nope")] });
@@ -112,6 +112,13 @@ describe("flow jobs", () => {
     const { flow, tasks } = await runFlow("parallel", "keboola.orchestrator");
     expect(flow.status).toBe("success");
     expect(tasks.map((t) => t.config)).toEqual(["users", "orders"]);
+  });
+
+  it("a job created with X-KBC-RunId is that run's child, and lists filter by runId", async () => {
+    const parent = await queue("POST", "/jobs", { json: { component: EX, config: "users" } });
+    const child = await queue("POST", "/jobs", { json: { component: EX, config: "orders" }, headers: { "X-KBC-RunId": parent.body.runId } });
+    expect(child.body).toMatchObject({ runId: `${parent.body.runId}.${child.body.id}`, parentRunId: parent.body.runId });
+    expect((await queue("GET", `/jobs?runId=${child.body.runId}`)).body.map((j: Job) => j.id)).toEqual([child.body.id]);
   });
 
   it("a flow that breaks a rule fails with the problems", async () => {

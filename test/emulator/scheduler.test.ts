@@ -35,7 +35,7 @@ describe("the Scheduler API", () => {
     await schedulerConfig("s-basic", { cronTab: "*/2 * * * *", timezone: "UTC", state: "disabled" });
     const before = (await scheduler("GET", "/schedules")).body.length;
     const created = await scheduler("POST", "/schedules", { json: { configurationId: "s-basic" } });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     expect(created.body).toEqual({
       id: created.body.id,
       tokenId: created.body.tokenId,
@@ -53,8 +53,11 @@ describe("the Scheduler API", () => {
     expect((await scheduler("GET", "/schedules")).body).toHaveLength(before + 1);
     expect((await scheduler("GET", `/schedules/${created.body.id}`)).status).toBe(404);
     const refreshed = await scheduler("POST", `/schedules/${again.body.id}/refreshToken`);
-    expect(refreshed.status).toBe(200);
-    expect(refreshed.body.tokenId).not.toBe(again.body.tokenId);
+    expect(refreshed.status).toBe(202);
+    expect((await scheduler("GET", `/schedules/${again.body.id}`)).body.tokenId).not.toBe(again.body.tokenId);
+    // Lists filter by the target.
+    expect((await scheduler("GET", "/schedules?componentId=keboola.ex-generic-v2&configurationId=users")).body.map((x: { id: string }) => x.id)).toContain(again.body.id);
+    expect((await scheduler("GET", "/schedules?componentId=keboola.ex-generic-v2&configurationId=other")).body).toEqual([]);
     expect((await scheduler("DELETE", `/schedules/${again.body.id}`)).status).toBe(204);
     const gone = await scheduler("GET", `/schedules/${again.body.id}`);
     expect(gone.status).toBe(404);
@@ -75,7 +78,7 @@ describe("the Scheduler API", () => {
     await schedulerConfig("s-badcron", { cronTab: "0 0 3 * * *", timezone: "UTC", state: "enabled" });
     const badCron = await scheduler("POST", "/schedules", { json: { configurationId: "s-badcron" } });
     expect(badCron.status).toBe(400);
-    expect(badCron.body.error).toMatch(/^Invalid configuration: "schedule": "0 0 3 \* \* \*" has 6 fields/);
+    expect(badCron.body.error).toMatch(/^Invalid configuration: "schedule.cronTab": "0 0 3 \* \* \*" has 6 fields/);
     await schedulerConfig("s-badtz", { cronTab: "0 3 * * *", timezone: "Mars/Base", state: "enabled" });
     expect((await scheduler("POST", "/schedules", { json: { configurationId: "s-badtz" } })).body.error).toMatch(/"Mars\/Base" is not an IANA timezone name/);
     expect((await scheduler("POST", "/schedules", { json: {} })).status).toBe(400);
@@ -112,7 +115,10 @@ describe("the clock", () => {
     const after = (await scheduler("GET", `/schedules/${s.id}`)).body;
     expect(after.executions).toHaveLength(ran + 1);
     const execution = after.executions[0];
-    expect(Date.parse(execution.executionTime)).toBe(Date.parse(advanced.body.now) - (Date.parse(advanced.body.now) % 1000));
+    // Fired at the tick: the emulated time just after the jump (real milliseconds pass meanwhile).
+    expect(execution.executionTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Date.parse(advanced.body.now) - Date.parse(execution.executionTime)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(advanced.body.now) - Date.parse(execution.executionTime)).toBeLessThan(5000);
     const job = (await jobsOf()).find((j) => j.id === execution.jobId);
     expect(job).toMatchObject({ mode: "run", config: "users", token: { id: s.tokenId } });
     const done = await pollUntil(() => queue("GET", `/jobs/${execution.jobId}`), (r) => r.body.isFinished);
@@ -122,9 +128,12 @@ describe("the clock", () => {
     expect((await scheduler("GET", `/schedules/${s.id}`)).body.executions).toHaveLength(ran + 2);
     // A disabled or deleted schedule does not fire.
     await scheduler("DELETE", `/schedules/${s.id}`);
+    await schedulerConfig("s-off", { cronTab: "0 * * * *", timezone: "UTC", state: "disabled" });
+    const off = (await scheduler("POST", "/schedules", { json: { configurationId: "s-off" } })).body;
     const count = (await jobsOf()).length;
     await clock({ advance: "48h" });
     expect((await jobsOf()).length).toBe(count);
+    expect((await scheduler("GET", `/schedules/${off.id}`)).body.executions).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCronTab, checkSchedule, checkTimezone, lastFireIn, nextRuns } from "../../keboola/cron";
+import { checkCronTab, checkSchedule, checkTimezone, nextRun, nextRuns } from "../../keboola/cron";
 
 // The Scheduler's cron dialect (keboola/cron.ts), shared by the provider's preview and the emulator's clock.
 
@@ -29,8 +29,8 @@ describe("checkCronTab", () => {
 });
 
 describe("checkTimezone", () => {
-  it.each(["UTC", "Europe/Prague", "America/New_York"])("accepts %j", (tz) => expect(checkTimezone(tz)).toEqual({ ok: true }));
-  it.each(["Mars/Base", "", " UTC", "Europe/Praha"])("refuses %j", (tz) => expect(checkTimezone(tz).ok).toBe(false));
+  it.each(["UTC", "Europe/Prague", "America/New_York", "+0100", "-05:30"])("accepts %j", (tz) => expect(checkTimezone(tz)).toEqual({ ok: true }));
+  it.each(["Mars/Base", "", " UTC", "Europe/Praha", "+1500", "+01:75", "../etc"])("refuses %j", (tz) => expect(checkTimezone(tz).ok).toBe(false));
   it("checkSchedule reports the cron before the timezone", () => {
     const r = checkSchedule("0 3 * *", "Mars/Base");
     expect(r.ok === false && r.reason).toMatch(/fields/);
@@ -46,18 +46,18 @@ describe("when a schedule fires", () => {
     expect(nextRuns("0 3 * * *", "Europe/Prague", new Date("2025-07-01T00:00:00Z"), 1)[0]?.toISOString()).toBe("2025-07-01T01:00:00.000Z");
   });
 
+  it("nextRun is the next fire time strictly after the given time", () => {
+    expect(nextRun("0 3 * * *", "UTC", new Date("2025-01-01T03:00:00Z"))?.toISOString()).toBe("2025-01-02T03:00:00.000Z");
+  });
+
+  it("reads a fixed offset as the Scheduler does (+0100: 03:00 there is 02:00 UTC)", () => {
+    expect(nextRuns("0 3 * * *", "+0100", new Date("2025-07-01T00:00:00Z"), 1)[0]?.toISOString()).toBe("2025-07-01T02:00:00.000Z");
+    expect(nextRuns("0 3 * * *", "-05:30", new Date("2025-07-01T00:00:00Z"), 1)[0]?.toISOString()).toBe("2025-07-01T08:30:00.000Z");
+  });
+
   it("a day with both day fields restricted fires when either matches (standard cron)", () => {
     // The 13th of January 2025 is a Monday; Friday the 3rd also matches.
     const runs = nextRuns("0 0 13 * 5", "UTC", new Date("2025-01-01T00:00:00Z"), 2).map((d) => d.toISOString().slice(0, 10));
     expect(runs).toEqual(["2025-01-03", "2025-01-10"]);
-  });
-
-  it("lastFireIn gives the last fire time inside (from, to], once however many passed", () => {
-    const from = new Date("2025-01-01T00:00:00Z");
-    expect(lastFireIn("0 3 * * *", "UTC", from, new Date("2025-01-01T02:59:59Z"))).toBeNull();
-    expect(lastFireIn("0 3 * * *", "UTC", from, new Date("2025-01-01T03:00:00Z"))?.toISOString()).toBe("2025-01-01T03:00:00.000Z");
-    expect(lastFireIn("0 3 * * *", "UTC", from, new Date("2025-01-04T12:00:00Z"))?.toISOString()).toBe("2025-01-04T03:00:00.000Z");
-    // The window is open at its start: a fire exactly at `from` was handled by the previous tick.
-    expect(lastFireIn("0 3 * * *", "UTC", new Date("2025-01-01T03:00:00Z"), new Date("2025-01-01T04:00:00Z"))).toBeNull();
   });
 });
