@@ -260,6 +260,20 @@ export function unknownAsOld(old: unknown, value: unknown): unknown {
   return containsUnknown(value) ? old : value;
 }
 
+/**
+ * unknownAsOld at every depth: each value unknown at preview inside `value` (a task's configId, a
+ * schedule target's configId) stands for the old value at the same place, when there is one.
+ */
+export function unknownsAsOld(old: unknown, value: unknown): unknown {
+  if (containsUnknown(value) && !Array.isArray(value) && (value === null || typeof value !== "object")) return old === undefined ? value : old;
+  if (Array.isArray(value)) return value.map((v, i) => unknownsAsOld(Array.isArray(old) ? old[i] : undefined, v));
+  if (value && typeof value === "object") {
+    const o = old && typeof old === "object" && !Array.isArray(old) ? (old as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unknownsAsOld(o[k], v)]));
+  }
+  return value;
+}
+
 /** Replace when an explicit configId differs from the current one; never when it is omitted. */
 export function configIdReplaces(olds: Props, news: Props): boolean {
   return typeof news.configId === "string" && news.configId !== "" && news.configId !== olds.configId;

@@ -6,7 +6,7 @@ import type { Configuration } from "../api/storage";
 import { checkWith, containsUnknown, isUnknown } from "../validation/check";
 import { FLOW_COMPONENT_ID, flowConfigurationSchema, flowProblems, type FlowConfiguration } from "../../keboola/flow";
 import { type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import { PartialFailure } from "./types";
 import {
   ADOPT_NEEDS_ID,
@@ -21,6 +21,7 @@ import {
   deleteConfigResource,
   findLiveConfig,
   normalizeConfig,
+  unknownsAsOld,
 } from "./configurations";
 import { splitMarker, withMarker } from "./ownership";
 import { branchFailure, configSlotFailure, firstFailure, isNew, unlessForbidden } from "./preflight";
@@ -274,6 +275,12 @@ export const handler: Handler<typeof flow> = {
       else failures.push(...((await unlessForbidden(taskFailures(ctx, value))) ?? []));
     }
     return { inputs: { ...news, ...value }, failures };
+  },
+
+  async diff(_ctx, _id, olds, news) {
+    // A task's configId is unknown at preview while its ComponentConfig is updated: not a change
+    // of the flow (see unknownAsOld); a replaced configuration is caught at `up` time.
+    return markerDiff(flow, olds, { ...news, phases: unknownsAsOld(olds.phases, news.phases) });
   },
 
   async create(ctx, p) {

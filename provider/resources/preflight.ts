@@ -280,13 +280,14 @@ async function jobTargetFromStack(storage: StorageApi, p: { branchId: string; co
 }
 
 async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: ProgramConfiguration): Promise<JobTarget> {
-  const label = `ComponentConfig "${c.resource}" of this program`;
+  const type = c.type ?? "ComponentConfig";
+  const label = `${type} "${c.resource}" of this program`;
   const target: JobTarget = {
     label,
     disabled: c.isDisabled === true ? true : c.isDisabled === false ? false : undefined,
-    disabledFix: `set isDisabled: false on ComponentConfig "${c.resource}"`,
+    disabledFix: `set isDisabled: false on ${type} "${c.resource}"`,
     bound: c.bound,
-    bindFix: `bind a VariableConfig to ComponentConfig "${c.resource}" (variables: vars.binding())`,
+    bindFix: type === "ComponentConfig" ? `bind a VariableConfig to ComponentConfig "${c.resource}" (variables: vars.binding())` : `a ${type} takes no variable values`,
   };
   const varsId = knownString(c.variablesId);
   const v = c.variables;

@@ -281,7 +281,7 @@ export function scheduleFacts(args: { target?: unknown }, flowComponentIds: read
   if (literal(target.componentId) && flowComponentIds.includes(target.componentId)) {
     const flow = configOf(undefined, target.componentId, target.configId, "Flow");
     if (!flow) return { declared: false };
-    return { declared: true, configuration: { resource: flow.name, isDisabled: (flow.args.isDisabled ?? false) as pulumi.Input<unknown>, bound: false } };
+    return { declared: true, configuration: { type: "Flow", resource: flow.name, isDisabled: (flow.args.isDisabled ?? false) as pulumi.Input<unknown>, bound: false } };
   }
   return jobFacts({ componentId: target.componentId, configId: target.configId });
 }
@@ -316,6 +316,8 @@ export interface ProgramFacts {
 
 /** A ComponentConfig (or Flow) of this program, as a JobRun's or Schedule's check sees it. */
 export interface ProgramConfiguration {
+  /** Its class (default ComponentConfig; a Schedule's target may be a Flow). */
+  type?: "ComponentConfig" | "Flow";
   resource: string;
   isDisabled: unknown;
   /** Whether it binds variables (undefined: its binding is an output, not known here). */

@@ -24,6 +24,7 @@ import {
   createConfigOnce,
   deleteConfigResource,
   findLiveConfig,
+  unknownsAsOld,
 } from "./configurations";
 import { splitMarker, withMarker } from "./ownership";
 import { configSlotFailure, firstFailure, isNew, jobFailures, unlessForbidden } from "./preflight";
@@ -251,7 +252,8 @@ export const handler: Handler<typeof schedule> = {
   },
 
   async diff(_ctx, _id, olds, news) {
-    const diff = markerDiff(schedule, olds, news);
+    // The target's configId is unknown at preview while its Flow or ComponentConfig is updated: not a change (see unknownAsOld).
+    const diff = markerDiff(schedule, olds, { ...news, target: unknownsAsOld(olds.target, news.target) });
     // An activation that went missing (deleted behind Pulumi's back, or never made): an update activates it.
     if (!diff.changes && olds.scheduleId === undefined) return { ...diff, changes: true };
     return diff;
@@ -301,6 +303,11 @@ export const handler: Handler<typeof schedule> = {
       adoptExisting: recorded.adoptExisting === true,
     };
     const state = stateOf(intent, c, activation);
+    // The run times recorded stay while the first of them is still ahead and the cron is the same,
+    // so a refresh shows no change until a run has passed.
+    const kept = recorded.nextRuns;
+    const sameCron = recorded.cron === state.cron && recorded.timezone === state.timezone && recorded.enabled === state.enabled;
+    if (sameCron && kept && kept.length === state.nextRuns.length && (kept.length === 0 || Date.parse(kept[0]!) > Date.now())) state.nextRuns = kept;
     const { configId: _c, scheduleId: _s, version: _v, nextRuns: _n, explicitConfigId: _e, ...inputs } = state;
     return { id: configResourceId(BRANCH, SCHEDULER_COMPONENT_ID, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },

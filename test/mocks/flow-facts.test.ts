@@ -51,7 +51,7 @@ describe("facts of flows and schedules", () => {
   it("gives a schedule its Flow of the program (no variables to bind) or its ComponentConfig, and nothing for others", async () => {
     const flow = new keboola.Flow("fs-flow", { name: "F", isDisabled: true, phases: [{ name: "a", tasks: [{ componentId: "keboola.ex-generic-v2", configId: "x" }] }] });
     const ofFlow = new keboola.Schedule("fs-of-flow", { name: "S", cron: "@daily", target: flow.target() });
-    expect(await factsOf(ofFlow, "fs-of-flow")).toEqual({ declared: true, configuration: { resource: "fs-flow", isDisabled: true, bound: false } });
+    expect(await factsOf(ofFlow, "fs-of-flow")).toEqual({ declared: true, configuration: { type: "Flow", resource: "fs-flow", isDisabled: true, bound: false } });
     const config = new keboola.ComponentConfig("fs-config", extractor);
     const ofConfig = new keboola.Schedule("fs-of-config", { name: "S", cron: "@daily", target: { componentId: "keboola.ex-generic-v2", configId: config.configId } });
     expect(await factsOf(ofConfig, "fs-of-config")).toEqual({ declared: true, configuration: { resource: "fs-config", isDisabled: false, bound: false } });
@@ -71,7 +71,7 @@ schedules:
 `);
     const out = declareManifest(m);
     expect(await factsOf(out.flows["m-nightly"]!, "m-nightly")).toEqual({ declaredTasks: [[true]] });
-    expect(await factsOf(out.schedules["m-nightly-run"]!, "m-nightly-run")).toEqual({ declared: true, configuration: { resource: "m-nightly", isDisabled: false, bound: false } });
+    expect(await factsOf(out.schedules["m-nightly-run"]!, "m-nightly-run")).toEqual({ declared: true, configuration: { type: "Flow", resource: "m-nightly", isDisabled: false, bound: false } });
     expect(created.find((c) => c.name === "m-nightly-run")!.inputs).toMatchObject({ name: "m-nightly-run", target: { componentId: "keboola.flow", configId: "m-nightly-id" } });
   });
 });

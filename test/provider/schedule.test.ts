@@ -4,6 +4,7 @@ import { componentConfig, flow, schedule } from "./hosted";
 import type { Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 import { exportProject } from "../../provider/manifest/export";
+import { UNKNOWN } from "../../provider/validation/check";
 import { parseManifest } from "../../provider/manifest/parse";
 
 // Flow and Schedule handlers against the emulator, called as the dynamic provider host calls
@@ -54,6 +55,10 @@ describe("Flow", () => {
     const read = await flow.read(h.ctx, f.id, f.outs);
     expect((await flow.diff(h.ctx, f.id, read.props as Props, f.inputs)).changes).toBe(false);
 
+    // A task's configId unknown at preview (its ComponentConfig being updated) is no change of the flow.
+    const pending = { ...f.inputs, phases: phases("users", UNKNOWN) };
+    expect((await flow.diff(h.ctx, f.id, f.outs, pending)).changes).toBe(false);
+
     h.emu.clearRequests();
     const swapped = await updateVia(flow, h.ctx, "nightly", f.id, f.outs, f.inputs, { name: "Nightly", phases: phases("orders", "users") });
     expect(swapped.diff.replaces).toEqual([]);
@@ -95,6 +100,12 @@ describe("Schedule", () => {
 
     const read = await schedule.read(h.ctx, s.id, s.outs);
     expect((await schedule.diff(h.ctx, s.id, read.props as Props, s.inputs)).changes).toBe(false);
+    // Refresh keeps the run times while the first is ahead; once it has passed they move on.
+    expect((read.props as Props).nextRuns).toEqual(runs);
+    const passed = ["2001-01-01T02:00:00.000Z", "2001-01-02T02:00:00.000Z", "2001-01-03T02:00:00.000Z"];
+    expect(((await schedule.read(h.ctx, s.id, { ...s.outs, nextRuns: passed })).props as Props).nextRuns).toEqual(runs);
+    // The target's configId unknown at preview (its Flow being updated) is no change of the schedule.
+    expect((await schedule.diff(h.ctx, s.id, s.outs, { ...s.inputs, target: { ...target, configId: UNKNOWN } })).changes).toBe(false);
 
     h.emu.clearRequests();
     const changed = await updateVia(schedule, h.ctx, "daily", s.id, s.outs, s.inputs, { name: "Daily", cron: "30 4 * * 1-5", timezone: "Europe/Prague", target });
@@ -133,6 +144,10 @@ describe("Schedule", () => {
     expect(await failures({ cron: "0 3 * * *", target: { componentId: EXTRACTOR, configId: "later" } }, declaredOff)).toEqual([expect.stringMatching(/ComponentConfig "later" of this program is disabled/)]);
     const declaredFlow = { declared: true, configuration: { resource: "nightly", isDisabled: false, bound: false } };
     expect(await failures({ cron: "@daily", target: { componentId: "keboola.flow", configId: "later" } }, declaredFlow)).toEqual([]);
+    const disabledFlow = { declared: true, configuration: { type: "Flow", resource: "nightly", isDisabled: true, bound: false } };
+    expect(await failures({ cron: "@daily", target: { componentId: "keboola.flow", configId: "later" } }, disabledFlow)).toEqual([
+      'target.configId: Flow "nightly" of this program is disabled, so its job would fail: set isDisabled: false on Flow "nightly", or remove this Schedule',
+    ]);
     expect(await failures({ cron: "@daily", target: { componentId: "keboola.flow", configId: "later", variableValuesData: { limit: "1" } } }, declaredFlow)).toEqual([
       expect.stringMatching(/^target\.variableValuesData: .*has no variables bound/),
     ]);
