@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { Configuration } from "../api/storage";
+import type { Configuration, TokenInfo } from "../api/storage";
 import type { ScheduleActivation, SchedulerApi } from "../api/scheduler";
 import { checkWith, containsUnknown } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
@@ -232,6 +232,15 @@ async function activateOnce(scheduler: SchedulerApi, label: string, c: Configura
   return created.object;
 }
 
+/** The Scheduler activates with a master token only (it makes a token for the schedule's jobs): refused before any write. */
+function assertMaster(token: TokenInfo, label: string): void {
+  if (token.isMasterToken) return;
+  throw new Error(
+    `${label}: the token "${token.description}" (id ${token.id}) is not a master token, and the Scheduler activates schedules only with a master token. Nothing was changed. ` +
+      "Use a master token (pulumi config set --secret keboola:token ...).",
+  );
+}
+
 export const handler: Handler<typeof schedule> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(schedule.inputs, news);
@@ -262,6 +271,7 @@ export const handler: Handler<typeof schedule> = {
   async create(ctx, p) {
     const label = what(ctx.call.name);
     const token = await assertCanManage(ctx, SCHEDULER_COMPONENT_ID, label);
+    assertMaster(token, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const client = ctx.client();
     const storage = client.storage;
@@ -315,6 +325,7 @@ export const handler: Handler<typeof schedule> = {
   async update(ctx, _id, olds, p) {
     const label = what(ctx.call.name);
     const token = await assertCanManage(ctx, SCHEDULER_COMPONENT_ID, label);
+    assertMaster(token, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
     const client = ctx.client();
     const storage = client.storage;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { componentConfig, flow, schedule } from "./hosted";
 import type { Props } from "../../provider/resources/types";
-import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
+import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 import { exportProject } from "../../provider/manifest/export";
 import { UNKNOWN } from "../../provider/validation/check";
 import { parseManifest } from "../../provider/manifest/parse";
@@ -160,6 +160,24 @@ describe("Schedule", () => {
       expect.stringMatching(/^target\.variableValuesData: .*no value for variable "limit"/),
     ]);
     expect(h.writes()).toEqual([]);
+  });
+});
+
+describe("permissions", () => {
+  it("refuses a token that is not a master token before writing anything (the Scheduler activates with master tokens only)", async () => {
+    // A token that may manage scheduler configurations, but is not a master token.
+    const limitedRecord = h.emu.state.tokens.find((t) => t.token === LIMITED_TOKEN)!;
+    h.emu.state.tokens.push({ ...limitedRecord, id: "1003", token: "scheduler-access-token-9d1e", description: "Scheduler access", componentAccess: ["keboola.scheduler"] });
+    for (const [token, refusal] of [
+      [LIMITED_TOKEN, /may not manage configurations of component "keboola.scheduler"/],
+      ["scheduler-access-token-9d1e", /the token "Scheduler access" \(id 1003\) is not a master token, and the Scheduler activates schedules only with a master token\. Nothing was changed/],
+    ] as const) {
+      const c = h.contextFor(token);
+      const checked = await schedule.check(c, {}, { __resourceName: "limited", __owner: ownerUrn("limited"), name: "L", cron: "@daily", target: { componentId: EXTRACTOR, configId: "users" } });
+      h.emu.clearRequests();
+      await expect(schedule.create(c, checked.inputs as Props)).rejects.toThrow(refusal);
+      expect(h.writes()).toEqual([]);
+    }
   });
 });
 
