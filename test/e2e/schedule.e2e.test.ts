@@ -2,7 +2,7 @@
 // manifest with two configurations, a flow running them in two phases and a schedule of it.
 // `up` writes the configurations, the flow, the scheduler configuration and its activation;
 // advancing the emulator's clock 24h runs the flow, whose two jobs run in phase order; preview
-// shows no changes; a cron change updates the schedule in place (re-activated); a bad cron, an
+// and refresh show no changes; a cron change updates the schedule in place (re-activated); a bad cron, an
 // unknown timezone and a flow task of an undeclared configuration fail at preview with zero
 // writes; destroy removes the activation and every configuration.
 //
@@ -120,6 +120,8 @@ describe("e2e: a flow of two configurations, scheduled nightly, through the root
 
     const same = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
     expect(same.code, describeResult(same)).toBe(0);
+    const refreshed = await root.pulumi(["refresh", "--yes", "--expect-no-changes"], { timeoutMs: 300_000 });
+    expect(refreshed.code, describeResult(refreshed)).toBe(0);
 
     // A new cron: the schedule is updated in place and activated again; nothing else changes.
     fs.writeFileSync(manifest, MANIFEST.replace('"0 3 * * *"', '"30 4 * * 1-5"'));
