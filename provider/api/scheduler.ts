@@ -1,4 +1,5 @@
 import type { HttpClient } from "./http";
+import type { ScheduleJson } from "../../keboola/scheduler";
 
 // The Scheduler API: a schedule is a `keboola.scheduler` configuration (Storage) plus its
 // activation here. Endpoints as keboola/keboola-sdk-go pkg/keboola/scheduler_api.go calls them
@@ -7,16 +8,8 @@ import type { HttpClient } from "./http";
 // keboola-as-code activates on every save of a scheduler configuration and deletes by
 // configuration (internal/pkg/mapper/scheduler/remote_activate.go, remote_delete.go).
 
-/** An activated schedule (keboola-sdk-go pkg/keboola/scheduler_model.go `Schedule`). */
-export interface ScheduleActivation {
-  id: string;
-  tokenId?: string;
-  configurationId: string;
-  configurationVersionId: string;
-  schedule?: { cronTab?: string; timezone?: string; state?: string };
-  target?: { componentId?: string; configurationId?: string };
-  executions?: Array<{ jobId: string; executionTime: string }>;
-}
+/** An activated schedule (keboola/scheduler.ts ScheduleJson); what the provider relies on is required. */
+export type ScheduleActivation = Pick<ScheduleJson, "id" | "configurationId" | "configurationVersionId"> & Partial<ScheduleJson>;
 
 export class SchedulerApi {
   constructor(

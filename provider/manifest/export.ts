@@ -13,7 +13,8 @@ import { isEncrypted, isSecretKey, passesUnencrypted } from "../../keboola/secre
 import { isRecord } from "../../keboola/json";
 import { FLOW_COMPONENT_ID } from "../../keboola/flow";
 import { phasesOf, storedConfiguration } from "../resources/flow";
-import { SCHEDULER_COMPONENT_ID, scheduleFromConfiguration, schedulerConfiguration } from "../resources/schedule";
+import { scheduleFromConfiguration, schedulerConfiguration } from "../resources/schedule";
+import { SCHEDULER_COMPONENT_ID } from "../../keboola/scheduler";
 import { same } from "../resources/common";
 
 import type { ManifestInput } from "./schema";

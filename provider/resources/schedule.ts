@@ -7,7 +7,7 @@ import { checkWith, containsUnknown } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { checkCronTab, checkTimezone, nextRuns } from "../../keboola/cron";
 import { FLOW_COMPONENT_IDS } from "../../keboola/flow";
-import { isRecord } from "../../keboola/json";
+import { SCHEDULER_COMPONENT_ID, schedulerConfigurationSchema } from "../../keboola/scheduler";
 import { type ArgsOf } from "./common";
 import { createOnce } from "./create-once";
 import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -44,7 +44,6 @@ import { declareConfig, declaredConfig, scheduleFacts } from "./program";
 // by the target's variables, complete), as a JobRun of the target is checked.
 
 const BRANCH = "default";
-export const SCHEDULER_COMPONENT_ID = "keboola.scheduler";
 /** How many upcoming run times `nextRuns` lists. */
 const NEXT_RUNS = 3;
 
@@ -152,19 +151,14 @@ export function schedulerConfiguration(p: Pick<Parsed, "cron" | "timezone" | "en
 
 /** The inputs a scheduler configuration's content declares (for read and export); undefined when it is not a schedule. */
 export function scheduleFromConfiguration(content: Record<string, unknown>): Pick<Parsed, "cron" | "timezone" | "enabled" | "target"> | undefined {
-  const s = content.schedule;
-  const t = content.target;
-  if (!isRecord(s) || !isRecord(t) || typeof s.cronTab !== "string") return undefined;
-  const id = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : undefined);
-  const componentId = id(t.componentId);
-  const configId = id(t.configurationId);
-  if (!componentId || !configId) return undefined;
-  const target: Parsed["target"] = { componentId, configId };
-  const valuesId = id(t.variableValuesId);
-  if (valuesId) target.variableValuesId = valuesId;
-  const data = isRecord(t.variableValuesData) && Array.isArray(t.variableValuesData.values) ? t.variableValuesData.values : undefined;
-  if (data && data.length) target.variableValuesData = Object.fromEntries(data.filter(isRecord).map((v) => [String(v.name), String(v.value ?? "")]));
-  return { cron: s.cronTab, timezone: typeof s.timezone === "string" ? s.timezone : "UTC", enabled: s.state !== "disabled", target };
+  const parsed = schedulerConfigurationSchema.safeParse(content);
+  if (!parsed.success) return undefined;
+  const { schedule: s, target: t } = parsed.data;
+  const target: Parsed["target"] = { componentId: t.componentId, configId: t.configurationId };
+  if (t.variableValuesId !== undefined) target.variableValuesId = t.variableValuesId;
+  const values = t.variableValuesData?.values ?? [];
+  if (values.length) target.variableValuesData = Object.fromEntries(values.map((v) => [v.name, v.value]));
+  return { cron: s.cronTab, timezone: s.timezone, enabled: s.state === "enabled", target };
 }
 
 function upcoming(p: Pick<Parsed, "cron" | "timezone" | "enabled">): string[] {
