@@ -18,6 +18,7 @@ const KEYS = {
   streamUrl: ["keboola:streamUrl", "KBC_STREAM_URL"],
   queueUrl: ["keboola:queueUrl", "KBC_QUEUE_URL"],
   encryptionUrl: ["keboola:encryptionUrl", "KBC_ENCRYPTION_URL"],
+  schedulerUrl: ["keboola:schedulerUrl", "KBC_SCHEDULER_URL"],
   taskTimeout: ["keboola:taskTimeout", "KBC_TASK_TIMEOUT"],
   requestTimeout: ["keboola:requestTimeout", "KBC_REQUEST_TIMEOUT"],
 } as const;
@@ -60,6 +61,7 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
     streamUrl: optionalUrl(read(KEYS.streamUrl)),
     queueUrl: optionalUrl(read(KEYS.queueUrl)),
     encryptionUrl: optionalUrl(read(KEYS.encryptionUrl)),
+    schedulerUrl: optionalUrl(read(KEYS.schedulerUrl)),
     taskTimeoutSeconds,
     http: { requestTimeoutMs: requestTimeoutSeconds * 1000 },
   };

@@ -6,6 +6,8 @@ export { SinkSettings, type SinkSettingsArgs, type SinkSettingsInputs } from "./
 export { VariableConfig, type VariableConfigArgs, type VariableConfigInputs, type VariablesBinding } from "./resources/variable-config";
 export { ComponentConfig, type ComponentConfigArgs, type ComponentConfigInputs } from "./resources/component-config";
 export { JobRun, type JobRunArgs, type JobRunInputs } from "./resources/job-run";
+export { Flow, type FlowArgs, type FlowInputs } from "./resources/flow";
+export { Schedule, type ScheduleArgs, type ScheduleInputs } from "./resources/schedule";
 export { deployManifest, declareManifest, type DeployedManifest, type DeployOptions } from "./manifest/deploy";
 export { loadManifest, parseManifest, type ManifestProblem } from "./manifest/parse";
 export { exportProject, type ExportOptions, type ExportResult } from "./manifest/export";

@@ -3,6 +3,7 @@ import { StorageApi } from "./storage";
 import { StreamApi } from "./stream";
 import { QueueApi } from "./queue";
 import { EncryptionApi } from "./encryption";
+import { SchedulerApi } from "./scheduler";
 
 // The client for one stack: Storage at the configured host, Stream and Queue discovered from
 // the Storage index (as the official clients do) unless overridden.
@@ -13,6 +14,7 @@ export interface ClientSettings {
   streamUrl?: string;
   queueUrl?: string;
   encryptionUrl?: string;
+  schedulerUrl?: string;
   /** Deadline for one async task or job, in seconds. */
   taskTimeoutSeconds: number;
   http?: Omit<HttpOptions, "token">;
@@ -21,7 +23,7 @@ export interface ClientSettings {
 export class KeboolaClient {
   readonly http: HttpClient;
   readonly storage: StorageApi;
-  private services?: Promise<{ stream: StreamApi; queue: QueueApi; encryption?: EncryptionApi }>;
+  private services?: Promise<{ stream: StreamApi; queue: QueueApi; encryption?: EncryptionApi; scheduler?: SchedulerApi }>;
 
   constructor(private readonly settings: ClientSettings) {
     this.http = new HttpClient({ ...settings.http, token: settings.token });
@@ -43,11 +45,18 @@ export class KeboolaClient {
     return found;
   }
 
-  private discover(): Promise<{ stream: StreamApi; queue: QueueApi; encryption?: EncryptionApi }> {
+  /** The Scheduler API (needed only for schedules). */
+  async scheduler(): Promise<SchedulerApi> {
+    const found = (await this.discover()).scheduler;
+    if (!found) throw new Error(`The Storage index of ${this.settings.host} lists no "scheduler" service; set keboola:schedulerUrl`);
+    return found;
+  }
+
+  private discover(): Promise<{ stream: StreamApi; queue: QueueApi; encryption?: EncryptionApi; scheduler?: SchedulerApi }> {
     this.services ??= (async () => {
       const s = this.settings;
-      let { streamUrl, queueUrl, encryptionUrl } = s;
-      if (!streamUrl || !queueUrl || !encryptionUrl) {
+      let { streamUrl, queueUrl, encryptionUrl, schedulerUrl } = s;
+      if (!streamUrl || !queueUrl || !encryptionUrl || !schedulerUrl) {
         const index = await this.storage.index();
         if (!index || typeof index !== "object" || !Array.isArray(index.services)) {
           throw new Error(
@@ -59,6 +68,7 @@ export class KeboolaClient {
         streamUrl ??= find("stream");
         queueUrl ??= find("queue");
         encryptionUrl ??= find("encryption");
+        schedulerUrl ??= find("scheduler");
       }
       if (!streamUrl) throw new Error(`The Storage index of ${s.host} lists no "stream" service; set keboola:streamUrl`);
       if (!queueUrl) throw new Error(`The Storage index of ${s.host} lists no "queue" service; set keboola:queueUrl`);
@@ -66,6 +76,7 @@ export class KeboolaClient {
         stream: new StreamApi(this.http, streamUrl, s.taskTimeoutSeconds),
         queue: new QueueApi(this.http, queueUrl, s.taskTimeoutSeconds),
         encryption: encryptionUrl ? new EncryptionApi(this.http, encryptionUrl) : undefined,
+        scheduler: schedulerUrl ? new SchedulerApi(this.http, schedulerUrl) : undefined,
       };
     })();
     // A failed discovery is not cached: the next call tries again.

@@ -1,7 +1,7 @@
 // Typed errors for every failure that reaches a user. Messages never contain the token or
 // other secrets: everything built from request data passes through `redact` first.
 
-export type Service = "storage" | "stream" | "queue" | "streamIn" | "encryption";
+export type Service = "storage" | "stream" | "queue" | "streamIn" | "encryption" | "scheduler";
 
 const secrets = new Set<string>();
 

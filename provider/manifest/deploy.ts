@@ -7,6 +7,8 @@ import { SinkSettings } from "../resources/sink-settings";
 import { VariableConfig } from "../resources/variable-config";
 import { ComponentConfig } from "../resources/component-config";
 import { JobRun } from "../resources/job-run";
+import { Flow } from "../resources/flow";
+import { Schedule } from "../resources/schedule";
 import { loadManifest } from "./parse";
 import type { Manifest } from "./schema";
 
@@ -22,6 +24,8 @@ export interface DeployedManifest {
   variables: Record<string, VariableConfig>;
   configurations: Record<string, ComponentConfig>;
   jobs: Record<string, JobRun>;
+  flows: Record<string, Flow>;
+  schedules: Record<string, Schedule>;
 }
 
 export interface DeployOptions {
@@ -37,7 +41,7 @@ export function deployManifest(file: string, options: DeployOptions = {}): Deplo
 /** Declares the resources of an already parsed manifest. */
 export function declareManifest(m: Manifest, options: DeployOptions = {}): DeployedManifest {
   const opts = options.resourceOptions;
-  const out: DeployedManifest = { sources: {}, sourceSettings: {}, sinks: {}, sinkSettings: {}, variables: {}, configurations: {}, jobs: {} };
+  const out: DeployedManifest = { sources: {}, sourceSettings: {}, sinks: {}, sinkSettings: {}, variables: {}, configurations: {}, jobs: {}, flows: {}, schedules: {} };
 
   for (const [key, { settings, ...inputs }] of Object.entries(m.sources ?? {})) {
     const source = new Source(key, inputs, opts);
@@ -73,6 +77,23 @@ export function declareManifest(m: Manifest, options: DeployOptions = {}): Deplo
     const entry = m.configurations![configuration];
     const configId = out.configurations[configuration].configId;
     out.jobs[key] = new JobRun(key, { ...inputs, branchId: entry.branchId, componentId: entry.componentId, configId }, opts);
+  }
+  for (const [key, { phases, ...inputs }] of Object.entries(m.flows ?? {})) {
+    // A task's `configuration` names an entry of configurations: its component and configId output.
+    const declared = phases.map(({ tasks, ...phase }) => ({
+      ...phase,
+      tasks: tasks.map(({ configuration, componentId, configId, ...task }) =>
+        configuration !== undefined
+          ? { ...task, componentId: m.configurations![configuration].componentId, configId: out.configurations[configuration].configId }
+          : { ...task, componentId: componentId!, configId: configId! },
+      ),
+    }));
+    out.flows[key] = new Flow(key, { ...inputs, phases: declared }, opts);
+  }
+  for (const [key, { flow, configuration, variableValuesData, variableValuesId, ...inputs }] of Object.entries(m.schedules ?? {})) {
+    const runs = flow !== undefined ? out.flows[flow].target() : { componentId: m.configurations![configuration!].componentId, configId: out.configurations[configuration!].configId };
+    const values = { ...(variableValuesData !== undefined ? { variableValuesData } : {}), ...(variableValuesId !== undefined ? { variableValuesId } : {}) };
+    out.schedules[key] = new Schedule(key, { ...inputs, name: inputs.name ?? key, target: { ...runs, ...values } }, opts);
   }
   return out;
 }

@@ -11,6 +11,11 @@ import { orderedRows } from "../resources/config-rows";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../resources/configurations";
 import { isEncrypted, isSecretKey, passesUnencrypted } from "../../keboola/secrets";
 import { isRecord } from "../../keboola/json";
+import { FLOW_COMPONENT_ID } from "../../keboola/flow";
+import { phasesOf, storedConfiguration } from "../resources/flow";
+import { scheduleFromConfiguration, schedulerConfiguration } from "../resources/schedule";
+import { SCHEDULER_COMPONENT_ID } from "../../keboola/scheduler";
+import { same } from "../resources/common";
 
 import type { ManifestInput } from "./schema";
 
@@ -174,7 +179,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const listed = (await client.storage.listComponents(branch)).map((c) => c.id);
   const components = (options.components ?? listed).filter((id) => id !== VARIABLES_COMPONENT).sort();
   const variableKeys = new Map<string, string>(); // variables configId -> manifest key
-  const taken = { variables: new Set<string>(), configurations: new Set<string>() };
+  const taken = { variables: new Set<string>(), configurations: new Set<string>(), flows: new Set<string>(), schedules: new Set<string>() };
   let secretCount = 0;
   const variableConfigs = new Map<string, Configuration | undefined>(); // variables_id -> the live configuration
   /**
@@ -200,11 +205,22 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
     const { variables_id: _v, variables_values_id: _w, ...rest } = configuration;
     return { configuration: rest, key };
   };
+  // Flows and schedules name configurations by key: they are written after every configuration.
+  const configKeys = new Map<string, string>(); // `<componentId>/<configId>` -> manifest key
+  const later: { flows: Configuration[]; schedules: Configuration[] } = { flows: [], schedules: [] };
   for (const componentId of components) {
     const ids = listed.includes(componentId) ? (await client.storage.listConfigs(branch, componentId)).map((c) => String(c.id)) : [];
     if (ids.length === 0) notes.push(`component ${componentId} has no configurations in branch ${branch}`);
     for (const configId of ids.sort()) {
       const c = normalizeConfig(await client.storage.getConfig(branch, componentId, configId));
+      if (componentId === FLOW_COMPONENT_ID && asFlow(c)) {
+        later.flows.push(c);
+        continue;
+      }
+      if (componentId === SCHEDULER_COMPONENT_ID && branch === "default" && asSchedule(c)) {
+        later.schedules.push(c);
+        continue;
+      }
       const key = uniqueKey(c.name, c.id, taken.configurations);
       // The variables of the configuration and of each row: exported, and bound by key when bound
       // as the manifest binds (see boundVariables).
@@ -248,7 +264,51 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
         adoptExisting: true,
       };
       (manifest.configurations ??= {})[key] = entry;
+      configKeys.set(`${componentId}/${c.id}`, key);
     }
+  }
+  const flowKeys = new Map<string, string>(); // flow configId -> manifest key
+  for (const c of later.flows) {
+    const key = uniqueKey(c.name, c.id, taken.flows);
+    flowKeys.set(c.id, key);
+    const phases = asFlow(c)!.map(({ tasks, ...phase }) => ({
+      ...phase,
+      tasks: tasks.map(({ componentId, configId, ...task }) => {
+        const ref = configKeys.get(`${componentId}/${configId}`);
+        return { ...(ref !== undefined ? { configuration: ref } : { componentId, configId }), ...task };
+      }),
+    }));
+    (manifest.flows ??= {})[key] = {
+      ...branchField,
+      configId: c.id,
+      name: c.name,
+      ...(c.description ? { description: c.description } : {}),
+      phases,
+      ...(c.isDisabled ? { isDisabled: true } : {}),
+      adoptExisting: true,
+    };
+  }
+  for (const c of later.schedules) {
+    const s = asSchedule(c)!;
+    const flowKey = FLOW_COMPONENT_ID === s.target.componentId ? flowKeys.get(s.target.configId) : undefined;
+    const configKey = configKeys.get(`${s.target.componentId}/${s.target.configId}`);
+    if (flowKey === undefined && configKey === undefined) {
+      notes.push(`schedule ${c.id} ("${c.name}") runs ${s.target.componentId}/${s.target.configId}, which is not exported: it was left out (export that component too)`);
+      continue;
+    }
+    const key = uniqueKey(c.name, c.id, taken.schedules);
+    (manifest.schedules ??= {})[key] = {
+      configId: c.id,
+      name: c.name,
+      ...(c.description ? { description: c.description } : {}),
+      ...(flowKey !== undefined ? { flow: flowKey } : { configuration: configKey }),
+      cron: s.cron,
+      timezone: s.timezone,
+      ...(s.enabled ? {} : { enabled: false }),
+      ...(s.target.variableValuesId !== undefined ? { variableValuesId: s.target.variableValuesId } : {}),
+      ...(s.target.variableValuesData !== undefined ? { variableValuesData: s.target.variableValuesData } : {}),
+      adoptExisting: true,
+    };
   }
   // Asked for by name: every variables configuration, bound or not.
   if (options.components?.includes(VARIABLES_COMPONENT) && listed.includes(VARIABLES_COMPONENT)) {
@@ -273,6 +333,21 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const doc = new Document(manifest);
   doc.commentBefore = header.join("\n");
   return { manifest, yaml: doc.toString({ lineWidth: 0 }), notes };
+}
+
+/**
+ * The phases of a flow configuration, when the Flow resource writes exactly that configuration for
+ * them (else it is exported as a plain configuration, which deploys back unchanged).
+ */
+function asFlow(c: Configuration) {
+  const phases = phasesOf(c.configuration);
+  return phases && same(storedConfiguration(phases), c.configuration) ? phases : undefined;
+}
+
+/** The schedule a scheduler configuration holds, when the Schedule resource writes exactly that configuration for it. */
+function asSchedule(c: Configuration) {
+  const s = scheduleFromConfiguration(c.configuration);
+  return s && same(schedulerConfiguration(s), c.configuration) ? s : undefined;
 }
 
 function exportVariables(manifest: ManifestInput, vars: Configuration, branchField: { branchId?: string }, taken: Set<string>): string {

@@ -11,6 +11,8 @@ import { variableConfigInputsSchema } from "../resources/variable-config";
 import { componentConfigInputsSchema } from "../resources/component-config";
 import { jobRunInputsSchema } from "../resources/job-run";
 import { sourceInputsSchema } from "../resources/source";
+import { flowInputsSchema } from "../resources/flow";
+import { scheduleInputsSchema } from "../resources/schedule";
 import { manifestSchema, REFERENCES, type Manifest, type ManifestSection } from "./schema";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the
@@ -90,9 +92,14 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
     const targets = Object.keys(sectionOf(ref.target));
     for (const [key, entry] of Object.entries(sectionOf(ref.section))) {
       const fields = isRecord(entry) ? entry : {};
+      const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
       const holders: Array<[Path, unknown]> = ref.inRows
-        ? (Array.isArray(fields.rows) ? fields.rows : []).map((row: unknown, i: number): [Path, unknown] => [[ref.section, key, "rows", i, ref.field], isRecord(row) ? row[ref.field] : undefined])
-        : [[[ref.section, key, ref.field], fields[ref.field]]];
+        ? list(fields.rows).map((row: unknown, i: number): [Path, unknown] => [[ref.section, key, "rows", i, ref.field], isRecord(row) ? row[ref.field] : undefined])
+        : ref.inTasks
+          ? list(fields.phases).flatMap((phase: unknown, i: number) =>
+              list(isRecord(phase) ? phase.tasks : undefined).map((task: unknown, j: number): [Path, unknown] => [[ref.section, key, "phases", i, "tasks", j, ref.field], isRecord(task) ? task[ref.field] : undefined]),
+            )
+          : [[[ref.section, key, ref.field], fields[ref.field]]];
       for (const [path, name] of holders) {
         if (typeof name !== "string" || targets.includes(name)) continue;
         const choice = targets.length ? `one of: ${targets.join(", ")}` : `none is declared: add it under ${ref.target}`;
@@ -160,11 +167,36 @@ const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string
     }),
   ],
   ["jobs", jobRunInputsSchema, ({ configuration: _c, ...e }) => ({ ...e, componentId: PLACEHOLDER, configId: PLACEHOLDER })],
+  [
+    "flows",
+    flowInputsSchema,
+    ({ phases, ...e }) => ({
+      ...e,
+      phases: Array.isArray(phases)
+        ? phases.map((p: unknown) =>
+            isRecord(p) && Array.isArray(p.tasks)
+              ? { ...p, tasks: p.tasks.map((t: unknown) => (isRecord(t) && t.configuration !== undefined ? (({ configuration: _c, ...rest }) => ({ ...rest, componentId: PLACEHOLDER, configId: PLACEHOLDER }))(t) : t)) }
+              : p,
+          )
+        : phases,
+    }),
+  ],
+  [
+    "schedules",
+    scheduleInputsSchema,
+    ({ flow: _f, configuration: _c, variableValuesData, variableValuesId, ...e }) => ({
+      name: PLACEHOLDER,
+      ...e,
+      target: { componentId: PLACEHOLDER, configId: PLACEHOLDER, ...(variableValuesData !== undefined ? { variableValuesData } : {}), ...(variableValuesId !== undefined ? { variableValuesId } : {}) },
+    }),
+  ],
 ];
 
 /** Issue of a resource schema, reported at the manifest path `prefix + issue.path`. */
 function report(doc: Document, issue: z.core.$ZodIssue, prefix: Path, at: (offset: number, path: Path, message: string) => void): void {
   const path = [...prefix, ...issue.path];
+  // A schedule's target fields are written flat in its entry.
+  if (prefix.length === 2 && prefix[0] === "schedules" && issue.path[0] === "target") path.splice(2, 1);
   if (prefix.length === 2 && prefix[0] === "sources" && issue.path.length && ["stagingUploadTrigger", "targetImportTrigger", "syncWait"].includes(String(issue.path[0]))) {
     path.splice(2, 0, "settings");
   }

@@ -57,3 +57,7 @@ export const tables = Object.fromEntries(Object.entries(deployed.sinks).map(([k,
 export const configurations = Object.fromEntries(Object.entries(deployed.configurations).map(([k, c]) => [k, c.configId]));
 /** Variables configuration ids, by manifest key. */
 export const variables = Object.fromEntries(Object.entries(deployed.variables).map(([k, c]) => [k, c.configId]));
+/** Flow configuration ids, by manifest key. */
+export const flows = Object.fromEntries(Object.entries(deployed.flows).map(([k, f]) => [k, f.configId]));
+/** Schedules by manifest key: their configuration, activation and next run times. */
+export const schedules = Object.fromEntries(Object.entries(deployed.schedules).map(([k, s]) => [k, { configId: s.configId, scheduleId: s.scheduleId, nextRuns: s.nextRuns }]));

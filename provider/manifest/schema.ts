@@ -4,6 +4,8 @@ import { sinkInputsSchema } from "../resources/sink";
 import { variableConfigInputsSchema } from "../resources/variable-config";
 import { componentConfigInputsSchema, rowInputsSchema } from "../resources/component-config";
 import { jobRunInputsSchema } from "../resources/job-run";
+import { flowInputsSchema, flowTaskInputsSchema, flowPhaseInputsSchema } from "../resources/flow";
+import { scheduleInputsSchema, scheduleTargetSchema } from "../resources/schedule";
 import { settingsShape } from "../validation/settings";
 
 // The shape of keboola.yaml, derived from the resources' own zod schemas: every field of an
@@ -85,6 +87,55 @@ export const manifestJobSchema = z
   .strict()
   .describe("One run of a configuration through the Job Queue (JobRun inputs).");
 
+const { componentId: _taskComponent, configId: _taskConfig, ...taskFields } = flowTaskInputsSchema.shape;
+const { tasks: _tasks, ...phaseFields } = flowPhaseInputsSchema.shape;
+const { phases: _phases, ...flowFields } = flowInputsSchema.shape;
+const { target: _target, ...scheduleFields } = scheduleInputsSchema.shape;
+const { componentId: _targetComponent, configId: _targetConfig, ...targetFields } = scheduleTargetSchema.shape;
+
+export const manifestFlowTaskSchema = z
+  .object({
+    configuration: reference("configurations", "The configuration the task runs").optional(),
+    componentId: z.string().min(1, "must not be empty").optional().describe("With configId, instead of configuration: a configuration this manifest does not declare."),
+    configId: z.string().min(1, "must not be empty").optional().describe("With componentId: the id of a configuration this manifest does not declare."),
+    ...taskFields,
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.configuration === undefined && (t.componentId === undefined || t.configId === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["configuration"], message: "required: name the configuration the task runs (a key under configurations), or give componentId and configId" });
+    } else if (t.configuration !== undefined && (t.componentId !== undefined || t.configId !== undefined)) {
+      ctx.addIssue({ code: "custom", path: ["configuration"], message: "set either configuration or componentId and configId, not both" });
+    }
+  })
+  .describe("A task: the configuration it runs, by key (or by componentId and configId).");
+
+export const manifestFlowSchema = z
+  .object({
+    ...flowFields,
+    phases: z
+      .array(z.object({ ...phaseFields, tasks: z.array(manifestFlowTaskSchema, { error: "must be a list of tasks" }).describe("The configurations this phase runs.") }).strict(), { error: "must be a list of phases" })
+      .describe("Phases, in order; dependsOn names phases by name."),
+  })
+  .strict()
+  .describe("A flow (Flow inputs): phases of tasks, each running a configuration named by key.");
+
+export const manifestScheduleSchema = z
+  .object({
+    flow: reference("flows", "The flow to run").optional(),
+    configuration: reference("configurations", "The configuration to run").optional(),
+    ...scheduleFields,
+    name: z.string().min(1, "must not be empty").optional().describe("Schedule name (default: the entry's key)."),
+    ...targetFields,
+  })
+  .strict()
+  .superRefine((e, ctx) => {
+    if ((e.flow === undefined) === (e.configuration === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["flow"], message: "name exactly one target: flow (a key under flows) or configuration (a key under configurations)" });
+    }
+  })
+  .describe("A schedule (Schedule inputs): runs a flow or a configuration, named by key, by cron.");
+
 const section = <T extends z.ZodType>(entry: T, what: string) =>
   z.record(keySchema, entry, { error: `must be a map of key to ${what}` }).optional();
 
@@ -95,6 +146,8 @@ export const manifestSchema = z
     variables: section(manifestVariablesSchema, "variables").describe("Variables configurations (keboola.variables), by key."),
     configurations: section(manifestConfigurationSchema, "configuration").describe("Component configurations, by key."),
     jobs: section(manifestJobSchema, "job").describe("Job runs, by key."),
+    flows: section(manifestFlowSchema, "flow").describe("Flows (keboola.flow), by key."),
+    schedules: section(manifestScheduleSchema, "schedule").describe("Schedules (keboola.scheduler), by key; each names its flow or configuration."),
   })
   .strict()
   .describe("keboola.yaml: a Keboola project declared as data, deployed by keboola-pulumi.");
@@ -105,13 +158,16 @@ export type ManifestSection = keyof Manifest;
 
 /**
  * Which section each reference points at, by the section and field holding it; `inRows`: the
- * field of each of the entry's `rows`.
+ * field of each of the entry's `rows`; `inTasks`: of each task of each of the entry's `phases`.
  */
-export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string; target: ManifestSection; inRows?: true }> = [
+export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string; target: ManifestSection; inRows?: true; inTasks?: true }> = [
   { section: "sinks", field: "source", target: "sources" },
   { section: "configurations", field: "variables", target: "variables" },
   { section: "configurations", field: "variables", target: "variables", inRows: true },
   { section: "jobs", field: "configuration", target: "configurations" },
+  { section: "flows", field: "configuration", target: "configurations", inTasks: true },
+  { section: "schedules", field: "flow", target: "flows" },
+  { section: "schedules", field: "configuration", target: "configurations" },
 ];
 
 /** The manifest's JSON Schema (draft-07, which the YAML language server reads), from the same zod schemas. */

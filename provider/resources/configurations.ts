@@ -3,6 +3,7 @@ import type { KeboolaClient } from "../api/client";
 import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
 import { derivedConfigId, splitMarker, withMarker } from "./ownership";
+import { same as sameJson } from "./common";
 import { createOnce } from "./create-once";
 import { containsUnknown } from "../validation/check";
 import type { Props, ResourceContext } from "./types";
@@ -259,6 +260,20 @@ export function unknownAsOld(old: unknown, value: unknown): unknown {
   return containsUnknown(value) ? old : value;
 }
 
+/**
+ * unknownAsOld at every depth: each value unknown at preview inside `value` (a task's configId, a
+ * schedule target's configId) stands for the old value at the same place, when there is one.
+ */
+export function unknownsAsOld(old: unknown, value: unknown): unknown {
+  if (containsUnknown(value) && !Array.isArray(value) && (value === null || typeof value !== "object")) return old === undefined ? value : old;
+  if (Array.isArray(value)) return value.map((v, i) => unknownsAsOld(Array.isArray(old) ? old[i] : undefined, v));
+  if (value && typeof value === "object") {
+    const o = old && typeof old === "object" && !Array.isArray(old) ? (old as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unknownsAsOld(o[k], v)]));
+  }
+  return value;
+}
+
 /** Replace when an explicit configId differs from the current one; never when it is omitted. */
 export function configIdReplaces(olds: Props, news: Props): boolean {
   return typeof news.configId === "string" && news.configId !== "" && news.configId !== olds.configId;
@@ -275,3 +290,36 @@ export const ADOPT_NEEDS_ID = "needs configId: set the id of the existing config
 export const VARIABLES_COMPONENT = "keboola.variables";
 export const VALUES_ROW_NAME = "Default values";
 export const DEFAULT_CHANGE_DESCRIPTION = "Updated by Pulumi";
+
+/** What a configuration without rows (a Flow, a Schedule) holds. */
+export interface WholeConfig {
+  name: string;
+  description: string;
+  configuration: Record<string, unknown>;
+  isDisabled?: boolean;
+}
+
+/**
+ * Brings an existing configuration without rows to the declared state, writing only what differs
+ * (one update, or none); a configuration taken over (adoptExisting, or found again after a lost
+ * answer without our marker) gets this resource's owner marker even when nothing else differs.
+ * Returns the configuration as it stands afterwards.
+ */
+export async function convergeWholeConfig(
+  storage: StorageApi,
+  where: { branch: string; componentId: string; configId: string },
+  current: Configuration,
+  desired: WholeConfig,
+  changeDescription: string,
+): Promise<{ config: Configuration; written: boolean }> {
+  const body: ConfigBody = {};
+  if (current.name !== desired.name) body.name = desired.name;
+  if (current.description !== desired.description) body.description = desired.description;
+  if (!sameJson(current.configuration, desired.configuration)) body.configuration = desired.configuration;
+  if (desired.isDisabled !== undefined && current.isDisabled !== desired.isDisabled) body.isDisabled = desired.isDisabled;
+  const marker = splitMarker(changeDescription).owner;
+  if (Object.keys(body).length === 0 && marker && splitMarker(current.changeDescription).owner !== marker) body.description = desired.description;
+  if (Object.keys(body).length === 0) return { config: current, written: false };
+  await storage.updateConfig(where.branch, where.componentId, where.configId, { ...body, changeDescription });
+  return { config: normalizeConfig(await storage.getConfig(where.branch, where.componentId, where.configId)), written: true };
+}

@@ -280,13 +280,14 @@ async function jobTargetFromStack(storage: StorageApi, p: { branchId: string; co
 }
 
 async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: ProgramConfiguration): Promise<JobTarget> {
-  const label = `ComponentConfig "${c.resource}" of this program`;
+  const type = c.type ?? "ComponentConfig";
+  const label = `${type} "${c.resource}" of this program`;
   const target: JobTarget = {
     label,
     disabled: c.isDisabled === true ? true : c.isDisabled === false ? false : undefined,
-    disabledFix: `set isDisabled: false on ComponentConfig "${c.resource}"`,
+    disabledFix: `set isDisabled: false on ${type} "${c.resource}"`,
     bound: c.bound,
-    bindFix: `bind a VariableConfig to ComponentConfig "${c.resource}" (variables: vars.binding())`,
+    bindFix: type === "ComponentConfig" ? `bind a VariableConfig to ComponentConfig "${c.resource}" (variables: vars.binding())` : `a ${type} takes no variable values`,
   };
   const varsId = knownString(c.variablesId);
   const v = c.variables;
@@ -331,7 +332,7 @@ async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: Pr
 }
 
 /**
- * For a JobRun: the configuration exists and is enabled, and the values the job would render with
+ * For a JobRun (and a Schedule's target): the configuration exists and is enabled, and the values the job would render with
  * are of the variables its bound variables configuration declares, from a row it has, with a value
  * for each of them (else the job fails).
  */
@@ -339,12 +340,14 @@ export async function jobFailures(
   ctx: ResourceContext,
   p: { branchId: string; componentId: string; configId: string; variableValuesData?: Record<string, string>; variableValuesId?: string },
   facts: ProgramFacts,
+  /** How the fix names the resource that would start the job. */
+  starter = "this JobRun",
 ): Promise<dynamic.CheckFailure[]> {
   if (facts.declared && !facts.configuration) return []; // declared here, by a program of an older version: not known
   const storage = ctx.client().storage;
   const t = facts.configuration ? await jobTargetFromProgram(storage, p.branchId, facts.configuration) : await jobTargetFromStack(storage, p);
   if (t.missing) return [t.missing];
-  if (t.disabled) return [{ property: "configId", reason: `${t.label} is disabled, so its job would fail: ${t.disabledFix}, or remove this JobRun` }];
+  if (t.disabled) return [{ property: "configId", reason: `${t.label} is disabled, so its job would fail: ${t.disabledFix}, or remove ${starter}` }];
   const givesValues = p.variableValuesData !== undefined || p.variableValuesId !== undefined;
   const property = p.variableValuesData !== undefined ? "variableValuesData" : "variableValuesId";
   if (t.bound === false) {

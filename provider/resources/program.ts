@@ -187,7 +187,7 @@ export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; si
 // Configurations
 
 interface DeclaredConfig {
-  type: "ComponentConfig" | "VariableConfig";
+  type: "ComponentConfig" | "VariableConfig" | "Flow" | "Schedule";
   name: string;
   args: Record<string, unknown>;
   configId: pulumi.Output<string>;
@@ -260,6 +260,32 @@ export function jobFacts(args: { branchId?: unknown; componentId?: unknown; conf
   return { declared: true, configuration: facts };
 }
 
+/**
+ * What a Flow's check may use: for each task of each phase, whether the configuration it runs is a
+ * ComponentConfig of this program (then it may not exist yet at preview).
+ */
+export function flowFacts(args: { branchId?: unknown; phases?: unknown }): FactsInput {
+  if (!Array.isArray(args.phases)) return {};
+  const declaredTasks = args.phases.map((phase: unknown) =>
+    plainObject(phase) && Array.isArray(phase.tasks) ? phase.tasks.map((t: unknown) => plainObject(t) && configOf(args.branchId, t.componentId, t.configId, "ComponentConfig") !== undefined) : [],
+  );
+  return { declaredTasks };
+}
+
+/**
+ * What a Schedule's check may use about its target: a Flow of this program (which takes no
+ * variable values), else what a JobRun of that configuration would get (jobFacts).
+ */
+export function scheduleFacts(args: { target?: unknown }, flowComponentIds: readonly string[]): FactsInput {
+  const target = plainObject(args.target) ? args.target : {};
+  if (literal(target.componentId) && flowComponentIds.includes(target.componentId)) {
+    const flow = configOf(undefined, target.componentId, target.configId, "Flow");
+    if (!flow) return { declared: false };
+    return { declared: true, configuration: { type: "Flow", resource: flow.name, isDisabled: (flow.args.isDisabled ?? false) as pulumi.Input<unknown>, bound: false } };
+  }
+  return jobFacts({ componentId: target.componentId, configId: target.configId });
+}
+
 // ---------------------------------------------------------------------------------------------
 // What the provider gets
 
@@ -282,12 +308,16 @@ export interface ProgramFacts {
   sharedTable?: { sink: string; columns: unknown };
   /** ComponentConfig: the VariableConfig of this program its binding names, with its declared variables. */
   boundVariables?: { resource: string; declared: unknown };
-  /** JobRun: the ComponentConfig of this program it runs. */
+  /** JobRun, Schedule: the ComponentConfig (or Flow) of this program it runs. */
   configuration?: ProgramConfiguration;
+  /** Flow: per phase, per task, whether the task's configuration is a ComponentConfig of this program. */
+  declaredTasks?: boolean[][];
 }
 
-/** A ComponentConfig of this program, as a JobRun's check sees it. */
+/** A ComponentConfig (or Flow) of this program, as a JobRun's or Schedule's check sees it. */
 export interface ProgramConfiguration {
+  /** Its class (default ComponentConfig; a Schedule's target may be a Flow). */
+  type?: "ComponentConfig" | "Flow";
   resource: string;
   isDisabled: unknown;
   /** Whether it binds variables (undefined: its binding is an output, not known here). */

@@ -59,8 +59,8 @@ describe("e2e: the manifest through the root Pulumi project", () => {
     fs.writeFileSync(manifest, fs.readFileSync(EXAMPLE, "utf8"));
     const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
     expect(up.code, describeResult(up)).toBe(0);
-    expect(up.stdout).toMatch(/\+ 8 created/); // 7 resources and the stack
-    for (const type of ["Source", "SourceSettings", "Sink", "SinkSettings", "VariableConfig", "ComponentConfig", "JobRun"]) {
+    expect(up.stdout).toMatch(/\+ 10 created/); // 9 resources and the stack
+    for (const type of ["Source", "SourceSettings", "Sink", "SinkSettings", "VariableConfig", "ComponentConfig", "JobRun", "Flow", "Schedule"]) {
       expect(up.stdout).toContain(`pulumi-nodejs:dynamic/keboola:${type} `);
     }
     const live = () => [...Object.values(emu.state.stream.sources), ...Object.values(emu.state.stream.sinks)].filter((o) => !o.deleted);
@@ -93,11 +93,12 @@ describe("e2e: the manifest through the root Pulumi project", () => {
     // Exactly the three edited values change, nothing else.
     const changes = diff.stdout.split("\n").filter((l) => l.includes(" => ")).map((l) => l.trim().replace(/\s+/g, " "));
     expect(changes.sort()).toEqual(['~ count : 5000 => 8000', '~ name : "Raw orders" => "All orders"', '~ pageSize: "50" => "75"']);
-    expect(diff.stdout).toMatch(/Resources:\s+~ 3 to update\s+5 unchanged/);
+    expect(diff.stdout).toMatch(/Resources:\s+~ 3 to update\s+7 unchanged/);
 
     const destroy = await root.pulumi(["destroy", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
     expect(destroy.code, describeResult(destroy)).toBe(0);
     expect(Object.values(emu.state.storage.configs).filter((c) => !c.isDeleted)).toEqual([]);
+    expect(Object.values(emu.state.scheduler.schedules)).toEqual([]);
     expect(live()).toEqual([]);
   }, 600_000);
 });

@@ -52,6 +52,12 @@ const users = new keboola.ComponentConfig("users", {
 });
 new keboola.JobRun("users-run", { componentId: "keboola.ex-generic-v2", configId: users.configId, variableValuesData: { limit: "5" } });
 
+const nightly = new keboola.Flow("nightly", {
+  name: "Nightly",
+  phases: [{ name: "extract", tasks: [{ componentId: "keboola.ex-generic-v2", configId: users.configId }] }],
+});
+export const nextRuns = new keboola.Schedule("nightly", { name: "Nightly", cron: "0 3 * * *", timezone: "Europe/Prague", target: nightly.target() }).nextRuns;
+
 export const ingestionUrl = events.url; // secret
 `;
 
@@ -80,14 +86,14 @@ describe("e2e: the packed package in a fresh TypeScript program", () => {
     await initEmulatorStack(ws, emu.url, TOKEN);
 
     const preview = ok(await ws.preview([], { timeoutMs: 300_000 }));
-    expect(preview.stdout).toMatch(/\+ 8 to create/); // the 7 resources and the stack
+    expect(preview.stdout).toMatch(/\+ 10 to create/); // the 9 resources and the stack
     expect(emu.writes()).toEqual([]);
     ok(await ws.up([], { timeoutMs: 300_000 }));
     ok(await ws.previewExpectNoChanges([], { timeoutMs: 300_000 }));
 
     // Each resource stores `require("keboola-pulumi/kinds/<kind>")`, not the provider's code.
     const resources = (await ws.stackResources()).filter((r) => r.type.includes("keboola:"));
-    expect(resources).toHaveLength(7);
+    expect(resources).toHaveLength(9);
     for (const r of resources) {
       const provider = String(r.inputs?.__provider ?? "");
       expect(provider).toMatch(/require\("keboola-pulumi\/kinds\/[a-z-]+"\)/);

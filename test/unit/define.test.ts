@@ -28,6 +28,8 @@ describe("derived from each resource's schema", () => {
       VariableConfig: [],
       ComponentConfig: [],
       JobRun: [],
+      Flow: [],
+      Schedule: [],
     });
   });
 
@@ -40,6 +42,8 @@ describe("derived from each resource's schema", () => {
       VariableConfig: [],
       ComponentConfig: ["secretValues"],
       JobRun: [],
+      Flow: [],
+      Schedule: [],
     });
     expect(componentConfig.outputNames).not.toContain("secretValues");
   });
