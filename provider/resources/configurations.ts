@@ -235,9 +235,6 @@ export async function createRowOnce(
   const created = await createOnce<string>({
     label: `row "${body.rowId ?? body.name}" of configuration "${where.configId}"`,
     where: `of ${where.componentId}`,
-    owner: undefined,
-    adoptExisting: false,
-    fix: "",
     find: async () => {
       const cfg = await findLiveConfig(storage, where.branch, where.componentId, where.configId);
       return cfg?.rows.find((r) => (body.rowId ? r.id === body.rowId : r.name === body.name && !claimed.has(r.id)))?.id;

@@ -17,11 +17,15 @@ export interface CreateOnce<T, K = never> {
   label: string;
   /** Where the object lives, for messages ("in branch 123"). */
   where: string;
-  /** This resource's owner marker (its URN); undefined when unknown (then only adoptExisting takes over). */
-  owner: string | undefined;
-  adoptExisting: boolean;
-  /** What to change to avoid a conflict, for the conflict message. */
-  fix: string;
+  /**
+   * This resource's owner marker (its URN); omitted when unknown (then only adoptExisting takes
+   * over) or when found objects carry none (no ownerOf).
+   */
+  owner?: string | undefined;
+  /** Take over an existing object whatever its marker (reading it first). Default false. */
+  adoptExisting?: boolean;
+  /** What to change to avoid a conflict, for the conflict message; only objects with an ownerOf can conflict. */
+  fix?: string;
   /** The object as it stands now, addressed as the create addresses it; undefined when absent. */
   find(): Promise<T | undefined>;
   /**
@@ -94,7 +98,7 @@ function claim<T, K>(op: CreateOnce<T, K>, found: T): T {
   if (!op.ownerOf) return found;
   const owner = op.ownerOf(found);
   if (op.adoptExisting || (op.owner !== undefined && owner === op.owner)) return found;
-  throw conflict(op.label, op.where, owner, op.owner, op.fix);
+  throw conflict(op.label, op.where, owner, op.owner, op.fix ?? "");
 }
 
 /** Polls until the object can be read: after its task, or while a create of it is in flight. */
