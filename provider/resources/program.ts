@@ -15,16 +15,6 @@ const declared = new Map<string, string>();
 /** What a registered Source or Sink offers to the resources referencing it. */
 type IdOutputs<K extends string> = pulumi.Resource & { readonly [P in K | "branchId"]: pulumi.Output<string> };
 
-/** A Source or Sink of this program, keyed by its id output (`src.sourceId`, `snk.sinkId`), for deletedWith. */
-interface Registered {
-  resource: pulumi.Resource;
-  /** The branch as the resource's arguments give it, and its branchId output. */
-  branch: { arg: unknown; output: unknown };
-}
-const registeredSources = new WeakMap<object, Registered>();
-/** `sourceId`: what the Sink's arguments give, and its own sourceId output. */
-const registeredSinks = new WeakMap<object, Registered & { sourceId: { arg: unknown; output: unknown } }>();
-
 const literal = (v: unknown): v is string => typeof v === "string";
 const branchOf = (v: unknown): string | undefined => (v === undefined ? "default" : typeof v === "string" || typeof v === "number" ? String(v) : undefined);
 const isOutput = (v: unknown): v is object => pulumi.Output.isInstance(v);
@@ -44,16 +34,19 @@ function claim(key: string | undefined, type: string, name: string, what: string
 // Sources and sinks
 
 /** A Source of this program. `key` is its id when the program gives it (or its name) literally, else a token standing for it. */
-interface DeclaredSource {
+export interface DeclaredSource {
   name: string;
   key: string;
   id?: string;
   /** Its type, when the program gives it literally (or leaves the default). */
   type?: string;
+  /** The branch as its arguments give it. */
+  branchId: unknown;
 }
 
-const sourceArgs = new WeakMap<object, DeclaredSource>();
-const sourcesByOutput = new WeakMap<object, DeclaredSource>();
+/** The one registry of the Sources of this program: each by its sourceId output (`src.sourceId`), once registered. */
+const sources = new WeakMap<object, DeclaredSource & { resource: IdOutputs<"sourceId"> }>();
+/** The Sources whose id (and branch) the program gives literally, by `branch/id`. */
 const sourcesById = new Map<string, DeclaredSource>();
 let anonymousSources = 0;
 
@@ -64,18 +57,18 @@ export interface SourceDeclaration {
   type?: unknown;
 }
 
-/** Before the Source registers: claims its id. */
-export function declareSource(name: string, args: SourceDeclaration): void {
+/** Before the Source registers: claims its id. Returns its declaration, for declaredSource. */
+export function declareSource(name: string, args: SourceDeclaration): DeclaredSource {
   const branch = branchOf(args.branchId);
   const id = literal(args.sourceId) ? args.sourceId : literal(args.name) && args.sourceId === undefined ? streamObjectId(undefined, args.name) : undefined;
   claim(branch && id ? `source:${branch}/${id}` : undefined, "Source", name, `source id "${id}" in branch ${branch}`, "Give one of them another sourceId (or name).");
   const type = args.type === undefined ? "http" : literal(args.type) ? args.type : undefined;
-  const decl: DeclaredSource = { name, key: id ?? `#${++anonymousSources}`, ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}) };
+  const decl: DeclaredSource = { name, key: id ?? `#${++anonymousSources}`, ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}), branchId: args.branchId };
   if (branch && id) {
     sourcesById.set(`${branch}/${id}`, decl);
     sourcesOfBranch.set(branch, [...(sourcesOfBranch.get(branch) ?? []), { name, id }]);
   }
-  sourceArgs.set(args, decl);
+  return decl;
 }
 
 /** The ids of the Sources (of each branch) and the Sinks (of each source) this program declares, in order. */
@@ -95,15 +88,13 @@ export function sourceFacts(name: string, args: SourceDeclaration): FactsInput {
 }
 
 /** After the Source registered: its sourceId output stands for it in the resources that reference it (a sink takes its type). */
-export function declaredSource(args: SourceDeclaration, resource: IdOutputs<"sourceId">): void {
-  const decl = sourceArgs.get(args);
-  if (decl) sourcesByOutput.set(resource.sourceId, decl);
-  registeredSources.set(resource.sourceId, { resource, branch: { arg: args.branchId, output: resource.branchId } });
+export function declaredSource(decl: DeclaredSource, resource: IdOutputs<"sourceId">): void {
+  sources.set(resource.sourceId, { ...decl, resource });
 }
 
 /** The Source of this program a `sourceId` input names: its sourceId output, or its literal id. */
 function sourceOf(branchId: unknown, sourceId: unknown): DeclaredSource | undefined {
-  if (isOutput(sourceId)) return sourcesByOutput.get(sourceId);
+  if (isOutput(sourceId)) return sources.get(sourceId);
   const branch = branchOf(branchId);
   return branch && literal(sourceId) ? sourcesById.get(`${branch}/${sourceId}`) : undefined;
 }
@@ -121,8 +112,16 @@ const describeSource = (branchId: unknown, sourceId: unknown): string => {
 
 /** The first Sink of this program writing each table (`branch/tableId`), with its columns. */
 const tables = new Map<string, { sink: string; columns: unknown }>();
-const sinkArgs = new WeakMap<object, string>();
-const sinksByOutput = new WeakMap<object, string>();
+
+/** A Sink of this program, as its arguments give it. */
+export interface DeclaredSink {
+  name: string;
+  branchId: unknown;
+  sourceId: unknown;
+}
+
+/** The one registry of the Sinks of this program: each by its sinkId output (`snk.sinkId`), once registered. */
+const sinks = new WeakMap<object, DeclaredSink & { resource: IdOutputs<"sinkId" | "sourceId"> }>();
 
 export interface SinkDeclaration {
   branchId?: unknown;
@@ -137,7 +136,7 @@ export interface SinkDeclaration {
  * Before the Sink registers: claims its id within its source (also when the source is a Source of
  * this program given as its output), and records the table it writes.
  */
-export function declareSink(name: string, args: SinkDeclaration): void {
+export function declareSink(name: string, args: SinkDeclaration): DeclaredSink {
   const branch = branchOf(args.branchId);
   const derived = args.sinkId === undefined;
   const id = literal(args.sinkId) ? args.sinkId : literal(args.name) && derived ? streamObjectId(undefined, args.name) : undefined;
@@ -147,14 +146,12 @@ export function declareSink(name: string, args: SinkDeclaration): void {
   claim(key, "Sink", name, `sink id "${id}" (${origin}) of ${describeSource(args.branchId, args.sourceId)}`, "Give one of them another sinkId (or name).");
   if (branch && literal(args.tableId) && !tables.has(`${branch}/${args.tableId}`)) tables.set(`${branch}/${args.tableId}`, { sink: name, columns: args.columns });
   if (branch && source !== undefined && id) sinksOfSource.set(`${branch}/${source}`, [...(sinksOfSource.get(`${branch}/${source}`) ?? []), { name, id }]);
-  sinkArgs.set(args, name);
+  return { name, branchId: args.branchId, sourceId: args.sourceId };
 }
 
 /** After the Sink registered: its sinkId output stands for it in the settings that reference it. */
-export function declaredSink(args: SinkDeclaration, resource: IdOutputs<"sinkId" | "sourceId">): void {
-  const name = sinkArgs.get(args);
-  if (name !== undefined) sinksByOutput.set(resource.sinkId, name);
-  registeredSinks.set(resource.sinkId, { resource, sourceId: { arg: args.sourceId, output: resource.sourceId }, branch: { arg: args.branchId, output: resource.branchId } });
+export function declaredSink(decl: DeclaredSink, resource: IdOutputs<"sinkId" | "sourceId">): void {
+  sinks.set(resource.sinkId, { ...decl, resource });
 }
 
 /** What a Sink's check may use: its Source's type and whether it is declared here; another sink of this program writing its table. */
@@ -175,7 +172,7 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
 /** For settings: whether the source (for SourceSettings) or the sink (for SinkSettings) they target is declared in this program. */
 export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): FactsInput {
   if (args.sinkId === undefined) return { declared: sourceOf(args.branchId, args.sourceId) !== undefined };
-  if (isOutput(args.sinkId)) return { declared: sinksByOutput.has(args.sinkId) };
+  if (isOutput(args.sinkId)) return { declared: sinks.has(args.sinkId) };
   // A sink of a Source this program declares exists only when a Sink of this program declares it,
   // or when it already exists: the check asks the stack then.
   const branch = branchOf(args.branchId);
@@ -318,17 +315,17 @@ export interface ProgramConfiguration {
 // Derived only from an actual output of that resource (`sourceId: src.sourceId`), in the same
 // branch: a literal id may name an object of another program, which this one must not assume gone.
 
-/** Whether the branch a dependent gives (`branchId` argument) is certainly that of the referenced resource. */
-function sameBranch(dependent: unknown, of: Registered["branch"]): boolean {
-  if (dependent === of.output || dependent === of.arg) return true;
+/** Whether the branch a dependent gives (`branchId` argument) is certainly that of the referenced Source or Sink. */
+function sameBranch(dependent: unknown, of: { branchId: unknown; resource: { branchId: unknown } }): boolean {
+  if (dependent === of.resource.branchId || dependent === of.branchId) return true;
   const branch = branchOf(dependent);
-  return branch !== undefined && branch === branchOf(of.arg);
+  return branch !== undefined && branch === branchOf(of.branchId);
 }
 
 /** The Source of this program whose deletion deletes the object addressed by these arguments (a Sink, a SourceSettings). */
 export function deletedWithSource(args: { branchId?: unknown; sourceId?: unknown }): pulumi.Resource | undefined {
-  const source = args.sourceId && typeof args.sourceId === "object" ? registeredSources.get(args.sourceId) : undefined;
-  return source && sameBranch(args.branchId, source.branch) ? source.resource : undefined;
+  const source = args.sourceId && typeof args.sourceId === "object" ? sources.get(args.sourceId) : undefined;
+  return source && sameBranch(args.branchId, source) ? source.resource : undefined;
 }
 
 /**
@@ -337,9 +334,9 @@ export function deletedWithSource(args: { branchId?: unknown; sourceId?: unknown
  * deletion), else the Source the settings' sink belongs to.
  */
 export function deletedWithSink(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): pulumi.Resource | undefined {
-  const sink = args.sinkId && typeof args.sinkId === "object" ? registeredSinks.get(args.sinkId) : undefined;
-  const sameSource = sink !== undefined && (args.sourceId === sink.sourceId.arg || args.sourceId === sink.sourceId.output);
-  if (sink && sameSource && sameBranch(args.branchId, sink.branch)) return sink.resource;
+  const sink = args.sinkId && typeof args.sinkId === "object" ? sinks.get(args.sinkId) : undefined;
+  const sameSource = sink !== undefined && (args.sourceId === sink.sourceId || args.sourceId === sink.resource.sourceId);
+  if (sink && sameSource && sameBranch(args.branchId, sink)) return sink.resource;
   return deletedWithSource(args);
 }
 

@@ -70,10 +70,10 @@ export interface SinkArgs extends ArgsOf<SinkInputs> {}
 export interface Sink extends OutputsOf<typeof sink> {}
 export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
-    declareSink(name, args);
+    const declared = declareSink(name, args);
     // Deleted with its Source when that is deleted too (program.ts).
     super(kindProvider, sink, name, args, withDeletedWith(opts, deletedWithSource(args)), sinkFacts(name, args));
-    declaredSink(args, this);
+    declaredSink(declared, this);
   }
 }
 

@@ -67,9 +67,9 @@ export interface SourceArgs extends ArgsOf<SourceInputs> {}
 export interface Source extends OutputsOf<typeof source> {}
 export class Source extends KeboolaResource {
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
-    declareSource(name, args);
+    const declared = declareSource(name, args);
     super(kindProvider, source, name, args, opts, sourceFacts(name, args));
-    declaredSource(args, this);
+    declaredSource(declared, this);
   }
 }
 
