@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { streamObjectId } from "../validation/ids";
 import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../../keboola/secrets";
 import { VARIABLES_COMPONENT } from "./configurations";
+import { isRecord } from "../../keboola/json";
 import type { FactsInput } from "./define";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
@@ -183,10 +184,20 @@ export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; si
 // ---------------------------------------------------------------------------------------------
 // Configurations
 
+/** What the program's arguments of a ComponentConfig or VariableConfig say that other resources' checks use. */
+export interface ConfigDeclaration {
+  branchId?: unknown;
+  configId?: unknown;
+  /** ComponentConfig: its binding; VariableConfig: its declared variables. */
+  variables?: unknown;
+  isDisabled?: unknown;
+  defaultValues?: unknown;
+}
+
 interface DeclaredConfig {
   type: "ComponentConfig" | "VariableConfig";
   name: string;
-  args: Record<string, unknown>;
+  args: ConfigDeclaration;
   configId: pulumi.Output<string>;
   valuesRowId?: pulumi.Output<string | undefined>;
 }
@@ -203,12 +214,11 @@ export function declareConfig(type: string, name: string, args: { branchId?: unk
 }
 
 /** After a configuration registered: its configId output (or its literal id) stands for it in the resources that reference it. */
-export function declaredConfig(type: DeclaredConfig["type"], name: string, args: object, componentId: unknown, resource: { configId: pulumi.Output<string>; valuesRowId?: pulumi.Output<string | undefined> }): void {
-  const a = args as Record<string, unknown>;
-  const decl: DeclaredConfig = { type, name, args: a, configId: resource.configId, ...(resource.valuesRowId ? { valuesRowId: resource.valuesRowId } : {}) };
+export function declaredConfig(type: DeclaredConfig["type"], name: string, args: ConfigDeclaration, componentId: unknown, resource: { configId: pulumi.Output<string>; valuesRowId?: pulumi.Output<string | undefined> }): void {
+  const decl: DeclaredConfig = { type, name, args, configId: resource.configId, ...(resource.valuesRowId ? { valuesRowId: resource.valuesRowId } : {}) };
   configsByOutput.set(resource.configId, decl);
-  const branch = branchOf(a.branchId);
-  if (branch && literal(componentId) && literal(a.configId)) configsByKey.set(configKey(branch, componentId, a.configId), decl);
+  const branch = branchOf(args.branchId);
+  if (branch && literal(componentId) && literal(args.configId)) configsByKey.set(configKey(branch, componentId, args.configId), decl);
 }
 
 /** The configuration of this program a `configId` input names: its configId output, or its literal id. */
@@ -228,7 +238,7 @@ function boundVariablesOf(branchId: unknown, binding: unknown): DeclaredConfig |
 /** What a ComponentConfig's check may use: the variables a VariableConfig of this program that it binds declares. */
 export function componentConfigFacts(args: { branchId?: unknown; variables?: unknown }): FactsInput {
   const vars = boundVariablesOf(args.branchId, args.variables);
-  return vars ? { boundVariables: { resource: vars.name, declared: vars.args.variables as pulumi.Input<unknown> } } : {};
+  return vars ? { boundVariables: { resource: vars.name, declared: vars.args.variables } } : {};
 }
 
 /** What a JobRun's check may use: the ComponentConfig of this program it runs, and the VariableConfig that one binds. */
@@ -236,20 +246,20 @@ export function jobFacts(args: { branchId?: unknown; componentId?: unknown; conf
   const config = configOf(args.branchId, args.componentId, args.configId, "ComponentConfig");
   if (!config) return { declared: false };
   const binding = config.args.variables;
-  const facts: ProgramConfiguration = { resource: config.name, isDisabled: (config.args.isDisabled ?? false) as pulumi.Input<unknown> };
+  const facts: ProgramConfiguration = { resource: config.name, isDisabled: config.args.isDisabled ?? false };
   if (binding === undefined) facts.bound = false;
   else if (plainObject(binding)) {
     facts.bound = true;
-    facts.variablesId = binding.configId as pulumi.Input<unknown>;
+    facts.variablesId = binding.configId;
     const vars = boundVariablesOf(config.args.branchId, binding);
     if (vars) {
       const defaults = vars.args.defaultValues;
       facts.variables = {
         resource: vars.name,
-        declared: vars.args.variables as pulumi.Input<unknown>,
+        declared: vars.args.variables,
         // Only the names (not secret): the values, which may be, are not needed.
-        ...(defaults !== undefined ? { defaultValueNames: plainObject(defaults) ? Object.keys(defaults) : pulumi.unsecret(pulumi.output(defaults as pulumi.Input<Record<string, unknown> | undefined>).apply((d) => Object.keys(d ?? {}))) } : {}),
-        ...(vars.valuesRowId ? { valuesRowId: vars.valuesRowId as pulumi.Input<unknown> } : {}),
+        ...(defaults !== undefined ? { defaultValueNames: plainObject(defaults) ? Object.keys(defaults) : pulumi.unsecret(pulumi.output(defaults).apply((d) => (isRecord(d) ? Object.keys(d) : []))) } : {}),
+        ...(vars.valuesRowId ? { valuesRowId: vars.valuesRowId } : {}),
         defaultRow: binding.valuesRowId === undefined ? "none" : binding.valuesRowId === vars.valuesRowId ? "declared" : "other",
       };
     }
@@ -354,9 +364,8 @@ export function withDeletedWith(opts: pulumi.CustomResourceOptions | undefined, 
  * a value is computed; ciphertext literals (`KBC::...Secure::`) and values inside a secret are fine.
  */
 export function plainSecretPaths(value: unknown, path: JsonStep[] = []): pulumi.Output<string[]> {
-  if (pulumi.Output.isInstance(value)) {
-    const out = value as pulumi.Output<unknown>;
-    return pulumi.output(pulumi.isSecret(out)).apply((secretValue): pulumi.Output<string[]> => (secretValue ? pulumi.output([]) : out.apply((v) => plainSecretPaths(v, path))));
+  if (pulumi.Output.isInstance<unknown>(value)) {
+    return pulumi.output(pulumi.isSecret(value)).apply((secretValue): pulumi.Output<string[]> => (secretValue ? pulumi.output([]) : value.apply((v) => plainSecretPaths(v, path))));
   }
   if (Array.isArray(value)) return pulumi.all(value.map((v, i) => plainSecretPaths(v, [...path, i]))).apply((lists) => lists.flat());
   if (value && typeof value === "object" && !pulumi.Resource.isInstance(value)) {
