@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { asError } from "../api/errors";
 import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
@@ -539,7 +540,7 @@ export const handler: Handler<typeof componentConfig> = {
     } catch (err) {
       // The configuration exists: keep it in state so the next `up` finishes the rows.
       const left = await findLiveConfig(storage, p.branchId, p.componentId, configId).catch(() => undefined);
-      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intent, left));
+      if (left) throw new PartialFailure(`${label}: ${asError(err).message}`, id, stateOf(intent, left));
       throw err;
     }
   },

@@ -1,4 +1,4 @@
-import { isAmbiguous } from "../api/errors";
+import { isAmbiguous, asError } from "../api/errors";
 import { conflict } from "./ownership";
 
 // Creating a remote object exactly once, for every kind. The danger is not a duplicate where the id
@@ -87,7 +87,7 @@ export async function createOnce<T, K = never>(op: CreateOnce<T, K>): Promise<Cr
       return { object: await op.finish(accepted.task), existed: false };
     } catch (err) {
       const left = await op.find().catch(() => undefined);
-      if (left && op.leftBehind) op.leftBehind(left, err as Error);
+      if (left && op.leftBehind) op.leftBehind(left, asError(err));
       throw err;
     }
   }

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { sinkDisabledDirectly, type StreamApi, type StreamSink } from "../api/stream";
-import { notFoundAsUndefined } from "../api/errors";
+import { notFoundAsUndefined, asError } from "../api/errors";
 import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
@@ -274,7 +274,7 @@ export const handler: Handler<typeof sink> = {
       try {
         current = await converge(ctx, stream, p, current, false, label, owner);
       } catch (err) {
-        leftBehind(current, err as Error);
+        leftBehind(current, asError(err));
       }
     }
     return { id: idOf(current), outs: stateOf(p, current) };

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
-import { isNotFound } from "../api/errors";
+import { isNotFound, asError } from "../api/errors";
 import { checkWith, containsUnknown } from "../validation/check";
 import { stringValue, valueIssues, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
@@ -254,7 +254,7 @@ export const handler: Handler<typeof variableConfig> = {
       }
     } catch (err) {
       const left = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId).catch(() => undefined);
-      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intent, left, valuesRowId));
+      if (left) throw new PartialFailure(`${label}: ${asError(err).message}`, id, stateOf(intent, left, valuesRowId));
       throw err;
     }
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
