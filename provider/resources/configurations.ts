@@ -6,6 +6,7 @@ import { derivedConfigId, splitMarker, withMarker } from "./ownership";
 import { createOnce } from "./create-once";
 import { containsUnknown } from "../validation/check";
 import type { Props, ResourceContext } from "./types";
+import { isRecord } from "../../keboola/json";
 
 // What the configuration resources (VariableConfig, ComponentConfig, JobRun) share: the
 // permission check (a token that may not manage a component's configurations is refused before
@@ -108,7 +109,7 @@ export function normalizeRow(r: ConfigRow): ConfigRow {
 }
 
 function asObject(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  return isRecord(v) ? v : {};
 }
 
 /**
