@@ -22,16 +22,13 @@ export interface HostedHandler {
 }
 
 function hosted(mod: ResourceModule, kind: ResourceKind): HostedHandler {
-  const run = <T>(ctx: ResourceContext, method: Parameters<typeof invoke>[2], args: unknown[]) => invoke(mod, kind, method, args, ctx) as Promise<T>;
   return {
-    check: (ctx, olds, news) => run(ctx, "check", [olds, news]),
-    diff: (ctx, id, olds, news) => run(ctx, "diff", [id, olds, news]),
-    create: (ctx, inputs) => run(ctx, "create", [inputs]),
-    read: (ctx, id, props) => run(ctx, "read", [id, props]),
-    update: (ctx, id, olds, news) => run(ctx, "update", [id, olds, news]),
-    delete: async (ctx, id, props) => {
-      await run(ctx, "delete", [id, props]);
-    },
+    check: (ctx, olds, news) => invoke(mod, kind, "check", [olds, news], ctx),
+    diff: (ctx, id, olds, news) => invoke(mod, kind, "diff", [id, olds, news], ctx),
+    create: (ctx, inputs) => invoke(mod, kind, "create", [inputs], ctx),
+    read: (ctx, id, props) => invoke(mod, kind, "read", [id, props], ctx),
+    update: (ctx, id, olds, news) => invoke(mod, kind, "update", [id, olds, news], ctx),
+    delete: (ctx, id, props) => invoke(mod, kind, "delete", [id, props], ctx),
   };
 }
 
