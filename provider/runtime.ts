@@ -4,7 +4,7 @@ import { resolveSettings, type ConfigSource } from "./config";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "./resources/types";
 import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "./resources/define";
 import { ownerOf } from "./resources/ownership";
-import { programFacts } from "./resources/preflight";
+import { programFacts } from "./resources/facts";
 import { failuresForEngine, parseChecked } from "./validation/check";
 import { userFacingError } from "./errors";
 import { resourceName } from "./resources/common";

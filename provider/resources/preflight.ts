@@ -5,7 +5,7 @@ import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
 import { findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
-import type { ProgramConfiguration, ProgramFacts } from "./program";
+import type { ProgramConfiguration, ProgramFacts } from "./facts";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { containsUnknown, isUnknown, UNKNOWN } from "../validation/check";
 import { missingValues, noValueMessage, valueIssues, type VariableDeclaration } from "../validation/variables";
@@ -43,12 +43,6 @@ export async function firstFailure(...checks: Array<() => Promise<Failure>>): Pr
       return undefined;
     })(),
   );
-}
-
-/** Hidden facts the resource class passed about objects declared in the same program. */
-export function programFacts(props: Props): ProgramFacts {
-  const f = props.__program;
-  return f && typeof f === "object" ? (f as ProgramFacts) : {};
 }
 
 /** A resource without a recorded id is new: the checks of ids and limits apply to it. */

@@ -4,6 +4,7 @@ import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep 
 import { VARIABLES_COMPONENT } from "./configurations";
 import { isRecord } from "../../keboola/json";
 import type { FactsInput } from "./define";
+import type { ProgramConfiguration } from "./facts";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
 // process sees one resource at a time). Two resources that would address the same remote object
@@ -265,53 +266,6 @@ export function jobFacts(args: { branchId?: unknown; componentId?: unknown; conf
     }
   }
   return { declared: true, configuration: facts };
-}
-
-// ---------------------------------------------------------------------------------------------
-// What the provider gets
-
-/**
- * What a resource's check may use about the objects it references from this program (passed to
- * the provider as the hidden input `__program`): whether the referenced object is declared here
- * (then it may not exist yet at preview), and what its declaration says. Values that are outputs
- * may be unknown at preview; each check uses only what is known.
- */
-export interface ProgramFacts {
-  /** Sink: the type of its Source. */
-  sourceType?: string;
-  /** Sink: its Source; settings: their source (SourceSettings) or sink (SinkSettings); JobRun: its configuration. */
-  declared?: boolean;
-  /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
-  plainSecrets?: string[];
-  /** Source: the ids of the other Sources of its branch declared before it; Sink: those of the other Sinks of its source. */
-  declaredBefore?: string[];
-  /** Sink: the first other Sink of this program that writes the same table, with its columns. */
-  sharedTable?: { sink: string; columns: unknown };
-  /** ComponentConfig: the VariableConfig of this program its binding names, with its declared variables. */
-  boundVariables?: { resource: string; declared: unknown };
-  /** JobRun: the ComponentConfig of this program it runs. */
-  configuration?: ProgramConfiguration;
-}
-
-/** A ComponentConfig of this program, as a JobRun's check sees it. */
-export interface ProgramConfiguration {
-  resource: string;
-  isDisabled: unknown;
-  /** Whether it binds variables (undefined: its binding is an output, not known here). */
-  bound?: boolean;
-  /** The configId its binding names. */
-  variablesId?: unknown;
-  /** The bound VariableConfig, when it is one of this program. */
-  variables?: {
-    resource: string;
-    declared: unknown;
-    /** The names its defaultValues give (absent: it has no default values row). */
-    defaultValueNames?: unknown;
-    /** Its values row (unknown until it exists). */
-    valuesRowId?: unknown;
-    /** Which default values row the binding names: that VariableConfig's ("declared"), none, or another. */
-    defaultRow: "declared" | "none" | "other";
-  };
 }
 
 // ---- deletedWith ------------------------------------------------------------------------------
