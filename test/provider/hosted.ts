@@ -32,10 +32,10 @@ function hosted(mod: ResourceModule, kind: ResourceKind): HostedHandler {
   };
 }
 
-export const source = hosted(sourceModule as ResourceModule, "source");
-export const sink = hosted(sinkModule as ResourceModule, "sink");
-export const sourceSettings = hosted(sourceSettingsModule as ResourceModule, "sourceSettings");
-export const sinkSettings = hosted(sinkSettingsModule as ResourceModule, "sinkSettings");
-export const componentConfig = hosted(componentConfigModule as ResourceModule, "componentConfig");
-export const variableConfig = hosted(variableConfigModule as ResourceModule, "variableConfig");
-export const jobRun = hosted(jobRunModule as ResourceModule, "jobRun");
+export const source = hosted(sourceModule, "source");
+export const sink = hosted(sinkModule, "sink");
+export const sourceSettings = hosted(sourceSettingsModule, "sourceSettings");
+export const sinkSettings = hosted(sinkSettingsModule, "sinkSettings");
+export const componentConfig = hosted(componentConfigModule, "componentConfig");
+export const variableConfig = hosted(variableConfigModule, "variableConfig");
+export const jobRun = hosted(jobRunModule, "jobRun");
