@@ -1,13 +1,15 @@
+import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { KeboolaClient } from "./api/client";
 import { resolveSettings, type ConfigSource } from "./config";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "./resources/types";
 import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "./resources/define";
 import { ownerOf } from "./resources/ownership";
-import { programFacts } from "./resources/preflight";
+import { programFacts } from "./resources/facts";
 import { failuresForEngine, parseChecked } from "./validation/check";
 import { userFacingError } from "./errors";
 import { resourceName } from "./resources/common";
 import { KINDS } from "./kinds/table";
+import { isRecord } from "../keboola/json";
 
 // Loaded by the serialized provider shim at call time, inside the dynamic provider process.
 // Holds the stack config and the client for that process; nothing here is serialized to state.
@@ -50,56 +52,87 @@ export interface ResourceModule {
 // Resource modules load lazily so a process handling only sources never loads the jsonnet engine.
 function load(kind: ResourceKind): ResourceModule {
   // A path built from the kinds table: resources/<file>.js beside this module.
-  return require(`./resources/${KINDS[kind].file}`) as ResourceModule;
+  const mod: ResourceModule = require(`./resources/${KINDS[kind].file}`);
+  return mod;
 }
 
-const props = (v: unknown): Props => (v && typeof v === "object" ? (v as Props) : {});
+const props = (v: unknown): Props => (isRecord(v) ? v : {});
+
+/** What each method answers the dynamic provider host. */
+export interface Results {
+  check: dynamic.CheckResult;
+  diff: dynamic.DiffResult;
+  create: dynamic.CreateResult;
+  read: dynamic.ReadResult;
+  update: dynamic.UpdateResult;
+  delete: void;
+}
 
 /**
  * Runs one method of a kind's handler: inputs parsed by the kind's schema (create, update), state
  * parsed by it (diff, read, update, delete), and errors made presentable.
  */
-export async function call(kind: ResourceKind, method: Method, args: unknown[]): Promise<unknown> {
-  const result = await invoke(load(kind), kind, method, args, context);
-  if (method !== "check" || !result || typeof result !== "object") return result;
-  const r = result as { failures?: unknown };
-  return Array.isArray(r.failures) ? { ...result, failures: failuresForEngine(r.failures) } : result;
+export function call<M extends Method>(kind: ResourceKind, method: M, args: unknown[]): Promise<Results[M]> {
+  return invoke(load(kind), kind, method, args, context, { forEngine: true });
 }
 
+/** What one call of a method has: the handler, its definition, the call's context and arguments. */
+interface Call {
+  mod: ResourceModule;
+  ctx: CallContext;
+  args: unknown[];
+  /** The inputs (or recorded state) the call is about: where the resource's name and owner are found. */
+  about: Props;
+  label: string;
+  /** Check failures at nested paths as the engine prints them (see failuresForEngine); tests read them as they are. */
+  forEngine: boolean;
+}
+
+// One function per method. Results carry the resource's name and owner into state, so that delete
+// and refresh (which see only the state) can name the resource and recognise its objects.
+const METHODS: { [M in Method]: (c: Call) => Promise<Results[M]> } = {
+  async check({ mod: { handler: h }, ctx, args, forEngine }) {
+    const r = await h.check(ctx, props(args[0]), props(args[1]));
+    const failures = r.failures && forEngine ? failuresForEngine(r.failures) : r.failures;
+    return { ...(r.inputs !== undefined ? { inputs: withoutUndefined(r.inputs) } : {}), ...(failures ? { failures } : {}) };
+  },
+  async diff({ mod: { definition: def, handler: h }, ctx, args }) {
+    const olds = def.parseState(props(args[1]));
+    return h.diff ? h.diff(ctx, String(args[0]), olds, props(args[2])) : markerDiff(def, olds, props(args[2]));
+  },
+  async create({ mod: { definition: def, handler: h }, ctx, args, about, label }) {
+    const r = await h.create(ctx, parseChecked(def.inputs, props(args[0]), label));
+    return { id: r.id, outs: withIdentity(r.outs, about) };
+  },
+  async read({ mod: { definition: def, handler: h }, ctx, args, about }) {
+    const r = await h.read(ctx, String(args[0]), def.parseState(props(args[1])));
+    if (!r.props) return { id: r.id };
+    return { id: r.id, props: withIdentity(r.props, about), ...(r.inputs ? { inputs: withIdentity(r.inputs, about) } : {}) };
+  },
+  async update({ mod: { definition: def, handler: h }, ctx, args, about, label }) {
+    const r = await h.update(ctx, String(args[0]), def.parseState(props(args[1])), parseChecked(def.inputs, props(args[2]), label));
+    return { outs: withIdentity(r.outs, about) };
+  },
+  async delete({ mod: { definition: def, handler: h }, ctx, args }) {
+    await h.delete(ctx, String(args[0]), def.parseState(props(args[1])));
+  },
+};
+
 /** `call` for a loaded module and a given client: what tests use to drive a handler as the host does. */
-export async function invoke(mod: ResourceModule, kind: ResourceKind, method: Method, args: unknown[], base: ResourceContext): Promise<unknown> {
-  const { definition: def, handler: h } = mod;
+export async function invoke<M extends Method>(mod: ResourceModule, kind: ResourceKind, method: M, args: unknown[], base: ResourceContext, options: { forEngine?: boolean } = {}): Promise<Results[M]> {
   const about = propsOf(method, args);
   // State written by 0.1.0 has no name in a source's or sink's outputs: errors name it by its id then.
   const named = resourceName(about) === "(unnamed)" && method !== "create" && method !== "check" && typeof args[0] === "string" ? { ...about, __resourceName: args[0] } : about;
   const ctx: CallContext = { client: () => base.client(), call: { name: resourceName(named), owner: ownerOf(named), facts: programFacts(named) } };
-  const label = `${def.type} "${ctx.call.name}"`;
+  const label = `${mod.definition.type} "${ctx.call.name}"`;
   try {
-    const result = await (async (): Promise<unknown> => {
-      switch (method) {
-        case "check":
-          return h.check(ctx, props(args[0]), props(args[1]));
-        case "diff": {
-          const olds = def.parseState(props(args[1]));
-          return h.diff ? h.diff(ctx, String(args[0]), olds, props(args[2])) : markerDiff(def, olds, props(args[2]));
-        }
-        case "create":
-          return h.create(ctx, parseChecked(def.inputs, props(args[0]), label));
-        case "read":
-          return h.read(ctx, String(args[0]), def.parseState(props(args[1])));
-        case "update":
-          return h.update(ctx, String(args[0]), def.parseState(props(args[1])), parseChecked(def.inputs, props(args[2]), label));
-        case "delete":
-          return h.delete(ctx, String(args[0]), def.parseState(props(args[1])));
-      }
-    })();
-    return withoutUndefined(withIdentity(method, result, about));
+    return await METHODS[method]({ mod, ctx, args, about, label, forEngine: options.forEngine ?? false });
   } catch (err) {
     if (err instanceof PartialFailure) {
       const failed = userFacingError(kind, method, named, err);
       // The object exists: its state keeps the provider, so delete and refresh can find it.
       const properties = { ...err.properties, __provider: about.__provider, ...identity(about) };
-      throw new PartialFailure(failed.message, err.id, withoutUndefined(properties) as Props, err.reasons);
+      throw new PartialFailure(failed.message, err.id, withoutUndefinedProps(properties), err.reasons);
     }
     throw userFacingError(kind, method, named, err);
   }
@@ -122,31 +155,22 @@ function propsOf(method: Method, args: unknown[]): Props {
 
 const identity = (props: Props): Props => ({ __resourceName: props.__resourceName, __owner: props.__owner });
 
-/**
- * Results carry the resource's name and owner into state, so that delete and refresh (which see
- * only the state) can name the resource and recognise its objects.
- */
-function withIdentity(method: Method, result: unknown, props: Props): unknown {
-  if (!result || typeof result !== "object") return result;
-  const r = result as { outs?: Props; props?: Props; inputs?: Props };
-  if ((method === "create" || method === "update") && r.outs) return { ...r, outs: { ...r.outs, ...identity(props) } };
-  if (method === "read" && r.props) {
-    return { ...r, props: { ...r.props, ...identity(props) }, ...(r.inputs ? { inputs: { ...r.inputs, ...identity(props) } } : {}) };
-  }
-  return result;
-}
+/** Outputs (or read inputs) with the resource's name and owner, ready for the host. */
+const withIdentity = (values: unknown, about: Props): Props => withoutUndefinedProps({ ...props(values), ...identity(about) });
 
 /** The host turns results into protobuf Structs, which reject `undefined`: absent means absent. */
 export function withoutUndefined(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => [k, withoutUndefined(v)]),
-    );
-  }
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) return withoutUndefinedProps(Object.fromEntries(Object.entries(value)));
   return value;
+}
+
+function withoutUndefinedProps(value: Props): Props {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, withoutUndefined(v)]),
+  );
 }
 
 export type { Props };

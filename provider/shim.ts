@@ -7,14 +7,15 @@ import type { ResourceKind } from "./resources/types";
 // program's node_modules. All logic lives in `runtime` and can change without touching state.
 
 export function providerFor(kind: ResourceKind): dynamic.ResourceProvider {
-  const rt = () => require("keboola-pulumi/runtime") as typeof import("./runtime");
+  // `call` answers each method's own result type (runtime.ts, Results).
+  const rt = (): typeof import("./runtime") => require("keboola-pulumi/runtime");
   return {
     configure: async (req) => rt().configure(req.config),
-    check: async (olds, news) => (await rt().call(kind, "check", [olds, news])) as dynamic.CheckResult,
-    diff: async (id, olds, news) => (await rt().call(kind, "diff", [id, olds, news])) as dynamic.DiffResult,
-    create: async (inputs) => (await rt().call(kind, "create", [inputs])) as dynamic.CreateResult,
-    read: async (id, props) => (await rt().call(kind, "read", [id, props])) as dynamic.ReadResult,
-    update: async (id, olds, news) => (await rt().call(kind, "update", [id, olds, news])) as dynamic.UpdateResult,
+    check: async (olds, news) => rt().call(kind, "check", [olds, news]),
+    diff: async (id, olds, news) => rt().call(kind, "diff", [id, olds, news]),
+    create: async (inputs) => rt().call(kind, "create", [inputs]),
+    read: async (id, props) => rt().call(kind, "read", [id, props]),
+    update: async (id, olds, news) => rt().call(kind, "update", [id, olds, news]),
     delete: async (id, props) => {
       await rt().call(kind, "delete", [id, props]);
     },

@@ -5,6 +5,11 @@ export type Service = "storage" | "stream" | "queue" | "streamIn" | "encryption"
 
 const secrets = new Set<string>();
 
+/** What was thrown, as an Error (a thrown string or other value becomes one with its text). */
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /** Remember a value that must never appear in an error message or log line. */
 export function registerSecret(value: string | undefined): void {
   if (value && value.length >= 6) secrets.add(value);

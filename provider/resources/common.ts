@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Props } from "./types";
+import { isRecord } from "../../keboola/json";
 
 // Pieces every resource file uses: the argument types of the classes, comparing and diffing.
 
@@ -19,11 +20,11 @@ export type ArgsOf<T> = { [K in keyof T]: DeepInput<T[K]> };
 /** Canonical JSON for comparing nested values regardless of key order. */
 export function stableJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
-  if (v && typeof v === "object") {
+  if (isRecord(v)) {
     return `{${Object.keys(v)
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .filter((k) => v[k] !== undefined)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`)
       .join(",")}}`;
   }
   return JSON.stringify(v ?? null);

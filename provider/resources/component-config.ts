@@ -1,8 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
+import { asError } from "../api/errors";
+import { isRecord } from "../../keboola/json";
 import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
+import type { Configuration, StorageApi } from "../api/storage";
 import { checkWith, containsUnknown, userInputs } from "../validation/check";
 import { variableDeclarationSchema, type VariableDeclaration } from "../validation/variables";
 import { checkPlaceholders, undeclaredMessage, type PlaceholderSource } from "../validation/placeholders";
@@ -181,11 +183,14 @@ const what = (name: string) => `ComponentConfig "${name}"`;
 // ---------------------------------------------------------------------------------------------
 // Validation beyond the field schema
 
+/** A member of a JSON object (inputs as the engine passes them); undefined for anything else. */
+const field = (v: unknown, key: string): unknown => (isRecord(v) ? v[key] : undefined);
+
 /** Generic Extractor pagination and jobs, on the raw inputs (values unknown at preview are skipped by checkWith). */
 function genericExtractorFailures(news: Props): dynamic.CheckFailure[] {
   const input = userInputs(news);
   if (typeof input.componentId !== "string" || !isGenericExtractor(input.componentId)) return [];
-  const rootPagination = (input.configuration as { parameters?: { api?: { pagination?: unknown } } } | undefined)?.parameters?.api?.pagination;
+  const rootPagination = field(field(field(input.configuration, "parameters"), "api"), "pagination");
   const schema = z.looseObject({
     configuration: genericExtractorConfigurationSchema.optional(),
     rows: z.array(z.looseObject({ configuration: rowJobsSchema(rootPagination).optional() })).optional(),
@@ -198,10 +203,9 @@ function genericExtractorFailures(news: Props): dynamic.CheckFailure[] {
  * unknown but its `variables` are known (they are its inputs), so placeholders are checked then.
  */
 function knownDeclared(binding: unknown): string[] | undefined {
-  if (!binding || typeof binding !== "object") return undefined;
-  const declared = (binding as { declared?: unknown }).declared;
+  const declared = field(binding, "declared");
   if (!Array.isArray(declared) || containsUnknown(declared)) return undefined;
-  return declared.map((d) => (d && typeof d === "object" ? String((d as { name?: unknown }).name) : String(d)));
+  return declared.map((d) => String(isRecord(d) ? d.name : d));
 }
 
 /**
@@ -214,7 +218,7 @@ export type DeclaredScope = readonly string[] | null | undefined;
 /** The scopes of a configuration's inputs as check sees them (declarations from the bindings' `declared`). */
 function scopesOf(input: { variables?: unknown; rows?: unknown }): { root: DeclaredScope; rows: DeclaredScope[] } {
   const scope = (binding: unknown): DeclaredScope => (binding === undefined || binding === null ? undefined : (knownDeclared(binding) ?? null));
-  const rows = Array.isArray(input.rows) ? input.rows.map((r) => scope(r && typeof r === "object" ? (r as { variables?: unknown }).variables : undefined)) : [];
+  const rows = Array.isArray(input.rows) ? input.rows.map((r) => scope(field(r, "variables"))) : [];
   return { root: scope(input.variables), rows };
 }
 
@@ -229,7 +233,7 @@ export function placeholderProblems(input: { configuration?: unknown; rows?: unk
   const failures: dynamic.CheckFailure[] = [];
   const warnings: string[] = [];
   const rootConfig = input.configuration ?? {};
-  const rowConfigs = Array.isArray(input.rows) ? input.rows.map((r) => (r as { configuration?: unknown } | null)?.configuration ?? {}) : [];
+  const rowConfigs = Array.isArray(input.rows) ? input.rows.map((r) => field(r, "configuration") ?? {}) : [];
   const source = (value: unknown, path: PropertyKey[], use: SharedCodeUse | undefined): PlaceholderSource & { namesSharedCode: boolean } => ({
     value,
     path,
@@ -256,7 +260,7 @@ export function placeholderProblems(input: { configuration?: unknown; rows?: unk
   return { failures, warnings };
 }
 
-const hasSharedCodeId = (v: unknown) => !!v && typeof v === "object" && !Array.isArray(v) && "shared_code_id" in v;
+const hasSharedCodeId = (v: unknown) => isRecord(v) && "shared_code_id" in v;
 
 // ---------------------------------------------------------------------------------------------
 // Outputs
@@ -346,8 +350,8 @@ async function verifyBinding(storage: StorageApi, p: Parsed, label: string): Pro
       throw new Error(`${label}: ${where}.valuesRowId "${b.valuesRowId}" is not a row of variables configuration ${vars.id}. Nothing was changed.`);
     }
     if (b.declared) return b.declared.map((d) => d.name);
-    const remote = (vars.configuration as { variables?: unknown }).variables;
-    return Array.isArray(remote) ? remote.map((v) => String((v as { name?: unknown } | null)?.name)) : [];
+    const remote = vars.configuration.variables;
+    return Array.isArray(remote) ? remote.map((v) => String(field(v, "name"))) : [];
   };
   const root = p.variables ? await names(p.variables, "variables") : undefined;
   const rows: DeclaredScope[] = [];
@@ -417,16 +421,21 @@ const NO_SECRETS: SecretValues = { configuration: {}, rows: {} };
  * For diff, a binding by its references only (declared only feeds the checks). Ids unknown at
  * preview, while the VariableConfig itself is updated, count as unchanged (see unknownAsOld).
  */
-function bindingRefs(v: unknown, old?: { configId?: unknown; valuesRowId?: unknown }): unknown {
-  if (!v || typeof v !== "object") return v ? "(unknown)" : undefined;
-  const b = v as { configId?: unknown; valuesRowId?: unknown };
-  return { configId: unknownAsOld(old?.configId, b.configId), valuesRowId: unknownAsOld(old?.valuesRowId, b.valuesRowId ?? undefined) ?? undefined };
+function bindingRefs(v: unknown, old?: BindingRefs): BindingRefs | "(unknown)" | undefined {
+  if (!isRecord(v)) return v ? "(unknown)" : undefined;
+  return { configId: unknownAsOld(old?.configId, v.configId), valuesRowId: unknownAsOld(old?.valuesRowId, v.valuesRowId ?? undefined) ?? undefined };
+}
+
+/** A binding by its references, as diff compares it. */
+interface BindingRefs {
+  configId?: unknown;
+  valuesRowId?: unknown;
 }
 
 /** For diff: recorded rows with their bindings by references only. */
 function recordedRowsForDiff(rows: unknown): unknown {
   if (!Array.isArray(rows)) return rows;
-  return rows.map((r) => (r && typeof r === "object" && "variables" in r ? { ...r, variables: bindingRefs((r as { variables?: unknown }).variables) } : r));
+  return rows.map((r) => (isRecord(r) && "variables" in r ? { ...r, variables: bindingRefs(r.variables) } : r));
 }
 
 /**
@@ -438,7 +447,7 @@ function expectedRows(news: unknown, olds: Partial<State>): unknown {
   if (!Array.isArray(news)) return news;
   const recorded = recordedRows(olds);
   const desired = news.map((r) => ({ rowId: typeof r?.rowId === "string" ? r.rowId : undefined, name: String(r?.name ?? "") }));
-  const existing = recorded.rowIds.map((id, i) => ({ id, name: recorded.rows[i]?.name ?? "" }) as ConfigRow);
+  const existing = recorded.rowIds.map((id, i) => ({ id, name: recorded.rows[i]?.name ?? "" }));
   const plan = planRows(desired, recorded, existing);
   return news.map((r, i) => {
     const id = plan.matched[i];
@@ -460,7 +469,7 @@ export const handler: Handler<typeof componentConfig> = {
     // this program it names, when there is one.
     const scopes = scopesOf(input);
     if (scopes.root === null) scopes.root = knownDeclared(ctx.call.facts.boundVariables) ?? null;
-    const { failures: ph, warnings } = placeholderProblems(input as { configuration?: unknown; rows?: unknown }, scopes.root, scopes.rows);
+    const { failures: ph, warnings } = placeholderProblems(input, scopes.root, scopes.rows);
     failures.push(...ph);
     // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.
     for (const w of warnings) console.warn(`warning: ${what(ctx.call.name)}: ${w}`);
@@ -494,9 +503,9 @@ export const handler: Handler<typeof componentConfig> = {
     };
     const recorded: Props = { ...olds, rows: recordedRowsForDiff(olds.rows) };
     const updates = (["name", "description", "configuration", "rows", "isDisabled", "purgeOnDelete"] as const).filter((f) => !same(recorded[f], expected[f]));
-    const oldBinding = bindingRefs(olds.variables) as { configId?: unknown; valuesRowId?: unknown } | undefined;
+    const oldBinding = bindingRefs(olds.variables);
     const changed: string[] = [...updates];
-    if (!same(oldBinding, bindingRefs(news.variables, oldBinding))) changed.push("variables");
+    if (!same(oldBinding, bindingRefs(news.variables, oldBinding === "(unknown)" ? undefined : oldBinding))) changed.push("variables");
     return { changes: replaces.length + changed.length > 0, replaces, deleteBeforeReplace: false };
   },
 
@@ -538,7 +547,7 @@ export const handler: Handler<typeof componentConfig> = {
     } catch (err) {
       // The configuration exists: keep it in state so the next `up` finishes the rows.
       const left = await findLiveConfig(storage, p.branchId, p.componentId, configId).catch(() => undefined);
-      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intent, left));
+      if (left) throw new PartialFailure(`${label}: ${asError(err).message}`, id, stateOf(intent, left));
       throw err;
     }
   },

@@ -28,7 +28,11 @@ export interface RowPlan {
  * Matches declared rows to existing ones. `recorded` is what state knows: the previous rows
  * (input-shaped) and their ids, index for index.
  */
-export function planRows(desired: ReadonlyArray<{ rowId?: string; name: string }>, recorded: { rows: ReadonlyArray<{ rowId?: string; name: string }>; rowIds: readonly string[] }, existing: readonly ConfigRow[]): RowPlan {
+export function planRows(
+  desired: ReadonlyArray<{ rowId?: string; name: string }>,
+  recorded: { rows: ReadonlyArray<{ rowId?: string; name: string }>; rowIds: readonly string[] },
+  existing: ReadonlyArray<Pick<ConfigRow, "id" | "name">>,
+): RowPlan {
   const exists = new Set(existing.map((r) => r.id));
   const claimed = new Set<string>();
   const matched: Array<string | undefined> = desired.map(() => undefined);

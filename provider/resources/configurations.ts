@@ -7,6 +7,7 @@ import { same as sameJson } from "./common";
 import { createOnce } from "./create-once";
 import { containsUnknown } from "../validation/check";
 import type { Props, ResourceContext } from "./types";
+import { isRecord } from "../../keboola/json";
 
 // What the configuration resources (VariableConfig, ComponentConfig, JobRun) share: the
 // permission check (a token that may not manage a component's configurations is refused before
@@ -109,7 +110,7 @@ export function normalizeRow(r: ConfigRow): ConfigRow {
 }
 
 function asObject(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  return isRecord(v) ? v : {};
 }
 
 /**
@@ -236,9 +237,6 @@ export async function createRowOnce(
   const created = await createOnce<string>({
     label: `row "${body.rowId ?? body.name}" of configuration "${where.configId}"`,
     where: `of ${where.componentId}`,
-    owner: undefined,
-    adoptExisting: false,
-    fix: "",
     find: async () => {
       const cfg = await findLiveConfig(storage, where.branch, where.componentId, where.configId);
       return cfg?.rows.find((r) => (body.rowId ? r.id === body.rowId : r.name === body.name && !claimed.has(r.id)))?.id;

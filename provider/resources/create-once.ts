@@ -1,4 +1,4 @@
-import { isAmbiguous } from "../api/errors";
+import { isAmbiguous, asError } from "../api/errors";
 import { conflict } from "./ownership";
 
 // Creating a remote object exactly once, for every kind. The danger is not a duplicate where the id
@@ -17,11 +17,15 @@ export interface CreateOnce<T, K = never> {
   label: string;
   /** Where the object lives, for messages ("in branch 123"). */
   where: string;
-  /** This resource's owner marker (its URN); undefined when unknown (then only adoptExisting takes over). */
-  owner: string | undefined;
-  adoptExisting: boolean;
-  /** What to change to avoid a conflict, for the conflict message. */
-  fix: string;
+  /**
+   * This resource's owner marker (its URN); omitted when unknown (then only adoptExisting takes
+   * over) or when found objects carry none (no ownerOf).
+   */
+  owner?: string | undefined;
+  /** Take over an existing object whatever its marker (reading it first). Default false. */
+  adoptExisting?: boolean;
+  /** What to change to avoid a conflict, for the conflict message; only objects with an ownerOf can conflict. */
+  fix?: string;
   /** The object as it stands now, addressed as the create addresses it; undefined when absent. */
   find(): Promise<T | undefined>;
   /**
@@ -83,7 +87,7 @@ export async function createOnce<T, K = never>(op: CreateOnce<T, K>): Promise<Cr
       return { object: await op.finish(accepted.task), existed: false };
     } catch (err) {
       const left = await op.find().catch(() => undefined);
-      if (left && op.leftBehind) op.leftBehind(left, err as Error);
+      if (left && op.leftBehind) op.leftBehind(left, asError(err));
       throw err;
     }
   }
@@ -94,7 +98,7 @@ function claim<T, K>(op: CreateOnce<T, K>, found: T): T {
   if (!op.ownerOf) return found;
   const owner = op.ownerOf(found);
   if (op.adoptExisting || (op.owner !== undefined && owner === op.owner)) return found;
-  throw conflict(op.label, op.where, owner, op.owner, op.fix);
+  throw conflict(op.label, op.where, owner, op.owner, op.fix ?? "");
 }
 
 /** Polls until the object can be read: after its task, or while a create of it is in flight. */

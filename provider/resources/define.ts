@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { ProgramFacts } from "./program";
+import type { ProgramFacts } from "./facts";
 import { quietStacks } from "../registration";
 import type { Props, ResourceContext } from "./types";
 import { same } from "./common";

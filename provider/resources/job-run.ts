@@ -3,7 +3,7 @@ import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
-import { KeboolaTimeoutError, isAmbiguous } from "../api/errors";
+import { KeboolaTimeoutError, isAmbiguous, asError } from "../api/errors";
 import { checkWith, containsUnknown } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { jobFailures, unlessForbidden } from "./preflight";
@@ -147,7 +147,7 @@ export const handler: Handler<typeof jobRun> = {
     try {
       job = await startJobOnce(queue, p);
     } catch (err) {
-      throw new Error(`${label}: could not start a job of ${target}: ${(err as Error).message}`);
+      throw new Error(`${label}: could not start a job of ${target}: ${asError(err).message}`);
     }
     let end: QueueJob;
     try {

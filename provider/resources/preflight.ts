@@ -5,10 +5,11 @@ import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
 import { findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
-import type { ProgramConfiguration, ProgramFacts } from "./program";
+import type { ProgramConfiguration, ProgramFacts } from "./facts";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { containsUnknown, isUnknown, UNKNOWN } from "../validation/check";
-import { missingValues, noValueMessage, valueIssues, type VariableDeclaration } from "../validation/variables";
+import { declarationsIn, missingValues, noValueMessage, valueIssues, type VariableDeclaration } from "../validation/variables";
+import { isRecord } from "../../keboola/json";
 import type { Props, ResourceContext } from "./types";
 
 // What `check` asks the stack before anything is written, so that preview refuses what the
@@ -45,32 +46,30 @@ export async function firstFailure(...checks: Array<() => Promise<Failure>>): Pr
   );
 }
 
-/** Hidden facts the resource class passed about objects declared in the same program. */
-export function programFacts(props: Props): ProgramFacts {
-  const f = props.__program;
-  return f && typeof f === "object" ? (f as ProgramFacts) : {};
-}
-
 /** A resource without a recorded id is new: the checks of ids and limits apply to it. */
 export const isNew = (olds: Props, idField: string): boolean => typeof olds[idField] !== "string" || olds[idField] === "";
 
-const cached = new WeakMap<KeboolaClient, Map<string, Promise<unknown>>>();
-function once<T>(client: KeboolaClient, key: string, load: () => Promise<T>): Promise<T> {
-  let m = cached.get(client);
-  if (!m) cached.set(client, (m = new Map()));
-  let p = m.get(key) as Promise<T> | undefined;
-  if (!p) {
-    p = load();
-    m.set(key, p);
-    p.catch(() => m!.delete(key));
-  }
-  return p;
+/** A listing the preflights read once per client (one provider process, one token); a failed read is asked again. */
+function oncePerClient<T>(load: (client: KeboolaClient) => Promise<T>): (client: KeboolaClient) => Promise<T> {
+  const cached = new WeakMap<KeboolaClient, Promise<T>>();
+  return (client) => {
+    let p = cached.get(client);
+    if (!p) {
+      p = load(client);
+      cached.set(client, p);
+      p.catch(() => cached.delete(client));
+    }
+    return p;
+  };
 }
+
+const branchesOf = oncePerClient((client) => client.storage.devBranches());
+const componentsOf = oncePerClient((client) => client.storage.components());
 
 export async function branchFailure(ctx: ResourceContext, branchId: string): Promise<Failure> {
   if (branchId === "default") return undefined;
   const client = ctx.client();
-  const branches = await once(client, "branches", () => client.storage.devBranches());
+  const branches = await branchesOf(client);
   if (branches.some((b) => String(b.id) === branchId)) return undefined;
   return {
     property: "branchId",
@@ -173,7 +172,7 @@ export async function configSlotFailure(ctx: ResourceContext, p: { branchId: str
  */
 export async function componentFailure(ctx: ResourceContext, componentId: string, branchId: string): Promise<Failure> {
   const client = ctx.client();
-  const ids = (await once(client, "components", () => client.storage.components())).map((c) => c.id);
+  const ids = (await componentsOf(client)).map((c) => c.id);
   if (ids.includes(componentId)) return undefined;
   // A token that may not list configurations (403) gets the index's answer alone.
   const configured = (await unlessForbidden(client.storage.listComponents(branchId))) ?? [];
@@ -218,17 +217,11 @@ interface JobVariables {
   defaultsFix: string;
 }
 
+/** The names a values row gives a value. */
 const valuesOfRow = (row: ConfigRow): string[] => {
-  const list = (row.configuration as { values?: unknown }).values;
-  return (Array.isArray(list) ? list : []).flatMap((v) => (v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string" ? [(v as { name: string }).name] : []));
+  const list = row.configuration.values;
+  return (Array.isArray(list) ? list : []).flatMap((v) => (isRecord(v) && typeof v.name === "string" ? [v.name] : []));
 };
-
-function declarationsOf(vars: Configuration): VariableDeclaration[] {
-  const list = (vars.configuration as { variables?: unknown }).variables;
-  return (Array.isArray(list) ? list : [])
-    .filter((v): v is { name: string; type?: string } => !!v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string")
-    .map((v) => ({ name: v.name, type: v.type === "int" ? ("int" as const) : ("string" as const) }));
-}
 
 /** Variables as the stack has them (a configuration of keboola.variables that exists). */
 function stackVariables(vars: Configuration, defaultRowId: string | undefined | typeof UNKNOWN): JobVariables {
@@ -238,7 +231,7 @@ function stackVariables(vars: Configuration, defaultRowId: string | undefined | 
   };
   return {
     label: `variables configuration "${vars.id}"`,
-    declared: declarationsOf(vars),
+    declared: declarationsIn(vars.configuration.variables),
     row,
     rows: async () => vars.rows.map((r) => r.id).join(", ") || "none",
     defaults: async () => (defaultRowId === UNKNOWN ? UNKNOWN : defaultRowId === undefined ? "none" : ((await row(defaultRowId)) ?? "none")),
@@ -250,8 +243,7 @@ const known = (v: unknown): boolean => v !== undefined && !containsUnknown(v);
 const knownString = (v: unknown): string | undefined => (typeof v === "string" && !isUnknown(v) && v !== "" ? v : undefined);
 
 function knownDeclarations(v: unknown): VariableDeclaration[] | undefined {
-  if (!Array.isArray(v) || containsUnknown(v)) return undefined;
-  return v.flatMap((d) => (d && typeof d === "object" && typeof (d as { name?: unknown }).name === "string" ? [{ name: (d as { name: string }).name, type: (d as { type?: unknown }).type === "int" ? ("int" as const) : ("string" as const) }] : []));
+  return !Array.isArray(v) || containsUnknown(v) ? undefined : declarationsIn(v);
 }
 
 async function jobTargetFromStack(storage: StorageApi, p: { branchId: string; componentId: string; configId: string }): Promise<JobTarget> {

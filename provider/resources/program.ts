@@ -2,7 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { streamObjectId } from "../validation/ids";
 import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../../keboola/secrets";
 import { VARIABLES_COMPONENT } from "./configurations";
+import { isRecord } from "../../keboola/json";
 import type { FactsInput } from "./define";
+import type { ProgramConfiguration } from "./facts";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
 // process sees one resource at a time). Two resources that would address the same remote object
@@ -14,16 +16,6 @@ const declared = new Map<string, string>();
 
 /** What a registered Source or Sink offers to the resources referencing it. */
 type IdOutputs<K extends string> = pulumi.Resource & { readonly [P in K | "branchId"]: pulumi.Output<string> };
-
-/** A Source or Sink of this program, keyed by its id output (`src.sourceId`, `snk.sinkId`), for deletedWith. */
-interface Registered {
-  resource: pulumi.Resource;
-  /** The branch as the resource's arguments give it, and its branchId output. */
-  branch: { arg: unknown; output: unknown };
-}
-const registeredSources = new WeakMap<object, Registered>();
-/** `sourceId`: what the Sink's arguments give, and its own sourceId output. */
-const registeredSinks = new WeakMap<object, Registered & { sourceId: { arg: unknown; output: unknown } }>();
 
 const literal = (v: unknown): v is string => typeof v === "string";
 const branchOf = (v: unknown): string | undefined => (v === undefined ? "default" : typeof v === "string" || typeof v === "number" ? String(v) : undefined);
@@ -44,16 +36,19 @@ function claim(key: string | undefined, type: string, name: string, what: string
 // Sources and sinks
 
 /** A Source of this program. `key` is its id when the program gives it (or its name) literally, else a token standing for it. */
-interface DeclaredSource {
+export interface DeclaredSource {
   name: string;
   key: string;
   id?: string;
   /** Its type, when the program gives it literally (or leaves the default). */
   type?: string;
+  /** The branch as its arguments give it. */
+  branchId: unknown;
 }
 
-const sourceArgs = new WeakMap<object, DeclaredSource>();
-const sourcesByOutput = new WeakMap<object, DeclaredSource>();
+/** The one registry of the Sources of this program: each by its sourceId output (`src.sourceId`), once registered. */
+const sources = new WeakMap<object, DeclaredSource & { resource: IdOutputs<"sourceId"> }>();
+/** The Sources whose id (and branch) the program gives literally, by `branch/id`. */
 const sourcesById = new Map<string, DeclaredSource>();
 let anonymousSources = 0;
 
@@ -64,18 +59,18 @@ export interface SourceDeclaration {
   type?: unknown;
 }
 
-/** Before the Source registers: claims its id. */
-export function declareSource(name: string, args: SourceDeclaration): void {
+/** Before the Source registers: claims its id. Returns its declaration, for declaredSource. */
+export function declareSource(name: string, args: SourceDeclaration): DeclaredSource {
   const branch = branchOf(args.branchId);
   const id = literal(args.sourceId) ? args.sourceId : literal(args.name) && args.sourceId === undefined ? streamObjectId(undefined, args.name) : undefined;
   claim(branch && id ? `source:${branch}/${id}` : undefined, "Source", name, `source id "${id}" in branch ${branch}`, "Give one of them another sourceId (or name).");
   const type = args.type === undefined ? "http" : literal(args.type) ? args.type : undefined;
-  const decl: DeclaredSource = { name, key: id ?? `#${++anonymousSources}`, ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}) };
+  const decl: DeclaredSource = { name, key: id ?? `#${++anonymousSources}`, ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}), branchId: args.branchId };
   if (branch && id) {
     sourcesById.set(`${branch}/${id}`, decl);
     sourcesOfBranch.set(branch, [...(sourcesOfBranch.get(branch) ?? []), { name, id }]);
   }
-  sourceArgs.set(args, decl);
+  return decl;
 }
 
 /** The ids of the Sources (of each branch) and the Sinks (of each source) this program declares, in order. */
@@ -95,15 +90,13 @@ export function sourceFacts(name: string, args: SourceDeclaration): FactsInput {
 }
 
 /** After the Source registered: its sourceId output stands for it in the resources that reference it (a sink takes its type). */
-export function declaredSource(args: SourceDeclaration, resource: IdOutputs<"sourceId">): void {
-  const decl = sourceArgs.get(args);
-  if (decl) sourcesByOutput.set(resource.sourceId, decl);
-  registeredSources.set(resource.sourceId, { resource, branch: { arg: args.branchId, output: resource.branchId } });
+export function declaredSource(decl: DeclaredSource, resource: IdOutputs<"sourceId">): void {
+  sources.set(resource.sourceId, { ...decl, resource });
 }
 
 /** The Source of this program a `sourceId` input names: its sourceId output, or its literal id. */
 function sourceOf(branchId: unknown, sourceId: unknown): DeclaredSource | undefined {
-  if (isOutput(sourceId)) return sourcesByOutput.get(sourceId);
+  if (isOutput(sourceId)) return sources.get(sourceId);
   const branch = branchOf(branchId);
   return branch && literal(sourceId) ? sourcesById.get(`${branch}/${sourceId}`) : undefined;
 }
@@ -121,8 +114,16 @@ const describeSource = (branchId: unknown, sourceId: unknown): string => {
 
 /** The first Sink of this program writing each table (`branch/tableId`), with its columns. */
 const tables = new Map<string, { sink: string; columns: unknown }>();
-const sinkArgs = new WeakMap<object, string>();
-const sinksByOutput = new WeakMap<object, string>();
+
+/** A Sink of this program, as its arguments give it. */
+export interface DeclaredSink {
+  name: string;
+  branchId: unknown;
+  sourceId: unknown;
+}
+
+/** The one registry of the Sinks of this program: each by its sinkId output (`snk.sinkId`), once registered. */
+const sinks = new WeakMap<object, DeclaredSink & { resource: IdOutputs<"sinkId" | "sourceId"> }>();
 
 export interface SinkDeclaration {
   branchId?: unknown;
@@ -137,7 +138,7 @@ export interface SinkDeclaration {
  * Before the Sink registers: claims its id within its source (also when the source is a Source of
  * this program given as its output), and records the table it writes.
  */
-export function declareSink(name: string, args: SinkDeclaration): void {
+export function declareSink(name: string, args: SinkDeclaration): DeclaredSink {
   const branch = branchOf(args.branchId);
   const derived = args.sinkId === undefined;
   const id = literal(args.sinkId) ? args.sinkId : literal(args.name) && derived ? streamObjectId(undefined, args.name) : undefined;
@@ -147,14 +148,12 @@ export function declareSink(name: string, args: SinkDeclaration): void {
   claim(key, "Sink", name, `sink id "${id}" (${origin}) of ${describeSource(args.branchId, args.sourceId)}`, "Give one of them another sinkId (or name).");
   if (branch && literal(args.tableId) && !tables.has(`${branch}/${args.tableId}`)) tables.set(`${branch}/${args.tableId}`, { sink: name, columns: args.columns });
   if (branch && source !== undefined && id) sinksOfSource.set(`${branch}/${source}`, [...(sinksOfSource.get(`${branch}/${source}`) ?? []), { name, id }]);
-  sinkArgs.set(args, name);
+  return { name, branchId: args.branchId, sourceId: args.sourceId };
 }
 
 /** After the Sink registered: its sinkId output stands for it in the settings that reference it. */
-export function declaredSink(args: SinkDeclaration, resource: IdOutputs<"sinkId" | "sourceId">): void {
-  const name = sinkArgs.get(args);
-  if (name !== undefined) sinksByOutput.set(resource.sinkId, name);
-  registeredSinks.set(resource.sinkId, { resource, sourceId: { arg: args.sourceId, output: resource.sourceId }, branch: { arg: args.branchId, output: resource.branchId } });
+export function declaredSink(decl: DeclaredSink, resource: IdOutputs<"sinkId" | "sourceId">): void {
+  sinks.set(resource.sinkId, { ...decl, resource });
 }
 
 /** What a Sink's check may use: its Source's type and whether it is declared here; another sink of this program writing its table. */
@@ -175,7 +174,7 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
 /** For settings: whether the source (for SourceSettings) or the sink (for SinkSettings) they target is declared in this program. */
 export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): FactsInput {
   if (args.sinkId === undefined) return { declared: sourceOf(args.branchId, args.sourceId) !== undefined };
-  if (isOutput(args.sinkId)) return { declared: sinksByOutput.has(args.sinkId) };
+  if (isOutput(args.sinkId)) return { declared: sinks.has(args.sinkId) };
   // A sink of a Source this program declares exists only when a Sink of this program declares it,
   // or when it already exists: the check asks the stack then.
   const branch = branchOf(args.branchId);
@@ -186,10 +185,20 @@ export function settingsFacts(args: { branchId?: unknown; sourceId?: unknown; si
 // ---------------------------------------------------------------------------------------------
 // Configurations
 
+/** What the program's arguments of a ComponentConfig or VariableConfig say that other resources' checks use. */
+export interface ConfigDeclaration {
+  branchId?: unknown;
+  configId?: unknown;
+  /** ComponentConfig: its binding; VariableConfig: its declared variables. */
+  variables?: unknown;
+  isDisabled?: unknown;
+  defaultValues?: unknown;
+}
+
 interface DeclaredConfig {
   type: "ComponentConfig" | "VariableConfig" | "Flow" | "Schedule";
   name: string;
-  args: Record<string, unknown>;
+  args: ConfigDeclaration;
   configId: pulumi.Output<string>;
   valuesRowId?: pulumi.Output<string | undefined>;
 }
@@ -206,12 +215,11 @@ export function declareConfig(type: string, name: string, args: { branchId?: unk
 }
 
 /** After a configuration registered: its configId output (or its literal id) stands for it in the resources that reference it. */
-export function declaredConfig(type: DeclaredConfig["type"], name: string, args: object, componentId: unknown, resource: { configId: pulumi.Output<string>; valuesRowId?: pulumi.Output<string | undefined> }): void {
-  const a = args as Record<string, unknown>;
-  const decl: DeclaredConfig = { type, name, args: a, configId: resource.configId, ...(resource.valuesRowId ? { valuesRowId: resource.valuesRowId } : {}) };
+export function declaredConfig(type: DeclaredConfig["type"], name: string, args: ConfigDeclaration, componentId: unknown, resource: { configId: pulumi.Output<string>; valuesRowId?: pulumi.Output<string | undefined> }): void {
+  const decl: DeclaredConfig = { type, name, args, configId: resource.configId, ...(resource.valuesRowId ? { valuesRowId: resource.valuesRowId } : {}) };
   configsByOutput.set(resource.configId, decl);
-  const branch = branchOf(a.branchId);
-  if (branch && literal(componentId) && literal(a.configId)) configsByKey.set(configKey(branch, componentId, a.configId), decl);
+  const branch = branchOf(args.branchId);
+  if (branch && literal(componentId) && literal(args.configId)) configsByKey.set(configKey(branch, componentId, args.configId), decl);
 }
 
 /** The configuration of this program a `configId` input names: its configId output, or its literal id. */
@@ -231,7 +239,7 @@ function boundVariablesOf(branchId: unknown, binding: unknown): DeclaredConfig |
 /** What a ComponentConfig's check may use: the variables a VariableConfig of this program that it binds declares. */
 export function componentConfigFacts(args: { branchId?: unknown; variables?: unknown }): FactsInput {
   const vars = boundVariablesOf(args.branchId, args.variables);
-  return vars ? { boundVariables: { resource: vars.name, declared: vars.args.variables as pulumi.Input<unknown> } } : {};
+  return vars ? { boundVariables: { resource: vars.name, declared: vars.args.variables } } : {};
 }
 
 /** What a JobRun's check may use: the ComponentConfig of this program it runs, and the VariableConfig that one binds. */
@@ -239,20 +247,20 @@ export function jobFacts(args: { branchId?: unknown; componentId?: unknown; conf
   const config = configOf(args.branchId, args.componentId, args.configId, "ComponentConfig");
   if (!config) return { declared: false };
   const binding = config.args.variables;
-  const facts: ProgramConfiguration = { resource: config.name, isDisabled: (config.args.isDisabled ?? false) as pulumi.Input<unknown> };
+  const facts: ProgramConfiguration = { resource: config.name, isDisabled: config.args.isDisabled ?? false };
   if (binding === undefined) facts.bound = false;
   else if (plainObject(binding)) {
     facts.bound = true;
-    facts.variablesId = binding.configId as pulumi.Input<unknown>;
+    facts.variablesId = binding.configId;
     const vars = boundVariablesOf(config.args.branchId, binding);
     if (vars) {
       const defaults = vars.args.defaultValues;
       facts.variables = {
         resource: vars.name,
-        declared: vars.args.variables as pulumi.Input<unknown>,
+        declared: vars.args.variables,
         // Only the names (not secret): the values, which may be, are not needed.
-        ...(defaults !== undefined ? { defaultValueNames: plainObject(defaults) ? Object.keys(defaults) : pulumi.unsecret(pulumi.output(defaults as pulumi.Input<Record<string, unknown> | undefined>).apply((d) => Object.keys(d ?? {}))) } : {}),
-        ...(vars.valuesRowId ? { valuesRowId: vars.valuesRowId as pulumi.Input<unknown> } : {}),
+        ...(defaults !== undefined ? { defaultValueNames: plainObject(defaults) ? Object.keys(defaults) : pulumi.unsecret(pulumi.output(defaults).apply((d) => (isRecord(d) ? Object.keys(d) : []))) } : {}),
+        ...(vars.valuesRowId ? { valuesRowId: vars.valuesRowId } : {}),
         defaultRow: binding.valuesRowId === undefined ? "none" : binding.valuesRowId === vars.valuesRowId ? "declared" : "other",
       };
     }
@@ -286,57 +294,6 @@ export function scheduleFacts(args: { target?: unknown }, flowComponentIds: read
   return jobFacts({ componentId: target.componentId, configId: target.configId });
 }
 
-// ---------------------------------------------------------------------------------------------
-// What the provider gets
-
-/**
- * What a resource's check may use about the objects it references from this program (passed to
- * the provider as the hidden input `__program`): whether the referenced object is declared here
- * (then it may not exist yet at preview), and what its declaration says. Values that are outputs
- * may be unknown at preview; each check uses only what is known.
- */
-export interface ProgramFacts {
-  /** Sink: the type of its Source. */
-  sourceType?: string;
-  /** Sink: its Source; settings: their source (SourceSettings) or sink (SinkSettings); JobRun: its configuration. */
-  declared?: boolean;
-  /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
-  plainSecrets?: string[];
-  /** Source: the ids of the other Sources of its branch declared before it; Sink: those of the other Sinks of its source. */
-  declaredBefore?: string[];
-  /** Sink: the first other Sink of this program that writes the same table, with its columns. */
-  sharedTable?: { sink: string; columns: unknown };
-  /** ComponentConfig: the VariableConfig of this program its binding names, with its declared variables. */
-  boundVariables?: { resource: string; declared: unknown };
-  /** JobRun, Schedule: the ComponentConfig (or Flow) of this program it runs. */
-  configuration?: ProgramConfiguration;
-  /** Flow: per phase, per task, whether the task's configuration is a ComponentConfig of this program. */
-  declaredTasks?: boolean[][];
-}
-
-/** A ComponentConfig (or Flow) of this program, as a JobRun's or Schedule's check sees it. */
-export interface ProgramConfiguration {
-  /** Its class (default ComponentConfig; a Schedule's target may be a Flow). */
-  type?: "ComponentConfig" | "Flow";
-  resource: string;
-  isDisabled: unknown;
-  /** Whether it binds variables (undefined: its binding is an output, not known here). */
-  bound?: boolean;
-  /** The configId its binding names. */
-  variablesId?: unknown;
-  /** The bound VariableConfig, when it is one of this program. */
-  variables?: {
-    resource: string;
-    declared: unknown;
-    /** The names its defaultValues give (absent: it has no default values row). */
-    defaultValueNames?: unknown;
-    /** Its values row (unknown until it exists). */
-    valuesRowId?: unknown;
-    /** Which default values row the binding names: that VariableConfig's ("declared"), none, or another. */
-    defaultRow: "declared" | "none" | "other";
-  };
-}
-
 // ---- deletedWith ------------------------------------------------------------------------------
 // Deleting a source deletes its sinks, and their settings, with it in one step of the service
 // (keboola/keboola-as-code internal/pkg/service/stream/definition/repository/sink/sink_delete.go:
@@ -348,17 +305,17 @@ export interface ProgramConfiguration {
 // Derived only from an actual output of that resource (`sourceId: src.sourceId`), in the same
 // branch: a literal id may name an object of another program, which this one must not assume gone.
 
-/** Whether the branch a dependent gives (`branchId` argument) is certainly that of the referenced resource. */
-function sameBranch(dependent: unknown, of: Registered["branch"]): boolean {
-  if (dependent === of.output || dependent === of.arg) return true;
+/** Whether the branch a dependent gives (`branchId` argument) is certainly that of the referenced Source or Sink. */
+function sameBranch(dependent: unknown, of: { branchId: unknown; resource: { branchId: unknown } }): boolean {
+  if (dependent === of.resource.branchId || dependent === of.branchId) return true;
   const branch = branchOf(dependent);
-  return branch !== undefined && branch === branchOf(of.arg);
+  return branch !== undefined && branch === branchOf(of.branchId);
 }
 
 /** The Source of this program whose deletion deletes the object addressed by these arguments (a Sink, a SourceSettings). */
 export function deletedWithSource(args: { branchId?: unknown; sourceId?: unknown }): pulumi.Resource | undefined {
-  const source = args.sourceId && typeof args.sourceId === "object" ? registeredSources.get(args.sourceId) : undefined;
-  return source && sameBranch(args.branchId, source.branch) ? source.resource : undefined;
+  const source = args.sourceId && typeof args.sourceId === "object" ? sources.get(args.sourceId) : undefined;
+  return source && sameBranch(args.branchId, source) ? source.resource : undefined;
 }
 
 /**
@@ -367,9 +324,9 @@ export function deletedWithSource(args: { branchId?: unknown; sourceId?: unknown
  * deletion), else the Source the settings' sink belongs to.
  */
 export function deletedWithSink(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): pulumi.Resource | undefined {
-  const sink = args.sinkId && typeof args.sinkId === "object" ? registeredSinks.get(args.sinkId) : undefined;
-  const sameSource = sink !== undefined && (args.sourceId === sink.sourceId.arg || args.sourceId === sink.sourceId.output);
-  if (sink && sameSource && sameBranch(args.branchId, sink.branch)) return sink.resource;
+  const sink = args.sinkId && typeof args.sinkId === "object" ? sinks.get(args.sinkId) : undefined;
+  const sameSource = sink !== undefined && (args.sourceId === sink.sourceId || args.sourceId === sink.resource.sourceId);
+  if (sink && sameSource && sameBranch(args.branchId, sink)) return sink.resource;
   return deletedWithSource(args);
 }
 
@@ -387,9 +344,8 @@ export function withDeletedWith(opts: pulumi.CustomResourceOptions | undefined, 
  * a value is computed; ciphertext literals (`KBC::...Secure::`) and values inside a secret are fine.
  */
 export function plainSecretPaths(value: unknown, path: JsonStep[] = []): pulumi.Output<string[]> {
-  if (pulumi.Output.isInstance(value)) {
-    const out = value as pulumi.Output<unknown>;
-    return pulumi.output(pulumi.isSecret(out)).apply((secretValue): pulumi.Output<string[]> => (secretValue ? pulumi.output([]) : out.apply((v) => plainSecretPaths(v, path))));
+  if (pulumi.Output.isInstance<unknown>(value)) {
+    return pulumi.output(pulumi.isSecret(value)).apply((secretValue): pulumi.Output<string[]> => (secretValue ? pulumi.output([]) : value.apply((v) => plainSecretPaths(v, path))));
   }
   if (Array.isArray(value)) return pulumi.all(value.map((v, i) => plainSecretPaths(v, [...path, i]))).apply((lists) => lists.flat());
   if (value && typeof value === "object" && !pulumi.Resource.isInstance(value)) {

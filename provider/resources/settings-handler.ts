@@ -1,21 +1,32 @@
+import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
 import { checkWith, containsUnknown } from "../validation/check";
 import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
-import type { AnyDefinition, CallContext, CheckedOf, Handler, StateOf } from "./define";
+import type { AnyDefinition, CallContext, Handler } from "./define";
 
 // The shared lifecycle of SourceSettings and SinkSettings: only the keys the user sets are
-// managed; create and update PATCH them, delete resets them (null = the service default),
+// managed; create and update PATCH them, delete resets them to the service defaults,
 // read reports the managed keys as the service has them.
 
-export interface SettingsTarget {
+// A type, not an interface: state is a JSON record (Record<string, unknown>), which only a type's
+// implicit index signature satisfies.
+export type SettingsTarget = {
   branchId: string;
   sourceId: string;
   sinkId?: string;
-}
+};
 
-export function settingsHandler<D extends AnyDefinition>(def: D, label: string): Handler<D> {
-  type Values = SettingsValues & SettingsTarget;
+/** What a settings resource's checked inputs and its state hold: where the settings are, and the managed keys. */
+export type SettingsState = SettingsTarget & SettingsValues;
+
+/**
+ * The definition of a settings resource (SourceSettings, SinkSettings): its inputs and its state
+ * parse into a SettingsState, so the handler reads and writes them as such.
+ */
+export type SettingsDefinition = AnyDefinition & { inputs: z.ZodType<SettingsState>; state: z.ZodType<SettingsState> };
+
+export function settingsHandler(def: SettingsDefinition, label: string): Handler<SettingsDefinition> {
   const what = (name: string, t: SettingsTarget) => `${label} of ${t.sinkId ? `sink "${t.sourceId}/${t.sinkId}"` : `source "${t.sourceId}"`} (resource "${name}")`;
   const idOf = (t: SettingsTarget) => [t.branchId, t.sourceId, t.sinkId, "settings"].filter(Boolean).join("/");
   const target = (v: Partial<SettingsTarget>, id: string): SettingsTarget => {
@@ -24,9 +35,8 @@ export function settingsHandler<D extends AnyDefinition>(def: D, label: string):
     const sinkId = v.sinkId ?? (third !== undefined && third !== "settings" ? third : undefined);
     return { branchId: v.branchId ?? branchId ?? "default", sourceId: v.sourceId ?? sourceId ?? "", ...(sinkId !== undefined ? { sinkId } : {}) };
   };
-  const state = (v: Values) => v as unknown as StateOf<D>;
 
-  async function apply(ctx: CallContext, p: Values, olds?: Values): Promise<{ id: string; outs: StateOf<D> }> {
+  async function apply(ctx: CallContext, p: SettingsState, olds?: SettingsValues): Promise<{ id: string; outs: SettingsState }> {
     const t = target(p, "");
     const stream = await ctx.client().stream();
     let patch = settingsPatch(p, olds);
@@ -40,7 +50,7 @@ export function settingsHandler<D extends AnyDefinition>(def: D, label: string):
       const task = await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Updated by Pulumi.");
       await stream.runTask(task, what(ctx.call.name, t));
     }
-    return { id: idOf(t), outs: state(p) };
+    return { id: idOf(t), outs: p };
   }
 
   return {
@@ -48,7 +58,7 @@ export function settingsHandler<D extends AnyDefinition>(def: D, label: string):
       const { value, failures } = checkWith(def.inputs, news);
       if (value && failures.length === 0 && Object.keys(olds).length === 0 && !ctx.call.facts.declared && !containsUnknown([news.branchId, news.sourceId, news.sinkId])) {
         // The source or sink must exist, unless this program creates it.
-        const t = target(value as Values, "");
+        const t = target(value, "");
         const stream = await ctx.client().stream();
         if (!(await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId)))) {
           const property = t.sinkId !== undefined ? "sinkId" : "sourceId";
@@ -59,29 +69,28 @@ export function settingsHandler<D extends AnyDefinition>(def: D, label: string):
           failures.push({ property, reason: `${missing} does not exist in branch ${t.branchId}${here}: pass the ${property} of a ${kind} (for example ${t.sinkId !== undefined ? "raw.sinkId" : "events.sourceId"}), not its name` });
         }
       }
-      return { inputs: value ? { ...news, ...(value as object) } : news, failures };
+      return { inputs: value ? { ...news, ...value } : news, failures };
     },
     async diff(_ctx, _id, olds, news) {
-      const recorded = olds as Partial<Values>;
-      const replaces = (["branchId", "sourceId", "sinkId"] as const).filter((k) => String(recorded[k] ?? "") !== String(news[k] ?? ""));
-      const changed = changedSettings(recorded as SettingsValues, news as SettingsValues);
+      const replaces = (["branchId", "sourceId", "sinkId"] as const).filter((k) => String(olds[k] ?? "") !== String(news[k] ?? ""));
+      const changed = changedSettings(olds, news);
       return { changes: replaces.length + changed.length > 0, replaces };
     },
-    create: (ctx, inputs) => apply(ctx, inputs as Values),
+    create: (ctx, inputs) => apply(ctx, inputs),
     async update(ctx, _id, olds, news) {
-      return { outs: (await apply(ctx, news as Values, olds as unknown as Values)).outs };
+      return { outs: (await apply(ctx, news, olds)).outs };
     },
     async read(ctx, id, recorded) {
-      const t = target(recorded as Partial<Values>, id);
+      const t = target(recorded, id);
       const stream = await ctx.client().stream();
       const remote = await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId));
       if (!remote) return { id: "" }; // the source or sink is gone, and its settings with it
-      const values = { ...t, ...settingsFromRemote(remote.settings, recorded as SettingsValues) };
-      return { id, props: state(values), inputs: values as unknown as Partial<CheckedOf<D>> };
+      const values: SettingsState = { ...t, ...settingsFromRemote(remote.settings, recorded) };
+      return { id, props: values, inputs: values };
     },
     async delete(ctx, id, recorded) {
-      const t = target(recorded as Partial<Values>, id);
-      const patch = resetPatch(recorded as SettingsValues);
+      const t = target(recorded, id);
+      const patch = resetPatch(recorded);
       if (patch.length === 0) return;
       const stream = await ctx.client().stream();
       try {

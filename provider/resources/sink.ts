@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { sinkDisabledDirectly, type StreamApi, type StreamSink } from "../api/stream";
-import { notFoundAsUndefined } from "../api/errors";
+import { notFoundAsUndefined, asError } from "../api/errors";
 import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
@@ -69,22 +69,28 @@ export interface SinkArgs extends ArgsOf<SinkInputs> {}
 export interface Sink extends OutputsOf<typeof sink> {}
 export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
-    declareSink(name, args);
+    const declared = declareSink(name, args);
     // Deleted with its Source when that is deleted too (program.ts).
     super(sink, name, args, withDeletedWith(opts, deletedWithSource(args)), sinkFacts(name, args));
-    declaredSink(args, this);
+    declaredSink(declared, this);
   }
 }
 
 
 const what = (name: string, p: { sourceId: string; sinkId: string }) => `Sink "${p.sourceId}/${p.sinkId}" (resource "${name}")`;
 
+/** A sink as the handler reads it: the service's answer, or (after a create) what was sent with the ids its task reports. */
+type SinkView = Pick<StreamSink, "projectId" | "branchId" | "sourceId" | "sinkId" | "type" | "name" | "description" | "allowedSignals" | "table" | "disabled">;
+
+/** What a create or an update sends besides the ids. */
+type SinkBody = Required<Pick<StreamSink, "name" | "description" | "allowedSignals" | "table">>;
+
 /**
  * The declaration a sink of the service amounts to: what read records, drift is compared on, and
  * export writes (manifest/export.ts). Columns in canonical form, the owner marker left out, and a
  * sink disabled only with its source counted as enabled.
  */
-export function sinkFromRemote(s: StreamSink) {
+export function sinkFromRemote(s: SinkView) {
   return {
     sourceId: s.sourceId,
     sinkId: s.sinkId,
@@ -97,7 +103,7 @@ export function sinkFromRemote(s: StreamSink) {
   };
 }
 
-function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, s: StreamSink): State {
+function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, s: SinkView): State {
   return {
     branchId: p.branchId,
     ...sinkFromRemote(s),
@@ -107,7 +113,7 @@ function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, 
   };
 }
 
-function apiBody(p: Parsed, owner: string | undefined): Record<string, unknown> {
+function apiBody(p: Parsed, owner: string | undefined): SinkBody {
   return {
     name: p.name,
     description: withMarker(p.description, owner),
@@ -155,7 +161,8 @@ const signalsOnHttp = (sourceId: string) =>
   `source "${sourceId}" is an HTTP source, which has no signals (the service would ignore them): remove allowedSignals, or point sourceId at an OTLP source`;
 
 function mappingChanged(olds: Props, p: { tableId: string; columns: Column[] }): boolean {
-  return olds.tableId !== p.tableId || !same((olds.columns as Column[] | undefined)?.map(canonicalColumn), p.columns.map(canonicalColumn));
+  // The recorded columns as this version reads them (columns it cannot read count as changed).
+  return olds.tableId !== p.tableId || !same(sink.parseState(olds).columns?.map(canonicalColumn), p.columns.map(canonicalColumn));
 }
 
 async function setEnabled(stream: StreamApi, p: Parsed, enabled: boolean, label: string): Promise<void> {
@@ -164,7 +171,7 @@ async function setEnabled(stream: StreamApi, p: Parsed, enabled: boolean, label:
 }
 
 /** Brings an existing sink to the declared state, writing only what differs. */
-async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, current: StreamSink, rotate: boolean, label: string, owner: string | undefined): Promise<StreamSink> {
+async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, current: SinkView, rotate: boolean, label: string, owner: string | undefined): Promise<StreamSink> {
   const want = apiBody(p, owner ?? splitMarker(current.description).owner);
   const have = {
     name: current.name,
@@ -244,15 +251,15 @@ export const handler: Handler<typeof sink> = {
     const failure = (await signalsFailure(ctx, p)) ?? (await tableFailure(ctx, p.branchId, p.tableId, p.columns));
     if (failure) throw new Error(`${label}: ${failure}`);
 
-    const body = { sinkId: p.sinkId, type: "table", ...apiBody(p, owner) };
-    const leftBehind = (left: StreamSink, err: Error): never => {
+    const body = { sinkId: p.sinkId, type: "table" as const, ...apiBody(p, owner) };
+    const leftBehind = (left: SinkView, err: Error): never => {
       // The sink exists even though a step failed: keep tracking it rather than orphan it.
       throw new PartialFailure(err.message, idOf(left), stateOf(p, left));
     };
     // The service creates the table with the sink: a listing of its bucket is stale from now on.
     const forget = () => ctx.client().storage.forgetTable(p.branchId, p.tableId);
     forget();
-    const created = await createStreamObject({
+    const created = await createStreamObject<SinkView>({
       label,
       where: `in source "${p.sourceId}" of branch ${p.branchId}`,
       owner,
@@ -263,7 +270,7 @@ export const handler: Handler<typeof sink> = {
       runTask: (task) => stream.runTask(task, label),
       fromTask: ({ outputs: o }) =>
         o?.projectId !== undefined && o.branchId !== undefined
-          ? ({ ...(body as Omit<StreamSink, "projectId" | "branchId" | "sourceId" | "version">), sourceId: p.sourceId, projectId: o.projectId, branchId: o.branchId } as StreamSink)
+          ? { ...body, sourceId: p.sourceId, projectId: o.projectId, branchId: o.branchId }
           : undefined,
       leftBehind,
       fix: "Choose another sinkId (or name), or set adoptExisting: true to take this sink over (it is then brought to the declared state).",
@@ -273,7 +280,7 @@ export const handler: Handler<typeof sink> = {
       try {
         current = await converge(ctx, stream, p, current, false, label, owner);
       } catch (err) {
-        leftBehind(current, err as Error);
+        leftBehind(current, asError(err));
       }
     }
     return { id: idOf(current), outs: stateOf(p, current) };
@@ -314,6 +321,6 @@ function addressed(id: string, recorded: Partial<State>): { branchId: string; so
   return { branchId: recorded.branchId ?? "default", sourceId: recorded.sourceId ?? parts[parts.length - 2] ?? "", sinkId: recorded.sinkId ?? parts[parts.length - 1] ?? id };
 }
 
-const idOf = (s: StreamSink) => `${s.branchId}/${s.sourceId}/${s.sinkId}`;
+const idOf = (s: SinkView) => `${s.branchId}/${s.sourceId}/${s.sinkId}`;
 
 export const definition = sink;

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
-import { isAmbiguous, notFoundAsUndefined } from "../api/errors";
+import { isAmbiguous, notFoundAsUndefined, asError } from "../api/errors";
 import { createStreamObject } from "./stream-create";
 import { checkWith, containsUnknown } from "../validation/check";
 import { show } from "../validation/messages";
@@ -66,9 +66,9 @@ export interface SourceArgs extends ArgsOf<SourceInputs> {}
 export interface Source extends OutputsOf<typeof source> {}
 export class Source extends KeboolaResource {
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
-    declareSource(name, args);
+    const declared = declareSource(name, args);
     super(source, name, args, opts, sourceFacts(name, args));
-    declaredSource(args, this);
+    declaredSource(declared, this);
   }
 }
 
@@ -106,7 +106,7 @@ async function rotateOnce(stream: StreamApi, p: Parsed & { sourceId: string }, c
     try {
       return await stream.rotateSourceSecret(p.branchId, p.sourceId);
     } catch (err) {
-      if (!isAmbiguous(err) || attempt >= 3) throw new Error(`${label}: rotating its ingestion secret failed: ${(err as Error).message}`);
+      if (!isAmbiguous(err) || attempt >= 3) throw new Error(`${label}: rotating its ingestion secret failed: ${asError(err).message}`);
       current = await stream.getSource(p.branchId, p.sourceId);
     }
   }
@@ -181,7 +181,7 @@ export const handler: Handler<typeof source> = {
       try {
         current = await converge(stream, p, current, label, owner);
       } catch (err) {
-        throw new PartialFailure((err as Error).message, idOf(current), stateOf(p, current));
+        throw new PartialFailure(asError(err).message, idOf(current), stateOf(p, current));
       }
     }
     return { id: idOf(current), outs: stateOf(p, current) };
@@ -210,7 +210,7 @@ export const handler: Handler<typeof source> = {
         current = await rotateOnce(stream, p, current, before, label);
       } catch (err) {
         // The other changes are made: state records them, and the rotation is asked for again next time.
-        throw new PartialFailure((err as Error).message, idOf(current), stateOf({ ...p, rotateSecret: olds.rotateSecret }, current));
+        throw new PartialFailure(asError(err).message, idOf(current), stateOf({ ...p, rotateSecret: olds.rotateSecret }, current));
       }
     }
     return { outs: stateOf(p, current) };

@@ -6,7 +6,11 @@ import { createOnce, waitVisible, type CreateOnce, type Created } from "./create
 // task; the service answers 409 for an id that exists, also while its create task still runs, so
 // an existing object that is not readable yet is waited for.
 
-export interface StreamCreate<T> extends Pick<CreateOnce<T, StreamTask>, "label" | "where" | "owner" | "adoptExisting" | "fix" | "find"> {
+export interface StreamCreate<T> extends Pick<CreateOnce<T, StreamTask>, "label" | "where" | "find"> {
+  // Sources and sinks carry an owner marker and may be taken over: all that applies to them is required.
+  owner: string | undefined;
+  adoptExisting: boolean;
+  fix: string;
   ownerOf(object: T): string | undefined;
   create(): Promise<StreamTask>;
   runTask(task: StreamTask): Promise<StreamTask>;

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
-import { isNotFound } from "../api/errors";
+import { isNotFound, asError } from "../api/errors";
 import { checkWith, containsUnknown } from "../validation/check";
-import { stringValue, valueIssues, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
+import { declarationsIn, stringValue, valueIssues, valuesIn, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -118,23 +118,9 @@ function valuesRowConfiguration(p: Pick<Parsed, "variables" | "defaultValues">):
 }
 
 /** The values row's `[{name, value}]` as `{name: value}`. */
-function valuesFromRow(row: ConfigRow): Record<string, string> {
-  const list = Array.isArray((row.configuration as { values?: unknown }).values) ? (row.configuration as { values: Array<{ name?: unknown; value?: unknown }> }).values : [];
-  const out: Record<string, string> = {};
-  for (const item of list) {
-    if (typeof item?.name !== "string") continue;
-    out[item.name] = item.value === undefined || item.value === null ? "" : String(item.value);
-  }
-  return out;
-}
+const valuesFromRow = (row: ConfigRow): Record<string, string> => valuesIn(row.configuration.values);
 
-function declarationsFrom(c: Configuration): VariableDeclaration[] {
-  const vars = (c.configuration as { variables?: unknown }).variables;
-  if (!Array.isArray(vars)) return [];
-  return vars
-    .filter((v): v is { name: string; type?: string } => !!v && typeof v === "object" && typeof (v as { name?: unknown }).name === "string")
-    .map((v) => ({ name: v.name, type: v.type === "int" ? "int" : "string" }));
-}
+const declarationsFrom = (c: Configuration): VariableDeclaration[] => declarationsIn(c.configuration.variables);
 
 interface Intent {
   branchId: string;
@@ -253,7 +239,7 @@ export const handler: Handler<typeof variableConfig> = {
       }
     } catch (err) {
       const left = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId).catch(() => undefined);
-      if (left) throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intent, left, valuesRowId));
+      if (left) throw new PartialFailure(`${label}: ${asError(err).message}`, id, stateOf(intent, left, valuesRowId));
       throw err;
     }
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));

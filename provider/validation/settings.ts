@@ -133,7 +133,8 @@ export type SettingsValues = {
   syncWait?: boolean;
 };
 
-function getPath(obj: SettingsValues, path: string): unknown {
+/** The value at a dotted input path, of settings values or of raw inputs as the engine passes them. */
+function getPath(obj: SettingsValues | Record<string, unknown>, path: string): unknown {
   return path.split(".").reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), obj);
 }
 
@@ -166,8 +167,8 @@ export function sameSetting(d: SettingDef, a: unknown, b: unknown): boolean {
   return canonical(d, a) === canonical(d, b);
 }
 
-/** Input paths whose values differ between two inputs (by value). */
-export function changedSettings(olds: SettingsValues, news: SettingsValues): string[] {
+/** Input paths whose values differ between two inputs (by value); `news` as the engine passes them to diff. */
+export function changedSettings(olds: SettingsValues, news: SettingsValues | Record<string, unknown>): string[] {
   return SETTINGS.filter((d) => !sameSetting(d, getPath(olds, d.input), getPath(news, d.input))).map((d) => d.input);
 }
 

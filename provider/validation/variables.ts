@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isRecord } from "../../keboola/json";
 
 // Configuration variables as Keboola has them: names usable as {{name}} placeholders, two types,
 // and values that are always strings. Shared by VariableConfig (declarations, default values),
@@ -36,6 +37,28 @@ export const variableDeclarationsSchema = z.array(variableDeclarationSchema, { e
     }
   });
 });
+
+/**
+ * The declarations a keboola.variables configuration's `variables` (or a binding's `declared`)
+ * gives, as read from JSON: entries with a string name; a type other than "int" is a string.
+ */
+export function declarationsIn(list: unknown): VariableDeclaration[] {
+  return (Array.isArray(list) ? list : []).flatMap((v) => {
+    if (!isRecord(v) || typeof v.name !== "string") return [];
+    const type: VariableDeclaration["type"] = v.type === "int" ? "int" : "string";
+    return [{ name: v.name, type }];
+  });
+}
+
+/** A values row's `values` (`[{name, value}]`) as `{name: value}`: entries with a string name, a missing value as "". */
+export function valuesIn(list: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of Array.isArray(list) ? list : []) {
+    if (!isRecord(item) || typeof item.name !== "string") continue;
+    out[item.name] = item.value === undefined || item.value === null ? "" : String(item.value);
+  }
+  return out;
+}
 
 /** Values are strings in Keboola; a number is taken as its text (so 3 and "3" are the same value, never a diff). */
 export const variableValueSchema = z

@@ -24,25 +24,22 @@ export interface HostedHandler {
 }
 
 function hosted(mod: ResourceModule, kind: ResourceKind): HostedHandler {
-  const run = <T>(ctx: ResourceContext, method: Parameters<typeof invoke>[2], args: unknown[]) => invoke(mod, kind, method, args, ctx) as Promise<T>;
   return {
-    check: (ctx, olds, news) => run(ctx, "check", [olds, news]),
-    diff: (ctx, id, olds, news) => run(ctx, "diff", [id, olds, news]),
-    create: (ctx, inputs) => run(ctx, "create", [inputs]),
-    read: (ctx, id, props) => run(ctx, "read", [id, props]),
-    update: (ctx, id, olds, news) => run(ctx, "update", [id, olds, news]),
-    delete: async (ctx, id, props) => {
-      await run(ctx, "delete", [id, props]);
-    },
+    check: (ctx, olds, news) => invoke(mod, kind, "check", [olds, news], ctx),
+    diff: (ctx, id, olds, news) => invoke(mod, kind, "diff", [id, olds, news], ctx),
+    create: (ctx, inputs) => invoke(mod, kind, "create", [inputs], ctx),
+    read: (ctx, id, props) => invoke(mod, kind, "read", [id, props], ctx),
+    update: (ctx, id, olds, news) => invoke(mod, kind, "update", [id, olds, news], ctx),
+    delete: (ctx, id, props) => invoke(mod, kind, "delete", [id, props], ctx),
   };
 }
 
-export const source = hosted(sourceModule as ResourceModule, "source");
-export const sink = hosted(sinkModule as ResourceModule, "sink");
-export const sourceSettings = hosted(sourceSettingsModule as ResourceModule, "sourceSettings");
-export const sinkSettings = hosted(sinkSettingsModule as ResourceModule, "sinkSettings");
-export const componentConfig = hosted(componentConfigModule as ResourceModule, "componentConfig");
-export const variableConfig = hosted(variableConfigModule as ResourceModule, "variableConfig");
-export const jobRun = hosted(jobRunModule as ResourceModule, "jobRun");
-export const flow = hosted(flowModule as ResourceModule, "flow");
-export const schedule = hosted(scheduleModule as ResourceModule, "schedule");
+export const source = hosted(sourceModule, "source");
+export const sink = hosted(sinkModule, "sink");
+export const sourceSettings = hosted(sourceSettingsModule, "sourceSettings");
+export const sinkSettings = hosted(sinkSettingsModule, "sinkSettings");
+export const componentConfig = hosted(componentConfigModule, "componentConfig");
+export const variableConfig = hosted(variableConfigModule, "variableConfig");
+export const jobRun = hosted(jobRunModule, "jobRun");
+export const flow = hosted(flowModule, "flow");
+export const schedule = hosted(scheduleModule, "schedule");
