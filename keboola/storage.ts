@@ -23,8 +23,11 @@ export function tableIdOf(bucketId: string, name: string): string {
   return `${bucketId}.${name}`;
 }
 
+/** Symfony's Choice message, which Storage answers for a value outside a closed list (a stage, a backend, a basetype). */
+export const NOT_A_VALID_CHOICE = "The value you selected is not a valid choice.";
+
 export function bucketStageProblem(stage: string): string | undefined {
-  return isOneOf(BUCKET_STAGES, stage) ? undefined : "The value you selected is not a valid choice.";
+  return isOneOf(BUCKET_STAGES, stage) ? undefined : NOT_A_VALID_CHOICE;
 }
 
 /** Bucket names: letters, digits, dash and underscore (apiary.apib "Create Bucket"). */

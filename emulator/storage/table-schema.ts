@@ -4,6 +4,7 @@ import type { StorageTable } from "../../keboola/storage-answers";
 import type { EmulatorContext, JsonValue } from "../core/context";
 import {
   BASE_TYPES,
+  NOT_A_VALID_CHOICE,
   type ColumnDefinition,
   SNOWFLAKE_TYPE_OF_BASE_TYPE,
   columnNameProblem,
@@ -75,7 +76,7 @@ function declaredType(raw: Record<string, unknown>, field: string): ColumnDefini
     return out;
   }
   if (basetype) {
-    if (!isOneOf(BASE_TYPES, basetype)) throw validation(`${field}.basetype`, "The value you selected is not a valid choice.");
+    if (!isOneOf(BASE_TYPES, basetype)) throw validation(`${field}.basetype`, NOT_A_VALID_CHOICE);
     return { type: SNOWFLAKE_TYPE_OF_BASE_TYPE[basetype] };
   }
   return undefined;
