@@ -18,6 +18,7 @@
 // refused, because the Scheduler would accept it and then never run the target, silently.
 
 import { Cron } from "croner";
+import { isOneOf } from "./json";
 
 export type CronCheck = { ok: true } | { ok: false; reason: string; fix: string };
 
@@ -82,7 +83,7 @@ export function checkCronTab(cronTab: string): CronCheck {
   const text = cronTab.trim();
   if (text === "") return { ok: false, reason: "the cron expression is empty", fix: DIALECT_FIX };
   if (text.startsWith("@")) {
-    if (!(NICKNAMES as readonly string[]).includes(text.toLowerCase())) {
+    if (!isOneOf(NICKNAMES, text.toLowerCase())) {
       return { ok: false, reason: `"${cronTab}" is not a cron nickname the Scheduler knows`, fix: DIALECT_FIX };
     }
   } else {

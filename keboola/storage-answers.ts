@@ -165,6 +165,17 @@ export interface StorageDevBranch {
   isDefault: boolean;
 }
 
+/** The API index (`GET /v2/storage`): the stack's services and, unless excluded, its components. */
+export interface StorageIndex {
+  api: "storage";
+  documentation: string;
+  version: "v2";
+  components?: JsonObject[];
+  services: Array<{ id: string; url: string }>;
+  features: string[];
+  urlTemplates: { orchestrationJob: string };
+}
+
 /** What a finished job reports: a table (table create) or an operation's own object. */
 export type StorageJobResults = StorageTable | StorageBucket | JsonObject;
 

@@ -3,6 +3,9 @@
 // message (undefined when the value is valid); the emulator wraps it in the service's error
 // (`Invalid parameters - <field>: <message>`, code storage.<area>.validation).
 
+import { z } from "zod";
+import { isOneOf } from "./json";
+
 export const BUCKET_STAGES = ["in", "out"] as const;
 export type BucketStage = (typeof BUCKET_STAGES)[number];
 
@@ -20,8 +23,11 @@ export function tableIdOf(bucketId: string, name: string): string {
   return `${bucketId}.${name}`;
 }
 
+/** Symfony's Choice message, which Storage answers for a value outside a closed list (a stage, a backend, a basetype). */
+export const NOT_A_VALID_CHOICE = "The value you selected is not a valid choice.";
+
 export function bucketStageProblem(stage: string): string | undefined {
-  return (BUCKET_STAGES as readonly string[]).includes(stage) ? undefined : "The value you selected is not a valid choice.";
+  return isOneOf(BUCKET_STAGES, stage) ? undefined : NOT_A_VALID_CHOICE;
 }
 
 /** Bucket names: letters, digits, dash and underscore (apiary.apib "Create Bucket"). */
@@ -111,7 +117,7 @@ const isNumeric = (s: string): boolean => /^\s*-?\d+(\.\d+)?\s*$/.test(s);
 /** The php-datatypes refusal of a Snowflake type and length, undefined when accepted. */
 export function snowflakeDefinitionProblem(def: ColumnDefinition): string | undefined {
   const type = def.type.toUpperCase();
-  if (!(SNOWFLAKE_TYPES as readonly string[]).includes(type)) return `'${def.type}' is not a valid type`;
+  if (!isOneOf(SNOWFLAKE_TYPES, type)) return `'${def.type}' is not a valid type`;
   const length = def.length === undefined || def.length === null ? "" : String(def.length);
   if (length === "") return undefined;
   const bad = `'${length}' is not valid length for ${def.type}`;
@@ -171,13 +177,17 @@ export const SNOWFLAKE_TYPE_OF_BASE_TYPE: Record<BaseType, string> = {
   TIMESTAMP: "TIMESTAMP",
 };
 
-/** A column of a typed table as the table detail's `definition.columns` shows it. */
-export interface StoredColumnDefinition {
-  name: string;
-  definition: { type: string; nullable: boolean; length?: string; default?: string };
-  basetype: BaseType;
-  canBeFiltered: boolean;
-}
+/**
+ * A column of a typed table as the table detail's `definition.columns` shows it (keys in the
+ * order snowflakeStoredDefinition writes them, which a parse keeps).
+ */
+export const storedColumnDefinitionSchema = z.object({
+  name: z.string(),
+  definition: z.object({ type: z.string(), nullable: z.boolean(), length: z.string().optional(), default: z.string().optional() }),
+  basetype: z.enum(BASE_TYPES),
+  canBeFiltered: z.boolean(),
+});
+export type StoredColumnDefinition = z.output<typeof storedColumnDefinitionSchema>;
 
 /**
  * What Snowflake stores for a declared type: synonyms resolved to their base native type, default

@@ -5,6 +5,8 @@
 // default) nothing differs from real time; moving it forward completes what became due in
 // between, as if that time had passed. It never goes back: a schedule that fired stays fired.
 
+import { isRecord } from "../../keboola/json";
+
 export interface ClockJson {
   now: string;
   offsetMs: number;
@@ -35,10 +37,8 @@ export function parseDuration(text: string): number {
  * ClockError for a malformed body or a move backwards.
  */
 export function requestedOffset(body: unknown, offsetMs: number, realNow: number): number {
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw new ClockError('send {"advance": "24h"} or {"now": "2030-01-01T03:00:00Z"}');
-  }
-  const { advance, now } = body as { advance?: unknown; now?: unknown };
+  if (!isRecord(body)) throw new ClockError('send {"advance": "24h"} or {"now": "2030-01-01T03:00:00Z"}');
+  const { advance, now } = body;
   if ((advance === undefined) === (now === undefined)) {
     throw new ClockError('send exactly one of "advance" (a duration such as "24h") and "now" (an ISO 8601 time)');
   }

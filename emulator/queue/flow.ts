@@ -1,3 +1,4 @@
+import { isJsonObject } from "../../keboola/json";
 import type { EmulatorContext, JsonValue } from "../core/context";
 import type { TokenRecord } from "../core/tokens";
 import { findConfig } from "../storage/configurations";
@@ -115,18 +116,18 @@ export function startFlow(ctx: EmulatorContext, job: QueueJobRecord): void {
         continueOnFailure: t.continueOnFailure,
         componentId: t.task.componentId,
         configId: t.task.configId ?? null,
-        configData: (t.task.configData ?? null) as JsonObject | null,
+        // Read from a stored configuration, so JSON (the schema checks only that it is an object).
+        configData: isJsonObject(t.task.configData) ? t.task.configData : null,
         jobId: null,
         failure: null,
       })),
     ),
   };
-  nextPhase(ctx, job);
+  nextPhase(ctx, job, job.flow);
 }
 
-/** Starts the next phase with tasks, or ends the flow after the last one. */
-function nextPhase(ctx: EmulatorContext, job: QueueJobRecord): void {
-  const progress = job.flow as FlowProgress;
+/** Starts the next phase with tasks, or ends the flow after the last one (`progress` is the job's flow). */
+function nextPhase(ctx: EmulatorContext, job: QueueJobRecord, progress: FlowProgress): void {
   for (;;) {
     progress.phaseIndex++;
     const phase = progress.phases[progress.phaseIndex];
@@ -155,13 +156,12 @@ function nextPhase(ctx: EmulatorContext, job: QueueJobRecord): void {
     }
     if (tasks.some((t) => t.jobId !== null)) return;
     // No task of the phase could start: the phase has ended.
-    if (phaseEnded(ctx, job)) return;
+    if (phaseEnded(ctx, job, progress)) return;
   }
 }
 
 /** After the current phase's jobs have all finished: fails the flow or returns false to go on. */
-function phaseEnded(ctx: EmulatorContext, job: QueueJobRecord): boolean {
-  const progress = job.flow as FlowProgress;
+function phaseEnded(ctx: EmulatorContext, job: QueueJobRecord, progress: FlowProgress): boolean {
   const phase = progress.phases[progress.phaseIndex]!;
   const failed = progress.tasks.find((t) => t.phaseId === phase.id && t.failure !== null && !t.continueOnFailure);
   if (!failed) return false;
@@ -183,7 +183,7 @@ export function taskJobFinished(ctx: EmulatorContext, child: QueueJobRecord): vo
   const phase = progress.phases[progress.phaseIndex];
   const pending = progress.tasks.some((t) => t.phaseId === phase?.id && t.jobId !== null && !isFinished(ctx.state.queue.jobs[t.jobId]));
   if (pending) return;
-  if (!phaseEnded(ctx, parent)) nextPhase(ctx, parent);
+  if (!phaseEnded(ctx, parent, progress)) nextPhase(ctx, parent, progress);
 }
 
 function isFinished(job: QueueJobRecord | undefined): boolean {

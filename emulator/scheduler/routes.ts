@@ -1,7 +1,9 @@
 import { Hono, type Context } from "hono";
+import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { EmulatorContext, JsonValue } from "../core/context";
+import { type JsonObject, type JsonValue, isJsonObject, parseJson } from "../../keboola/json";
+import type { EmulatorContext } from "../core/context";
 import type { NodeBindings } from "../core/http";
 import type { TokenRecord } from "../core/tokens";
 import { apiErrorControlBody, noRouteMessage } from "../core/api-error-control";
@@ -66,8 +68,8 @@ class SchedulerHttpError extends Error {
   }
 }
 
-type JsonObject = { [key: string]: JsonValue };
-const isObject = (v: unknown): v is JsonObject => !!v && typeof v === "object" && !Array.isArray(v);
+/** What a fire remembers (the deferred task's arguments). */
+const fireArgs = z.object({ scheduleId: z.string() });
 const idString = (v: unknown): string | undefined =>
   (typeof v === "string" && v !== "") || (typeof v === "number" && Number.isInteger(v)) ? String(v) : undefined;
 
@@ -119,7 +121,7 @@ function scheduleToken(s: ScheduleRecord): TokenRecord {
 function planNextFire(ctx: EmulatorContext, s: ScheduleRecord): void {
   if (s.schedule.state !== "enabled") return;
   const next = nextRun(s.schedule.cronTab, s.schedule.timezone, new Date(s.handledUntilMs));
-  if (next) ctx.defer(FIRE_OP, { scheduleId: s.id }, Math.max(0, next.getTime() - ctx.now()));
+  if (next) ctx.defer(FIRE_OP, { scheduleId: s.id } satisfies z.input<typeof fireArgs>, Math.max(0, next.getTime() - ctx.now()));
 }
 
 function fire(ctx: EmulatorContext, s: ScheduleRecord): void {
@@ -148,7 +150,7 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
   const schedules = () => ctx.state.scheduler.schedules;
 
   ctx.onDeferred(FIRE_OP, (args) => {
-    const s = schedules()[(args as { scheduleId: string }).scheduleId];
+    const s = schedules()[fireArgs.parse(args).scheduleId];
     if (s && s.schedule.state === "enabled") fire(ctx, s);
   });
 
@@ -175,14 +177,14 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
 
   api.post("/schedules", authenticated, async (c) => {
     master(c);
-    let body: unknown;
+    let body: JsonValue;
     try {
       const text = await c.req.text();
-      body = text.trim() ? JSON.parse(text) : {};
+      body = text.trim() ? parseJson(text) : {};
     } catch {
       throw new SchedulerHttpError(400, "Request body is not a valid JSON.");
     }
-    if (!isObject(body)) throw new SchedulerHttpError(400, "Request body must be a JSON object.");
+    if (!isJsonObject(body)) throw new SchedulerHttpError(400, "Request body must be a JSON object.");
     const configurationId = idString(body.configurationId);
     if (!configurationId) throw new SchedulerHttpError(400, '"configurationId" is required: the id of a keboola.scheduler configuration.');
     const branchId = ctx.state.project.defaultBranchId;
@@ -190,8 +192,8 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
     if (!cfg) throw new SchedulerHttpError(404, `Configuration "${configurationId}" of component "${SCHEDULER_COMPONENT_ID}" not found`);
     const versionId = idString(body.configurationVersionId) ?? String(cfg.version);
     const content = versionId === String(cfg.version) ? cfg.configuration : cfg.versions?.find((v) => String(v.version) === versionId)?.configuration;
-    if (!isObject(content)) throw new SchedulerHttpError(404, `Version "${versionId}" of configuration "${configurationId}" not found`);
-    const parsed = readScheduleConfiguration(content as JsonObject);
+    if (!content) throw new SchedulerHttpError(404, `Version "${versionId}" of configuration "${configurationId}" not found`);
+    const parsed = readScheduleConfiguration(content);
 
     removeOfConfiguration(configurationId);
     const id = String(ctx.nextId("scheduler.schedule", 1));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { EmulatorContext } from "../core/context";
-import { type BucketStage, bucketDisplayNameProblem, bucketIdOf, bucketNameProblem, bucketStageProblem } from "../../keboola/storage";
+import { BUCKET_STAGES, NOT_A_VALID_CHOICE, bucketDisplayNameProblem, bucketIdOf, bucketNameProblem } from "../../keboola/storage";
+import { isOneOf } from "../../keboola/json";
 import { authenticated, type StorageApp } from "./auth";
 import { list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
@@ -48,11 +49,12 @@ function dropBucket(ctx: EmulatorContext, branchId: number, bucketId: string, fo
 
 /** What a `bucketDelete` job remembers of its request (the job's `work`). */
 const bucketDeleteWork = z.object({ bucketId: z.string(), force: z.boolean() });
+const bucketUpdateWork = z.object({ bucketId: z.string(), displayName: z.string().nullable() });
 
 export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
   onStorageJob(ctx, "bucketUpdate", (job) => {
-    const w = job.work as { bucketId: string; displayName: string | null };
+    const w = bucketUpdateWork.parse(job.work);
     const bucket = getBucket(ctx, job.branchId, w.bucketId);
     if (!bucket) throw new JobFailure("storage.buckets.notFound", `The bucket "${w.bucketId}" was not found in the project "${ctx.state.project.id}"`);
     if (w.displayName !== null) bucket.displayName = w.displayName;
@@ -86,16 +88,15 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
     if (rawName === undefined) throw validation("parameters", "name", "This field is missing.");
     const nameProblem = bucketNameProblem(rawName);
     if (nameProblem) throw validation("parameters", "name", nameProblem);
-    const stageProblem = bucketStageProblem(stage);
-    if (stageProblem) throw validation("parameters", "stage", stageProblem);
+    if (!isOneOf(BUCKET_STAGES, stage)) throw validation("parameters", "stage", NOT_A_VALID_CHOICE);
     const backend = str(body.backend);
     if (backend !== undefined && backend !== "snowflake" && backend !== "bigquery") {
-      throw validation("parameters", "backend", "The value you selected is not a valid choice.");
+      throw validation("parameters", "backend", NOT_A_VALID_CHOICE);
     }
     const displayName = str(body.displayName) ?? rawName;
     const displayProblem = bucketDisplayNameProblem(displayName);
     if (displayProblem) throw validation("data", "displayName", displayProblem);
-    const id = bucketIdOf(stage as BucketStage, rawName);
+    const id = bucketIdOf(stage, rawName);
     if (getBucket(ctx, branchId, id)) throw new StorageHttpError(400, "storage.buckets.alreadyExists", `The bucket ${id} already exists.`);
     requireUniqueDisplayName(ctx, branchId, stage, displayName);
     const bucket = ensureBucket(ctx, branchId, id, str(body.description) ?? "");
@@ -118,7 +119,10 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
       if (displayName !== undefined) bucket.displayName = displayName;
     };
     if (truthy(readQuery(c).async)) {
-      const job = createStorageJob(ctx, token, branchId, "bucketUpdate", { displayName: displayName ?? null }, null, { bucketId: bucket.id, displayName: displayName ?? null });
+      const job = createStorageJob(ctx, token, branchId, "bucketUpdate", { displayName: displayName ?? null }, null, {
+        bucketId: bucket.id,
+        displayName: displayName ?? null,
+      } satisfies z.input<typeof bucketUpdateWork>);
       return c.json(storageJobJson(ctx, job), 202);
     }
     apply();

@@ -1,3 +1,4 @@
+import { isRecord } from "../../keboola/json";
 import type { EmulatorContext } from "../core/context";
 import { authenticated, type StorageApp } from "./auth";
 import { type Body, readBody, str } from "./body";
@@ -31,9 +32,10 @@ interface MetadataInput {
 }
 
 function entriesOf(raw: unknown, field: string): MetadataInput[] {
-  const items = Array.isArray(raw) ? raw : raw && typeof raw === "object" ? Object.values(raw as object) : [];
+  const items: unknown[] = Array.isArray(raw) ? raw : isRecord(raw) ? Object.values(raw) : [];
   return items.map((item, i) => {
-    const o = (item && typeof item === "object" ? item : {}) as Record<string, unknown>;
+    // A list item has no key or value either (PHP reads its missing keys as null).
+    const o = isRecord(item) ? item : {};
     const key = str(o.key);
     const value = str(o.value);
     if (!key) throw validation(`${field}[${i}][key]`, "This value should not be blank.");
@@ -111,7 +113,9 @@ export function registerMetadataRoutes(api: StorageApp, ctx: EmulatorContext): v
     const { body } = await readBody(c);
     const p = provider(body);
     const inputs = entriesOf(body.metadata, "metadata");
-    const columnGroups = body.columnsMetadata && typeof body.columnsMetadata === "object" ? Object.entries(body.columnsMetadata as object) : [];
+    const columnsMetadata = body.columnsMetadata;
+    // A list or an object of groups (a list's indexes are its keys).
+    const columnGroups = typeof columnsMetadata === "object" && columnsMetadata !== null ? Object.entries(columnsMetadata) : [];
     if (!inputs.length && !columnGroups.length) throw validation("metadata", "At least one of metadata or columnsMetadata is required.");
     upsert(ctx, (table.metadata ??= []), p, inputs);
     const columnMetadata = (table.columnMetadata ??= {});

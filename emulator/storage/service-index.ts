@@ -1,3 +1,4 @@
+import type { StorageIndex } from "../../keboola/storage-answers";
 import type { EmulatorContext } from "../core/context";
 import type { StorageApp } from "./auth";
 import { list } from "./body";
@@ -12,25 +13,23 @@ export function registerIndexRoutes(api: StorageApp, ctx: EmulatorContext): void
   api.get("/", (c) => {
     const exclude = list(readQuery(c).exclude) ?? [];
     const urls = ctx.urls();
-    const body: Record<string, unknown> = {
+    const details = !exclude.includes("componentDetails");
+    const body: StorageIndex = {
       api: "storage",
       documentation: "https://keboola.docs.apiary.io/",
       version: "v2",
-    };
-    if (!exclude.includes("components")) {
-      const details = !exclude.includes("componentDetails");
-      body.components = stackComponents(ctx.state.storage).map((k) => indexEntry(k, details));
-    }
-    body.services = [
-      { id: "encryption", url: urls.encryption },
-      { id: "import", url: urls.import },
-      { id: "queue", url: urls.queue },
-      { id: "scheduler", url: urls.scheduler },
-      { id: "stream", url: urls.stream },
-    ];
-    body.features = [];
-    body.urlTemplates = {
-      orchestrationJob: "/admin/projects/&&projectId&&/orchestrations/&&orchestrationId&&/jobs/&&jobId&&",
+      ...(exclude.includes("components") ? {} : { components: stackComponents(ctx.state.storage).map((k) => indexEntry(k, details)) }),
+      services: [
+        { id: "encryption", url: urls.encryption },
+        { id: "import", url: urls.import },
+        { id: "queue", url: urls.queue },
+        { id: "scheduler", url: urls.scheduler },
+        { id: "stream", url: urls.stream },
+      ],
+      features: [],
+      urlTemplates: {
+        orchestrationJob: "/admin/projects/&&projectId&&/orchestrations/&&orchestrationId&&/jobs/&&jobId&&",
+      },
     };
     return c.json(body);
   });

@@ -1,14 +1,16 @@
+import { z } from "zod";
+import { isOneOf, isRecord } from "../../keboola/json";
 import type { StorageTable } from "../../keboola/storage-answers";
 import type { EmulatorContext, JsonValue } from "../core/context";
 import {
   BASE_TYPES,
-  type BaseType,
+  NOT_A_VALID_CHOICE,
   type ColumnDefinition,
   SNOWFLAKE_TYPE_OF_BASE_TYPE,
-  type StoredColumnDefinition,
   columnNameProblem,
   snowflakeDefinitionProblem,
   snowflakeStoredDefinition,
+  storedColumnDefinitionSchema,
   tableNameProblem,
 } from "../../keboola/storage";
 import { authenticated, type StorageApp } from "./auth";
@@ -40,8 +42,21 @@ const validation = (field: string, problem: string): StorageHttpError =>
 type JsonObject = { [key: string]: JsonValue };
 
 function objectOf(v: unknown): Record<string, unknown> | undefined {
-  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return isRecord(v) ? v : undefined;
 }
+
+// What each job remembers of its request (the job's `work`), read back by its runner; the
+// creating route's literal satisfies the schema's input.
+const definitionCreateWork = z.object({
+  bucketId: z.string(),
+  name: z.string(),
+  columns: z.array(z.string()),
+  primaryKey: z.array(z.string()),
+  definition: z.array(storedColumnDefinitionSchema).nullable(),
+});
+const columnAddWork = z.object({ name: z.string(), definition: storedColumnDefinitionSchema.nullable() });
+const columnDeleteWork = z.object({ name: z.string() });
+const primaryKeyAddWork = z.object({ columns: z.array(z.string()), skipDuplicatesCheck: z.boolean() });
 
 /** A column's declared type: a native `definition`, a `basetype`, or neither (untyped). */
 function declaredType(raw: Record<string, unknown>, field: string): ColumnDefinition | undefined {
@@ -61,8 +76,8 @@ function declaredType(raw: Record<string, unknown>, field: string): ColumnDefini
     return out;
   }
   if (basetype) {
-    if (!(BASE_TYPES as readonly string[]).includes(basetype)) throw validation(`${field}.basetype`, "The value you selected is not a valid choice.");
-    return { type: SNOWFLAKE_TYPE_OF_BASE_TYPE[basetype as BaseType] };
+    if (!isOneOf(BASE_TYPES, basetype)) throw validation(`${field}.basetype`, NOT_A_VALID_CHOICE);
+    return { type: SNOWFLAKE_TYPE_OF_BASE_TYPE[basetype] };
   }
   return undefined;
 }
@@ -72,17 +87,17 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
 
   onStorageJob(ctx, "tableDefinitionCreate", (job) => runDefinitionCreate(ctx, job));
   onStorageJob(ctx, "tableColumnAdd", (job) => {
-    const w = job.work as { name: string; definition: JsonObject | null };
+    const w = columnAddWork.parse(job.work);
     const table = jobTable(ctx, job);
     if (table.columns.includes(w.name)) throw new JobFailure("storage.tables.columnAlreadyExists", columnExists(w.name, table.id));
     table.columns.push(w.name);
     for (const r of table.rows) r.push("");
-    if (table.definition && w.definition) table.definition.columns.push(w.definition as unknown as StoredColumnDefinition);
+    if (table.definition && w.definition) table.definition.columns.push(w.definition);
     touch(ctx, table);
     return null;
   });
   onStorageJob(ctx, "tableColumnDelete", (job) => {
-    const w = job.work as { name: string };
+    const w = columnDeleteWork.parse(job.work);
     const table = jobTable(ctx, job);
     const i = table.columns.indexOf(w.name);
     if (i < 0) return null;
@@ -95,7 +110,7 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
     return null;
   });
   onStorageJob(ctx, "tablePrimaryKeyAdd", (job) => {
-    const w = job.work as { columns: string[]; skipDuplicatesCheck: boolean };
+    const w = primaryKeyAddWork.parse(job.work);
     const table = jobTable(ctx, job);
     const missing = w.columns.filter((c) => !table.columns.includes(c));
     if (missing.length) throw new JobFailure("storage.tables.validation.invalidPrimaryKeyColumns", pkNotColumns(missing));
@@ -161,9 +176,10 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
     }
     if (getTable(ctx, branchId, `${bucket.id}.${name}`)) throw tableExists(name, bucket.id);
     // PK columns default to not nullable ("when column is part of primary key and nullable is not set default will be set to false").
+    // Typed: every column has its type (an untyped one was refused above).
     const stored = typed
-      ? columns.map((col) =>
-          snowflakeStoredDefinition(col.name, { ...(col.type as ColumnDefinition), nullable: col.type?.nullable ?? !primaryKey.includes(col.name) }),
+      ? columns.flatMap((col) =>
+          col.type ? [snowflakeStoredDefinition(col.name, { ...col.type, nullable: col.type.nullable ?? !primaryKey.includes(col.name) })] : [],
         )
       : null;
     const params: JsonObject = {
@@ -181,8 +197,8 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
       name,
       columns: names,
       primaryKey,
-      definition: stored as unknown as JsonValue,
-    });
+      definition: stored,
+    } satisfies z.input<typeof definitionCreateWork>);
     return c.json(storageJobJson(ctx, job), 202);
   });
 
@@ -204,12 +220,14 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
     const type = table.definition ? declaredType(body, "definition") : undefined;
     const stored = type ? snowflakeStoredDefinition(name, type) : null;
     const params: JsonObject = { name };
-    if (objectOf(body.definition)) params.definition = jsonDefinition(type as ColumnDefinition);
-    if (str(body.basetype)) params.basetype = str(body.basetype) as string;
+    // A definition on an untyped table was refused above, so a typed table's type is declared.
+    if (objectOf(body.definition) && type) params.definition = jsonDefinition(type);
+    const basetype = str(body.basetype);
+    if (basetype) params.basetype = basetype;
     const job = createStorageJob(ctx, token, branchId, "tableColumnAdd", params, table.id, {
       name,
-      definition: stored as unknown as JsonValue,
-    });
+      definition: stored,
+    } satisfies z.input<typeof columnAddWork>);
     return c.json(storageJobJson(ctx, job), 202);
   });
 
@@ -232,7 +250,9 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
     if (table.columns.length === 1) {
       throw new StorageHttpError(400, "storage.tables.cannotDeleteLastColumn", `Cannot delete the last column "${name}" of table "${table.id}".`);
     }
-    const job = createStorageJob(ctx, token, branchId, "tableColumnDelete", { name, force }, table.id, { name });
+    const job = createStorageJob(ctx, token, branchId, "tableColumnDelete", { name, force }, table.id, {
+      name,
+    } satisfies z.input<typeof columnDeleteWork>);
     return c.json(storageJobJson(ctx, job), 202);
   });
 
@@ -252,7 +272,7 @@ export function registerTableSchemaRoutes(api: StorageApp, ctx: EmulatorContext)
     const job = createStorageJob(ctx, token, branchId, "tablePrimaryKeyAdd", { columns, skipDuplicatesCheck }, table.id, {
       columns,
       skipDuplicatesCheck,
-    });
+    } satisfies z.input<typeof primaryKeyAddWork>);
     return c.json(storageJobJson(ctx, job), 202);
   });
 
@@ -283,9 +303,10 @@ function touch(ctx: EmulatorContext, table: TableRecord): void {
 }
 
 function jobTable(ctx: EmulatorContext, job: StorageJobRecord): TableRecord {
-  const table = getTable(ctx, job.branchId, job.tableId as string);
+  const tableId = job.tableId ?? "";
+  const table = getTable(ctx, job.branchId, tableId);
   if (table) return table;
-  const p = parseTableId(job.tableId as string);
+  const p = parseTableId(tableId);
   throw new JobFailure(
     "storage.tables.notFound",
     `The table "${p?.name ?? job.tableId}" was not found in the bucket "${p?.bucketId ?? ""}" in the project "${ctx.state.project.id}"`,
@@ -293,7 +314,7 @@ function jobTable(ctx: EmulatorContext, job: StorageJobRecord): TableRecord {
 }
 
 function runDefinitionCreate(ctx: EmulatorContext, job: StorageJobRecord): StorageTable {
-  const w = job.work as { bucketId: string; name: string; columns: string[]; primaryKey: string[]; definition: JsonValue };
+  const w = definitionCreateWork.parse(job.work);
   if (!getBucket(ctx, job.branchId, w.bucketId)) {
     throw new JobFailure("storage.buckets.notFound", `The bucket "${w.bucketId}" was not found in the project "${ctx.state.project.id}"`);
   }
@@ -303,7 +324,7 @@ function runDefinitionCreate(ctx: EmulatorContext, job: StorageJobRecord): Stora
   }
   const table = ensureTable(ctx, job.branchId, tableId, w.columns, w.primaryKey);
   if (w.definition) {
-    table.definition = { primaryKeysNames: [...w.primaryKey], columns: w.definition as unknown as StoredColumnDefinition[] };
+    table.definition = { primaryKeysNames: [...w.primaryKey], columns: w.definition };
   }
   job.tableId = tableId;
   return tableJson(ctx, table);
