@@ -16,6 +16,8 @@ export const KINDS = {
   componentConfig: { type: "ComponentConfig", file: "component-config" },
   variableConfig: { type: "VariableConfig", file: "variable-config" },
   jobRun: { type: "JobRun", file: "job-run" },
+  bucket: { type: "Bucket", file: "bucket" },
+  table: { type: "Table", file: "table" },
 } as const satisfies Record<string, { type: string; file: string }>;
 
 export type ResourceKind = keyof typeof KINDS;
