@@ -7,7 +7,7 @@ export { VariableConfig, type VariableConfigArgs, type VariableConfigInputs, typ
 export { ComponentConfig, type ComponentConfigArgs, type ComponentConfigInputs } from "./resources/component-config";
 export { JobRun, type JobRunArgs, type JobRunInputs } from "./resources/job-run";
 export { Bucket, type BucketArgs, type BucketInputs } from "./resources/bucket";
-export { Table, type TableArgs, type TableInputs } from "./resources/table";
+export { Table, type TableArgs, type TableInputs } from "./resources/storage-table";
 export { deployManifest, declareManifest, type DeployedManifest, type DeployOptions } from "./manifest/deploy";
 export { loadManifest, parseManifest, type ManifestProblem } from "./manifest/parse";
 export { exportProject, type ExportOptions, type ExportResult } from "./manifest/export";

@@ -17,7 +17,8 @@ export const KINDS = {
   variableConfig: { type: "VariableConfig", file: "variable-config" },
   jobRun: { type: "JobRun", file: "job-run" },
   bucket: { type: "Bucket", file: "bucket" },
-  table: { type: "Table", file: "table" },
+  // "storage-table": dist/provider/kinds/table.js is the kinds table itself.
+  table: { type: "Table", file: "storage-table" },
 } as const satisfies Record<string, { type: string; file: string }>;
 
 export type ResourceKind = keyof typeof KINDS;

@@ -11,6 +11,8 @@ import { variableConfigInputsSchema } from "../resources/variable-config";
 import { componentConfigInputsSchema } from "../resources/component-config";
 import { jobRunInputsSchema } from "../resources/job-run";
 import { sourceInputsSchema } from "../resources/source";
+import { bucketInputsSchema } from "../resources/bucket";
+import { tableInputsSchema } from "../resources/storage-table";
 import { manifestSchema, REFERENCES, type Manifest, type ManifestSection } from "./schema";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the
@@ -146,6 +148,8 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
 
 const PLACEHOLDER = "manifest-reference";
 const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string, unknown>) => unknown]> = [
+  ["buckets", bucketInputsSchema, (e) => e],
+  ["tables", tableInputsSchema, ({ bucket: _b, ...e }) => ({ ...e, bucketId: "in.c-manifest-reference" })],
   ["sources", sourceInputsSchema, ({ settings: _s, ...e }) => e],
   ["sources", sourceSettingsInputsSchema, (e) => ({ sourceId: PLACEHOLDER, ...(typeof e.settings === "object" ? e.settings : {}) })],
   ["sinks", sinkInputsSchema, ({ source: _s, settings: _t, ...e }) => ({ ...e, sourceId: PLACEHOLDER })],

@@ -4,6 +4,8 @@ import { sinkInputsSchema } from "../resources/sink";
 import { variableConfigInputsSchema } from "../resources/variable-config";
 import { componentConfigInputsSchema, rowInputsSchema } from "../resources/component-config";
 import { jobRunInputsSchema } from "../resources/job-run";
+import { bucketInputsSchema } from "../resources/bucket";
+import { tableInputsSchema } from "../resources/storage-table";
 import { settingsShape } from "../validation/settings";
 
 // The shape of keboola.yaml, derived from the resources' own zod schemas: every field of an
@@ -85,11 +87,25 @@ export const manifestJobSchema = z
   .strict()
   .describe("One run of a configuration through the Job Queue (JobRun inputs).");
 
+export const manifestBucketSchema = z.object(bucketInputsSchema.shape).strict().describe('A Storage bucket (Bucket inputs): stage and name make its id ("in.c-<name>").');
+
+const { bucketId: _tableBucket, dataContent: _tableContent, branchId: _tableBranch, ...tableFields } = tableInputsSchema.shape;
+
+export const manifestTableSchema = z
+  .object({
+    bucket: reference("buckets", "The table's bucket"),
+    ...tableFields,
+  })
+  .strict()
+  .describe("A Storage table (Table inputs; branch and bucketId come from its bucket). `data`: a CSV path relative to this manifest, or inline rows.");
+
 const section = <T extends z.ZodType>(entry: T, what: string) =>
   z.record(keySchema, entry, { error: `must be a map of key to ${what}` }).optional();
 
 export const manifestSchema = z
   .object({
+    buckets: section(manifestBucketSchema, "bucket").describe("Storage buckets, by key."),
+    tables: section(manifestTableSchema, "table").describe("Storage tables, by key; each names its bucket. Sinks writing a declared table are checked against it."),
     sources: section(manifestSourceSchema, "source").describe("Stream sources, by key."),
     sinks: section(manifestSinkSchema, "sink").describe("Stream sinks, by key; each names its source."),
     variables: section(manifestVariablesSchema, "variables").describe("Variables configurations (keboola.variables), by key."),
@@ -108,6 +124,7 @@ export type ManifestSection = keyof Manifest;
  * field of each of the entry's `rows`.
  */
 export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string; target: ManifestSection; inRows?: true }> = [
+  { section: "tables", field: "bucket", target: "buckets" },
   { section: "sinks", field: "source", target: "sources" },
   { section: "configurations", field: "variables", target: "variables" },
   { section: "configurations", field: "variables", target: "variables", inRows: true },
