@@ -271,6 +271,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 // Injected faults answer in the error shape of the service the path belongs to, as a
 // proxy in front of the real service would pass them on.
 function faultResponse(ctx: EmulatorContext, pathname: string, status: number, message: string, headers: Record<string, string> = {}): Response {
+  if (pathname.startsWith(`${MOUNTS.files}/`)) {
+    // The object store answers S3's XML errors (InternalError; SlowDown when throttling).
+    const code = status === 429 ? "SlowDown" : "InternalError";
+    const text = status === 429 ? "Please reduce your request rate." : "We encountered an internal error. Please try again.";
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${text}</Message></Error>`;
+    return new Response(xml, { status, headers: { "Content-Type": "application/xml", ...headers } });
+  }
   const body = pathname.startsWith(`${MOUNTS.stream}/`)
     ? { statusCode: status, error: status === 429 ? "stream.api.tooManyRequests" : "stream.api.internalError", message }
     : pathname.startsWith(`${MOUNTS.encryption}/`)

@@ -1,4 +1,5 @@
-import type { EmulatorContext } from "../core/context";
+import type { EmulatorContext, JsonValue } from "../core/context";
+import { type BucketStage, bucketDisplayNameProblem, bucketIdOf, bucketNameProblem, bucketStageProblem } from "../../keboola/storage";
 import { authenticated, type StorageApp } from "./auth";
 import { list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
@@ -10,6 +11,20 @@ import { deleteBucket, deleteTable, ensureBucket, getBucket, listTables } from "
 
 // Buckets: list, create, detail, drop (`?force=true` drops the tables too; `?async=true`
 // answers 202 with a `bucketDelete` job), and the tables of a bucket.
+
+/** `Invalid parameters - <field>: <problem>` (`Invalid data - ...` for the display name), code storage.buckets.validation. */
+function validation(kind: "parameters" | "data", field: string, problem: string): StorageHttpError {
+  return new StorageHttpError(400, "storage.buckets.validation", `Invalid ${kind} - ${field}: ${problem}`);
+}
+
+/**
+ * A display name is unique among the buckets of a stage of the branch. (The real message says "in
+ * project"; the emulator checks per stage, so `in.c-x` and `out.c-x` may both show `x`.)
+ */
+function requireUniqueDisplayName(ctx: EmulatorContext, branchId: number, stage: string, displayName: string): void {
+  const clash = Object.values(ctx.state.storage.buckets).some((b) => b.branchId === branchId && b.stage === stage && b.displayName === displayName);
+  if (clash) throw new StorageHttpError(400, "storage.buckets.alreadyExists", `The display name "${displayName}" already exists in project.`);
+}
 
 export function requireBucket(ctx: EmulatorContext, branchId: number, bucketId: string) {
   const bucket = getBucket(ctx, branchId, bucketId);
@@ -32,6 +47,13 @@ function dropBucket(ctx: EmulatorContext, branchId: number, bucketId: string, fo
 
 export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
+  onStorageJob(ctx, "bucketUpdate", (job) => {
+    const w = job.work as { bucketId: string; displayName: string | null };
+    const bucket = getBucket(ctx, job.branchId, w.bucketId);
+    if (!bucket) throw new JobFailure("storage.buckets.notFound", `The bucket "${w.bucketId}" was not found in the project "${ctx.state.project.id}"`);
+    if (w.displayName !== null) bucket.displayName = w.displayName;
+    return bucketJson(ctx, bucket) as { [key: string]: JsonValue };
+  });
   onStorageJob(ctx, "bucketDelete", (job) => {
     const w = job.work as { bucketId: string; force: boolean };
     if (!getBucket(ctx, job.branchId, w.bucketId)) return null;
@@ -56,25 +78,46 @@ export function registerBucketRoutes(api: StorageApp, ctx: EmulatorContext): voi
     const { body } = await readBody(c);
     const rawName = str(body.name);
     const stage = str(body.stage) ?? "in";
-    if (!rawName) throw new StorageHttpError(400, "storage.buckets.validation", "Invalid parameters - name: This field is missing.");
-    if (stage !== "in" && stage !== "out") {
-      throw new StorageHttpError(400, "storage.buckets.validation", 'Invalid parameters - stage: The value you selected is not a valid choice.');
+    if (rawName === undefined) throw validation("parameters", "name", "This field is missing.");
+    const nameProblem = bucketNameProblem(rawName);
+    if (nameProblem) throw validation("parameters", "name", nameProblem);
+    const stageProblem = bucketStageProblem(stage);
+    if (stageProblem) throw validation("parameters", "stage", stageProblem);
+    const backend = str(body.backend);
+    if (backend !== undefined && backend !== "snowflake" && backend !== "bigquery") {
+      throw validation("parameters", "backend", "The value you selected is not a valid choice.");
     }
-    // Storage always prefixes the name with `c-` (name "main" -> id "in.c-main").
-    const name = `c-${rawName}`;
-    if (!/^c-[A-Za-z0-9_-]+$/.test(name)) {
-      throw new StorageHttpError(
-        400,
-        "storage.buckets.validation",
-        "Invalid parameters - name: Only alphanumeric characters dash and underscores are allowed in bucket name.",
-      );
-    }
-    const id = `${stage}.${name}`;
+    const displayName = str(body.displayName) ?? rawName;
+    const displayProblem = bucketDisplayNameProblem(displayName);
+    if (displayProblem) throw validation("data", "displayName", displayProblem);
+    const id = bucketIdOf(stage as BucketStage, rawName);
     if (getBucket(ctx, branchId, id)) throw new StorageHttpError(400, "storage.buckets.alreadyExists", `The bucket ${id} already exists.`);
+    requireUniqueDisplayName(ctx, branchId, stage, displayName);
     const bucket = ensureBucket(ctx, branchId, id, str(body.description) ?? "");
-    const displayName = str(body.displayName);
-    if (displayName) bucket.displayName = displayName;
+    bucket.displayName = displayName;
     return c.json(bucketJson(ctx, bucket), 201);
+  });
+
+  api.put("/buckets/:bucketId", auth, async (c) => {
+    const { token, branchId } = c.var;
+    requireBucketWrite(token);
+    const bucket = requireBucket(ctx, branchId, c.req.param("bucketId"));
+    const { body } = await readBody(c);
+    const displayName = str(body.displayName);
+    if (displayName !== undefined) {
+      const problem = bucketDisplayNameProblem(displayName);
+      if (problem) throw validation("data", "displayName", problem);
+      if (displayName !== bucket.displayName) requireUniqueDisplayName(ctx, branchId, bucket.stage, displayName);
+    }
+    const apply = (): void => {
+      if (displayName !== undefined) bucket.displayName = displayName;
+    };
+    if (truthy(readQuery(c).async)) {
+      const job = createStorageJob(ctx, token, branchId, "bucketUpdate", { displayName: displayName ?? null }, null, { bucketId: bucket.id, displayName: displayName ?? null });
+      return c.json(storageJobJson(ctx, job), 202);
+    }
+    apply();
+    return c.json(bucketJson(ctx, bucket));
   });
 
   api.get("/buckets/:bucketId", auth, (c) => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
@@ -5,35 +6,52 @@ import type { TokenRecord } from "../core/tokens";
 import { authenticated, type StorageApp } from "./auth";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { StorageHttpError, errors } from "./errors";
-import { colonTime, nowStorage, rng, storageTime, truthy } from "./format";
+import { colonTime, nowStorage, rng, truthy } from "./format";
 import { creatorToken } from "./permissions";
-import type { FileRecord } from "./state";
+import { blobs } from "./blobs";
+import { REGION, issueCredentials, presignedGetUrl } from "./s3-auth";
+import type { FileRecord, StoredObject } from "./state";
 
-// File Storage on an emulated object store.
+// File Storage on an emulated object store (s3.ts, s3-auth.ts).
 // - `POST /v2/storage[/branch/{b}]/files/prepare` (JSON or form) creates a file resource with
-//   `uploadParams` {key, bucket, acl, credentials when federationToken}; the client uploads the
-//   content to `<files URL>/<bucket>/<key>` (PUT the body, as to an S3 presigned URL, or POST a
-//   multipart form with `key` and `file` to `<files URL>/<bucket>`). A sliced file's manifest
-//   goes to `<key>manifest`, its slices anywhere under the bucket (manifest entries are
-//   `s3://<bucket>/<key>`).
-// - `GET /v2/storage/files/{id}?federationToken=1` adds `s3Path` and `credentials`; the `url`
-//   (signed, time-limited in reality) points at the object store, for a sliced file at its
+//   `uploadParams` {key, bucket, acl, credentials when federationToken}: temporary credentials
+//   for the file's key prefix, with which the client uploads the content to the object store with
+//   an S3 client (PutObject or a multipart upload). A sliced file's slices go to `<key><slice>`,
+//   its manifest `{entries: [{url: "s3://<bucket>/<key><slice>"}]}` to `<key>manifest`. Without
+//   federationToken the answer describes a browser form upload (url, policy, signature).
+// - `GET /v2/storage/files/{id}?federationToken=1` adds `s3Path` and `credentials` (to read it);
+//   the `url` is a presigned GET of the object store (one hour), for a sliced file of its
 //   manifest.
+// - Emulator only: answers that carry credentials also carry `s3Endpoint`, the object store's
+//   URL (path-style), since the real answer names only the AWS `region`; a client points its S3
+//   client there when the field is present (README, "Emulator").
 // - `POST <import URL>/upload-file` (multipart, file in `data`) stores and registers a file in
-//   one call, like the real upload helper.
-// The upload helper and the object store are services of their own (uploads.ts).
+//   one call, like the real upload helper (uploads.ts).
 
 export const FILE_BUCKET = "kbc-sapi-files";
-const REGION = "us-east-1";
 
 export function objectKey(bucket: string, key: string): string {
   return `${bucket}/${key}`;
 }
 
-export function putObject(ctx: EmulatorContext, bucket: string, key: string, data: Uint8Array | string, contentType = "application/octet-stream"): void {
-  const buf = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
-  ctx.state.storage.objects[objectKey(bucket, key)] = { contentBase64: buf.toString("base64"), contentType };
-  // Uploading a file's content (or a sliced file's manifest) marks it uploaded.
+/**
+ * Stores an object's bytes and metadata; uploading a file's content (or a sliced file's manifest)
+ * marks the file uploaded.
+ */
+export function putObject(
+  ctx: EmulatorContext,
+  bucket: string,
+  key: string,
+  data: Uint8Array | string,
+  contentType = "application/octet-stream",
+  contentEncoding?: string,
+  etag?: string,
+): StoredObject {
+  const buf = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  blobs(ctx).put(objectKey(bucket, key), buf);
+  const stored: StoredObject = { contentType, size: buf.length, etag: etag ?? `"${createHash("md5").update(buf).digest("hex")}"` };
+  if (contentEncoding) stored.contentEncoding = contentEncoding;
+  ctx.state.storage.objects[objectKey(bucket, key)] = stored;
   for (const f of Object.values(ctx.state.storage.files)) {
     if (f.bucket !== bucket) continue;
     if ((!f.isSliced && f.key === key) || (f.isSliced && `${f.key}manifest` === key)) {
@@ -41,11 +59,14 @@ export function putObject(ctx: EmulatorContext, bucket: string, key: string, dat
       if (f.sizeBytes === null && !f.isSliced) f.sizeBytes = buf.length;
     }
   }
+  return stored;
 }
 
 export function getObject(ctx: EmulatorContext, bucket: string, key: string): Buffer | undefined {
   const o = ctx.state.storage.objects[objectKey(bucket, key)];
-  return o ? Buffer.from(o.contentBase64, "base64") : undefined;
+  if (!o) return undefined;
+  if (o.contentBase64 !== undefined) return Buffer.from(o.contentBase64, "base64");
+  return blobs(ctx).get(objectKey(bucket, key));
 }
 
 export interface NewFile {
@@ -90,32 +111,15 @@ export function createFile(ctx: EmulatorContext, token: TokenRecord, branchId: n
   return file;
 }
 
-function signedUrl(ctx: EmulatorContext, file: FileRecord): string {
-  const key = file.isSliced ? `${file.key}manifest` : file.key;
-  const stamp = (storageTime(ctx.now()) as string).replace(/[-:]/g, "").slice(0, 15) + "Z";
-  const path = key.split("/").map(encodeURIComponent).join("/");
-  return (
-    `${ctx.urls().files}/${file.bucket}/${path}?X-Amz-Content-Sha256=UNSIGNED-PAYLOAD&X-Amz-Algorithm=AWS4-HMAC-SHA256` +
-    `&X-Amz-Credential=AKIAEMULATOR%2F${stamp.slice(0, 8)}%2F${REGION}%2Fs3%2Faws4_request&X-Amz-Date=${stamp}` +
-    `&X-Amz-SignedHeaders=host&X-Amz-Expires=3600&X-Amz-Signature=${randomString(rng(ctx), 64, "0123456789abcdef")}`
-  );
+function fileUrl(ctx: EmulatorContext, file: FileRecord): Promise<string> {
+  return presignedGetUrl(ctx, file.bucket, file.isSliced ? `${file.key}manifest` : file.key);
 }
 
-function credentials(ctx: EmulatorContext): Record<string, string> {
-  const upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  return {
-    AccessKeyId: `ASIA${randomString(rng(ctx), 16, upper)}`,
-    SecretAccessKey: randomString(rng(ctx), 40),
-    SessionToken: randomString(rng(ctx), 120),
-    Expiration: colonTime(ctx.now() + 12 * 3600 * 1000),
-  };
-}
-
-export function fileJson(
+export async function fileJson(
   ctx: EmulatorContext,
   file: FileRecord,
   extra: { uploadParams?: boolean; federation?: boolean } = {},
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {
     id: file.id,
     created: file.created,
@@ -124,7 +128,7 @@ export function fileJson(
     isEncrypted: file.isEncrypted,
     name: file.name,
     fileType: file.name.toLowerCase().endsWith(".csv") || file.name.toLowerCase().endsWith(".csv.gz") ? "csv" : "other",
-    url: signedUrl(ctx, file),
+    url: await fileUrl(ctx, file),
     provider: "aws",
     region: REGION,
     sizeBytes: file.sizeBytes,
@@ -136,7 +140,9 @@ export function fileJson(
   };
   if (extra.uploadParams) {
     const params: Record<string, unknown> = { key: file.key, bucket: file.bucket, acl: "private" };
-    if (extra.federation) params.credentials = credentials(ctx);
+    // keboola/keboola-sdk-go storage_file_upload/s3/file.go UploadParams: `x-amz-server-side-encryption`.
+    if (file.isEncrypted) params["x-amz-server-side-encryption"] = "AES256";
+    if (extra.federation) params.credentials = issueCredentials(ctx, file);
     else {
       params.url = `${ctx.urls().files}/${file.bucket}`;
       params.policy = Buffer.from(JSON.stringify({ expiration: colonTime(ctx.now() + 3600_000) })).toString("base64");
@@ -147,8 +153,9 @@ export function fileJson(
   }
   if (extra.federation && !extra.uploadParams) {
     out.s3Path = { bucket: file.bucket, key: file.key };
-    out.credentials = credentials(ctx);
+    out.credentials = issueCredentials(ctx, file);
   }
+  if (extra.federation) out.s3Endpoint = ctx.urls().files;
   return out;
 }
 
@@ -211,10 +218,10 @@ export function registerFileRoutes(api: StorageApp, ctx: EmulatorContext): void 
       throw new StorageHttpError(400, "storage.files.validation", "Sliced file upload requires federationToken.");
     }
     const file = createFile(ctx, token, branchId, opts);
-    return c.json(fileJson(ctx, file, { uploadParams: true, federation }), 201);
+    return c.json(await fileJson(ctx, file, { uploadParams: true, federation }), 201);
   });
 
-  api.get("/files", auth, (c) => {
+  api.get("/files", auth, async (c) => {
     const { token, branchId } = c.var;
     const q = readQuery(c);
     const limit = Math.max(1, Math.min(1000, Number(str(q.limit) ?? 100) || 100));
@@ -227,13 +234,13 @@ export function registerFileRoutes(api: StorageApp, ctx: EmulatorContext): void 
       .filter((f) => tags.every((t) => f.tags.includes(t)) && (!runId || f.runId === runId))
       .sort((a, b) => b.id - a.id)
       .slice(offset, offset + limit);
-    return c.json(files.map((f) => fileJson(ctx, f)));
+    return c.json(await Promise.all(files.map((f) => fileJson(ctx, f))));
   });
 
-  api.get("/files/:fileId", auth, (c) => {
+  api.get("/files/:fileId", auth, async (c) => {
     const { token } = c.var;
     const file = findFile(ctx, token, c.req.param("fileId"));
-    return c.json(fileJson(ctx, file, { federation: truthy(readQuery(c).federationToken) }));
+    return c.json(await fileJson(ctx, file, { federation: truthy(readQuery(c).federationToken) }));
   });
 
   api.delete("/files/:fileId", auth, (c) => {

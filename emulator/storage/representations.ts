@@ -40,7 +40,7 @@ export function bucketJson(ctx: EmulatorContext, b: BucketRecord): Record<string
     owner: null,
     isLinkedBucket: false,
     backendPath: [`KBC_PRJ_${ctx.state.project.id}`, b.id],
-    metadata: [],
+    metadata: (b.metadata ?? []).map((m) => ({ ...m })),
   };
 }
 
@@ -64,13 +64,22 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
     dataSizeBytes: dataSize([t]),
     isAlias: false,
     isAliasable: true,
-    isTyped: false,
+    isTyped: t.definition !== undefined,
     tableType: "table",
     path: `/${t.bucketId}/${t.name}`,
     columns: [...t.columns],
-    metadata: [],
-    columnMetadata: [],
+    metadata: (t.metadata ?? []).map((m) => ({ ...m })),
+    // PHP's empty array: `[]` without entries, an object by column name with them.
+    columnMetadata: Object.keys(t.columnMetadata ?? {}).length
+      ? Object.fromEntries(Object.entries(t.columnMetadata ?? {}).map(([k, v]) => [k, v.map((m) => ({ ...m }))]))
+      : [],
   };
+  if (t.definition) {
+    out.definition = {
+      primaryKeysNames: [...t.primaryKey],
+      columns: t.definition.columns.map((c) => ({ ...c, definition: { ...c.definition } })),
+    };
+  }
   if (withBucket) {
     const bucket = ctx.state.storage.buckets[`${t.branchId}/${t.bucketId}`];
     if (bucket) out.bucket = bucketJson(ctx, bucket);

@@ -9,10 +9,12 @@ import { registerConfigurationRoutes } from "./configurations";
 import { StorageHttpError, errors, storageErrorResponse } from "./errors";
 import { registerFileRoutes } from "./files";
 import { registerStorageJobs } from "./jobs";
+import { registerMetadataRoutes } from "./metadata";
 import { registerRowRoutes } from "./rows";
 import { registerIndexRoutes } from "./service-index";
 import { upgradeStorageState } from "./state";
 import { registerTableRoutes } from "./table-routes";
+import { registerTableSchemaRoutes } from "./table-schema";
 import { registerTokenRoutes } from "./tokens";
 import { registerVersionRoutes } from "./versions";
 
@@ -39,6 +41,8 @@ export function storageApp(ctx: EmulatorContext): Hono<StorageEnv> {
   registerStorageJobs(branch, ctx);
   registerBucketRoutes(branch, ctx);
   registerTableRoutes(branch, ctx);
+  registerTableSchemaRoutes(branch, ctx);
+  registerMetadataRoutes(branch, ctx);
   registerFileRoutes(branch, ctx);
   registerConfigurationRoutes(branch, ctx);
   registerRowRoutes(branch, ctx);

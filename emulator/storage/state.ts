@@ -3,7 +3,17 @@
 // Component configurations are keyed by `<branchId>/<componentId>/<configId>`.
 
 import type { JsonValue } from "../core/context";
+import type { StoredColumnDefinition } from "../../keboola/storage";
 import type { ComponentRecord } from "./components";
+
+/** A metadata entry of a bucket or table (`GET .../metadata`). */
+export interface MetadataEntry {
+  id: string;
+  key: string;
+  value: string;
+  provider: string;
+  timestamp: string;
+}
 
 export interface BucketRecord {
   id: string; // e.g. in.c-events
@@ -13,6 +23,7 @@ export interface BucketRecord {
   displayName: string;
   description: string;
   created: string;
+  metadata?: MetadataEntry[];
 }
 
 export interface TableRecord {
@@ -27,6 +38,11 @@ export interface TableRecord {
   created: string;
   lastImportDate: string | null;
   lastChangeDate: string | null;
+  /** Typed tables only (created through tables-definition with types): the native columns. */
+  definition?: { primaryKeysNames: string[]; columns: StoredColumnDefinition[] };
+  metadata?: MetadataEntry[];
+  /** Metadata of the columns, by column name. */
+  columnMetadata?: Record<string, MetadataEntry[]>;
 }
 
 /** Who did something: the `creatorToken` object of Storage responses. */
@@ -56,10 +72,42 @@ export interface FileRecord {
   contentType: string;
 }
 
-/** An object of the emulated object store, base64 encoded. */
+/** An object of the emulated object store: its metadata; the bytes are in the blob store (blobs.ts). */
 export interface StoredObject {
-  contentBase64: string;
   contentType: string;
+  /** Content-Encoding as uploaded (e.g. `gzip`), without the transfer's `aws-chunked`. */
+  contentEncoding?: string;
+  size?: number;
+  /** S3's ETag, quoted: the MD5 of the bytes, or for a multipart upload `<md5 of the part md5s>-<parts>`. */
+  etag?: string;
+  /** State files of older emulators kept the bytes here. */
+  contentBase64?: string;
+}
+
+/**
+ * Temporary object-store credentials issued with a file resource (`federationToken`), as AWS STS
+ * federation tokens: they allow the object operations on `<bucket>/<keyPrefix>*` only, until
+ * `expiresAt` (epoch ms).
+ */
+export interface IssuedCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
+  expiresAt: number;
+  bucket: string;
+  keyPrefix: string;
+  fileId: number;
+}
+
+/** A multipart upload in progress (its parts' bytes are blobs `multipart/<uploadId>/<partNumber>`). */
+export interface MultipartUpload {
+  uploadId: string;
+  bucket: string;
+  key: string;
+  contentType: string;
+  contentEncoding?: string;
+  initiated: string;
+  parts: Record<string, { etag: string; size: number }>;
 }
 
 export interface StorageJobError {
@@ -144,6 +192,10 @@ export interface StorageState {
   tables: Record<string, TableRecord>;
   files: Record<string, FileRecord>;
   objects: Record<string, StoredObject>;
+  /** Issued object-store credentials, by access key id. */
+  credentials: Record<string, IssuedCredentials>;
+  /** Multipart uploads in progress, by upload id. */
+  multipartUploads: Record<string, MultipartUpload>;
   jobs: Record<string, StorageJobRecord>;
   configs: Record<string, ConfigRecord>;
   /** Components added to the stack's catalog (EmulatorOptions.components), by id. */
@@ -151,7 +203,7 @@ export interface StorageState {
 }
 
 export function initialStorageState(): StorageState {
-  return { buckets: {}, tables: {}, files: {}, objects: {}, jobs: {}, configs: {}, addedComponents: {} };
+  return { buckets: {}, tables: {}, files: {}, objects: {}, credentials: {}, multipartUploads: {}, jobs: {}, configs: {}, addedComponents: {} };
 }
 
 /** Fills, in place, the parts missing from a state saved by an older emulator version. */

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { EmulatorContext, JsonValue } from "../core/context";
+import { tableNameProblem } from "../../keboola/storage";
 import type { TokenRecord } from "../core/tokens";
 import { type Body, list, readBody, readQuery, str } from "./body";
 import { CsvError, csvValue, formatCsv, parseCsv } from "./csv";
@@ -17,7 +18,7 @@ import { deleteTable, ensureTable, getBucket, getTable, listTables, parseTableId
 // Tables: detail, list, drop, data preview (RFC 4180 CSV or JSON), and the asynchronous
 // create-from-file (`tables-async`), load (`import-async`) and unload (`export-async`) jobs.
 
-function requireTable(ctx: EmulatorContext, branchId: number, tableId: string): TableRecord {
+export function requireTable(ctx: EmulatorContext, branchId: number, tableId: string): TableRecord {
   const table = getTable(ctx, branchId, tableId);
   if (table) return table;
   const parsed = parseTableId(tableId);
@@ -150,6 +151,16 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
       { missingColumns: missing, expectedColumns: [...table.columns] },
     );
   }
+  // A typed table's columns are fixed: a file with other columns fails the load.
+  const extra = parsed.header.filter((h) => !table.columns.includes(h));
+  if (table.definition && extra.length) {
+    throw new JobFailure(
+      "csvImport.columnsNotMatch",
+      `Some columns are not present in the typed table "${table.id}". Extra columns: ${extra.join(",")}. Expected columns: ${table.columns.join(",")}. ` +
+        "Add the columns to the table first.",
+      { extraColumns: extra, expectedColumns: [...table.columns] },
+    );
+  }
   // New columns in the file are added to the table.
   for (const h of parsed.header) {
     if (!table.columns.includes(h)) {
@@ -280,13 +291,8 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
     const { body } = await readBody(c);
     const name = str(body.name);
     if (!name) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - name: This field is missing.");
-    if (!/^[A-Za-z0-9_-]+$/.test(name)) {
-      throw new StorageHttpError(
-        400,
-        "storage.tables.validation",
-        `Invalid parameters - name: "${name}" contains not allowed characters. Only alphanumeric characters, dash and underscores are allowed.`,
-      );
-    }
+    const nameProblem = tableNameProblem(name);
+    if (nameProblem) throw new StorageHttpError(400, "storage.tables.validation", `Invalid parameters - name: ${nameProblem}`);
     const fileId = str(body.dataFileId);
     if (!fileId) throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - dataFileId: This field is missing.");
     const { delimiter, enclosure } = csvParams(body);

@@ -2,6 +2,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { call, pollUntil } from "./helpers";
+import { getText, putFile } from "./s3-helpers";
 
 let emu: Emulator;
 const api = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => call(emu.url, method, path, { token: "master", ...opts });
@@ -22,8 +23,7 @@ async function waitJob(job: { id: number; url: string }) {
 async function uploadViaPrepare(content: string | Uint8Array, name = "data.csv"): Promise<number> {
   const prep = await api("POST", "/v2/storage/files/prepare", { json: { name, federationToken: 1, sizeBytes: content.length } });
   expect(prep.status).toBe(201);
-  const put = await fetch(prep.body.url.split("?")[0], { method: "PUT", body: content });
-  expect(put.status).toBe(200);
+  await putFile(prep.body, content);
   return prep.body.id;
 }
 
@@ -238,7 +238,7 @@ describe("tables", () => {
     const manifest = (await (await fetch(file.url)).json()) as { entries: Array<{ url: string }> };
     expect(manifest.entries).toHaveLength(1);
     const [, bucket, key] = /^s3:\/\/([^/]+)\/(.+)$/.exec(manifest.entries[0].url) as RegExpExecArray;
-    const slice = await (await fetch(`${emu.urls.files}/${bucket}/${key}`)).text();
+    const slice = await getText(file, bucket, key);
     expect(slice).toBe('"1","a"\n"2","b"\n');
   });
 
@@ -246,11 +246,9 @@ describe("tables", () => {
     await createBucket("sliced-test");
     const prep = await api("POST", "/v2/storage/files/prepare", { json: { name: "s.csv", federationToken: 1, isSliced: 1 } });
     const { bucket, key } = prep.body.uploadParams;
-    for (const [i, part] of ["id,v\n1,a\n", "2,b\n"].entries()) {
-      await fetch(`${emu.urls.files}/${bucket}/${key}part${i}`, { method: "PUT", body: part });
-    }
+    for (const [i, part] of ["id,v\n1,a\n", "2,b\n"].entries()) await putFile(prep.body, part, `part${i}`);
     const manifest = { entries: [0, 1].map((i) => ({ url: `s3://${bucket}/${key}part${i}` })) };
-    await fetch(`${emu.urls.files}/${bucket}/${key}manifest`, { method: "PUT", body: JSON.stringify(manifest) });
+    await putFile(prep.body, JSON.stringify(manifest), "manifest");
     const job = await waitJob(
       (await api("POST", "/v2/storage/buckets/in.c-sliced-test/tables-async", { json: { dataFileId: prep.body.id, name: "s" } })).body,
     );
