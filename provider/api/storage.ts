@@ -204,7 +204,8 @@ export class StorageApi {
   createBucket(branch: string, body: { name: string; stage: string; description?: string; displayName?: string }) {
     return this.call<StorageBucket>("POST", tablesPath(branch, "/buckets"), { json: body, retry: "rejected-only" });
   }
-  updateBucket(branch: string, bucketId: string, body: { description?: string; displayName?: string }) {
+  /** Only the display name changes by PUT (the description by metadata). */
+  updateBucket(branch: string, bucketId: string, body: { displayName: string }) {
     return this.call<StorageBucket>("PUT", tablesPath(branch, `/buckets/${enc(bucketId)}`), { json: body, retry: "idempotent" });
   }
   /** Drops a bucket (with its tables when `force`) through a `bucketDelete` job; gone already: undefined. */

@@ -62,7 +62,7 @@ export function bucketFromRemote(b: StorageBucket) {
   return {
     stage: b.stage === "out" ? ("out" as const) : ("in" as const),
     name,
-    description: b.description ?? "",
+    description: descriptionOf(b),
     ...(b.displayName && b.displayName !== name && b.displayName !== b.name ? { displayName: b.displayName } : {}),
   };
 }
@@ -80,6 +80,11 @@ function stateOf(p: Pick<Parsed, "branchId" | "forceDelete" | "adoptExisting" | 
   };
 }
 
+// A bucket's description after its create lives in metadata (provider "user", key KBC.description),
+// as Keboola's UI keeps it; the bucket's own `description` field is the one given at create.
+const DESCRIPTION_KEY = "KBC.description";
+const descriptionOf = (b: StorageBucket): string => b.metadata?.find((m) => m.provider === "user" && m.key === DESCRIPTION_KEY)?.value ?? b.description ?? "";
+
 /** Whether a failed create says the bucket exists (400 `storage.buckets.alreadyExists`). */
 const exists = (err: unknown) => err instanceof KeboolaApiError && /alreadyExists$/i.test(err.code ?? "");
 
@@ -91,7 +96,7 @@ async function ownerOfBucket(storage: StorageApi, p: Parsed, b: StorageBucket, o
   const marked = metadataValue(b.metadata, OWNER_KEY);
   if (marked) return marked;
   const tables = await storage.listBucketTables(p.branchId, b.id);
-  return tables && tables.length === 0 && (b.description ?? "") === p.description ? owner : undefined;
+  return tables && tables.length === 0 && descriptionOf(b) === p.description ? owner : undefined;
 }
 
 export const handler: Handler<typeof bucket> = {
@@ -105,7 +110,7 @@ export const handler: Handler<typeof bucket> = {
         const id = bucketIdOf(value.stage, value.name);
         const found = await ctx.client().storage.findBucket(value.branchId, id);
         const owner = found ? metadataValue(found.metadata, OWNER_KEY) : undefined;
-        if (found && owner !== ctx.call.owner && (owner !== undefined || (found.description ?? "") !== value.description)) {
+        if (found && owner !== ctx.call.owner && (owner !== undefined || descriptionOf(found) !== value.description)) {
           failures.push({
             property: "name",
             reason: `bucket "${id}" already exists and belongs to ${describeOwner(owner)}: choose another name, or set adoptExisting: true to take it over`,
@@ -199,13 +204,17 @@ export const handler: Handler<typeof bucket> = {
 
 /** Brings an existing bucket's description and display name to the declared ones. */
 async function converge(storage: StorageApi, p: Parsed, current: StorageBucket): Promise<StorageBucket> {
-  const changes: { description?: string; displayName?: string } = {};
-  if ((current.description ?? "") !== p.description) changes.description = p.description;
+  let changed = false;
+  if (descriptionOf(current) !== p.description) {
+    await storage.setBucketMetadata(p.branchId, current.id, "user", [{ key: DESCRIPTION_KEY, value: p.description }]);
+    changed = true;
+  }
   const wantDisplay = p.displayName ?? current.name.replace(/^c-/, "");
-  if (current.displayName !== wantDisplay && !(p.displayName === undefined && current.displayName === current.name)) changes.displayName = wantDisplay;
-  if (Object.keys(changes).length === 0) return current;
-  await storage.updateBucket(p.branchId, current.id, changes);
-  return (await storage.findBucket(p.branchId, current.id)) ?? current;
+  if (current.displayName !== wantDisplay && !(p.displayName === undefined && current.displayName === current.name)) {
+    await storage.updateBucket(p.branchId, current.id, { displayName: wantDisplay });
+    changed = true;
+  }
+  return changed ? ((await storage.findBucket(p.branchId, current.id)) ?? current) : current;
 }
 
 export const definition = bucket;

@@ -199,7 +199,7 @@ export interface BucketDeclaration {
 export function declareBucket(name: string, args: BucketDeclaration): void {
   const branch = branchOf(args.branchId);
   const stage = args.stage === undefined ? "in" : args.stage;
-  const id = literal(stage) && literal(args.name) ? bucketIdOf(stage, args.name) : undefined;
+  const id = (stage === "in" || stage === "out") && literal(args.name) ? bucketIdOf(stage, args.name) : undefined;
   claim(branch && id ? `bucket:${branch}/${id}` : undefined, "Bucket", name, `bucket "${id}" in branch ${branch}`, "Give one of them another name.");
   if (id) bucketArgs.set(args, id);
 }

@@ -16,6 +16,7 @@ import {
   headerMismatch,
   inlineCsv,
   scanCsv,
+  storedDefinition,
   tableColumnsSchema,
   tableNameSchema,
   type TableColumnDefinition,
@@ -146,19 +147,19 @@ function definitionFromRemote(d: { type: string; length?: string | null; nullabl
   };
 }
 
-/** A declared definition in the form the service gives back (nullable: true is the default). */
+/** A declared definition as the create and column requests send it (a primary key column not nullable). */
 function canonicalDefinition(d: TableColumnDefinition, primaryKey: boolean): TableColumnDefinition {
   return {
     type: d.type,
     ...(d.length !== undefined ? { length: d.length } : {}),
-    ...(d.nullable === false || primaryKey ? { nullable: false } : {}),
+    ...(d.nullable === false || primaryKey ? { nullable: false } : d.nullable === true ? { nullable: true } : {}),
     ...(d.default !== undefined ? { default: d.default } : {}),
   };
 }
 
 function sameDefinition(a: Record<string, TableColumnDefinition>, b: Record<string, TableColumnDefinition>, primaryKey: string[]): boolean {
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((c) => b[c] && same(canonicalDefinition(a[c], primaryKey.includes(c)), canonicalDefinition(b[c], primaryKey.includes(c))));
+  return keys.length === Object.keys(b).length && keys.every((c) => b[c] && same(storedDefinition(c, a[c], primaryKey.includes(c)), storedDefinition(c, b[c], primaryKey.includes(c))));
 }
 
 function stateOf(p: Parsed, t: StorageTable, dataContent: string | undefined): State {
@@ -284,7 +285,7 @@ const alreadyExists = (err: unknown) =>
 function redefined(olds: RecordedOf<typeof table>, p: { definition?: Record<string, TableColumnDefinition>; primaryKey: string[] }): string[] {
   if (!p.definition !== !olds.definition) return ["(typed)"];
   if (!p.definition || !olds.definition) return [];
-  return Object.keys(p.definition).filter((c) => olds.definition?.[c] && !same(canonicalDefinition(olds.definition[c], p.primaryKey.includes(c)), canonicalDefinition(p.definition![c], p.primaryKey.includes(c))));
+  return Object.keys(p.definition).filter((c) => olds.definition?.[c] && !same(storedDefinition(c, olds.definition[c], p.primaryKey.includes(c)), storedDefinition(c, p.definition![c], p.primaryKey.includes(c))));
 }
 
 export const handler: Handler<typeof table> = {

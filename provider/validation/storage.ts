@@ -1,35 +1,31 @@
 import { createReadStream, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { BUCKET_NAME_PATTERN, COLUMN_NAME_PATTERN, MAX_BUCKET_NAME_LENGTH, MAX_COLUMN_NAME_LENGTH, MAX_TABLE_NAME_LENGTH, TABLE_NAME_PATTERN, bucketIdOf } from "../../keboola/storage";
+import { bucketIdOf, bucketNameProblem, columnNameProblem, snowflakeBaseType, snowflakeDefinitionProblem, snowflakeStoredDefinition, tableNameProblem, SNOWFLAKE_TYPES } from "../../keboola/storage";
 
-// Buckets and tables as inputs: names and stages as the Storage API validates them (the rules are
-// keboola/storage.ts's, shared with the emulator), columns, primary keys, typed definitions, and
-// the CSV a table's data comes from (RFC 4180, header equal to the declared columns), read as a
-// stream so a large file is never held in memory.
+// Buckets and tables as inputs: names and stages as the Storage API validates them (the rules and
+// their messages are keboola/storage.ts's, shared with the emulator), columns, primary keys, typed
+// definitions, and the CSV a table's data comes from (RFC 4180, header equal to the declared
+// columns), read as a stream so a large file is never held in memory.
 
 export { bucketIdOf };
 
 export const stageSchema = z.enum(["in", "out"], { message: 'must be "in" or "out"' }).describe('Stage: "in" (input data) or "out" (output data).');
 
+/** A refinement answering the service's own message for a value it refuses, with the fix. */
+const rule = (problem: (v: string) => string | undefined, fix: string) => (v: string, ctx: z.RefinementCtx) => {
+  const p = problem(v);
+  if (p) ctx.addIssue({ code: "custom", message: `the service refuses it: ${p} ${fix}` });
+};
+
 export const bucketNameSchema = z
   .string()
-  .min(1, "must not be empty")
-  .max(MAX_BUCKET_NAME_LENGTH, `must be at most ${MAX_BUCKET_NAME_LENGTH} characters: shorten it`)
-  .refine((n) => !n.startsWith("c-"), { message: 'must not start with "c-": the service adds it (name "ref" makes the bucket "in.c-ref"); drop the prefix' })
-  .refine((n) => BUCKET_NAME_PATTERN.test(n), { message: "may hold only letters, digits, dashes and underscores (the service refuses others): rename it" });
+  .superRefine(rule(bucketNameProblem, "Rename it."))
+  .refine((n) => !n.startsWith("c-"), { message: 'must not start with "c-": the service adds it (name "ref" makes the bucket "in.c-ref"); drop the prefix' });
 
-export const tableNameSchema = z
-  .string()
-  .min(1, "must not be empty")
-  .max(MAX_TABLE_NAME_LENGTH, `must be at most ${MAX_TABLE_NAME_LENGTH} characters: shorten it`)
-  .refine((n) => TABLE_NAME_PATTERN.test(n), { message: "may hold only letters, digits, dashes and underscores (the service refuses others): rename it" });
+export const tableNameSchema = z.string().superRefine(rule(tableNameProblem, "Rename it."));
 
-export const columnNameSchema = z
-  .string()
-  .min(1, "must not be empty")
-  .max(MAX_COLUMN_NAME_LENGTH, `must be at most ${MAX_COLUMN_NAME_LENGTH} characters: shorten it`)
-  .refine((n) => COLUMN_NAME_PATTERN.test(n), { message: "may hold only letters, digits and underscores, and must not start with an underscore (the service refuses others): rename it" });
+export const columnNameSchema = z.string().superRefine(rule(columnNameProblem, "Rename it."));
 
 /** Column names: unique (Storage compares them case-insensitively), at least one. */
 export const tableColumnsSchema = z
@@ -44,70 +40,34 @@ export const tableColumnsSchema = z
     });
   });
 
-// Typed tables: native types of the Snowflake backend, as `tables-definition` takes them
-// (keboola/storage-api-php-client apiary.apib "Create table definition"; Snowflake's data types).
-const NUMERIC = ["NUMBER", "DECIMAL", "NUMERIC"];
-const INTEGERS = ["INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT"];
-const FLOATS = ["FLOAT", "FLOAT4", "FLOAT8", "DOUBLE", "DOUBLE PRECISION", "REAL"];
-const STRINGS = ["VARCHAR", "CHAR", "CHARACTER", "STRING", "TEXT", "BINARY", "VARBINARY"];
-const TIMES = ["DATE", "DATETIME", "TIME", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"];
-const OTHERS = ["BOOLEAN", "VARIANT", "OBJECT", "ARRAY", "GEOGRAPHY", "GEOMETRY"];
-export const NATIVE_TYPES = [...NUMERIC, ...INTEGERS, ...FLOATS, ...STRINGS, ...TIMES, ...OTHERS];
-const MAX_VARCHAR = 16_777_216;
-
 /** The Storage base type of a native type (what `basetype` says beside a definition). */
-export function baseTypeOf(type: string): string {
-  const t = type.toUpperCase();
-  if (NUMERIC.includes(t)) return "NUMERIC";
-  if (INTEGERS.includes(t)) return "INTEGER";
-  if (FLOATS.includes(t)) return "FLOAT";
-  if (t === "BOOLEAN") return "BOOLEAN";
-  if (t === "DATE") return "DATE";
-  if (TIMES.includes(t)) return "TIMESTAMP";
-  return "STRING";
-}
-
-/** Why the backend would refuse a column's length for its type, or undefined. */
-export function lengthProblem(type: string, length: string | undefined): string | undefined {
-  const t = type.toUpperCase();
-  if (length === undefined) return undefined;
-  if (NUMERIC.includes(t)) {
-    const m = /^(\d+)(?:,(\d+))?$/.exec(length);
-    if (!m) return `"${length}" is not a precision for ${t}: write "<precision>" or "<precision>,<scale>", e.g. "38,0"`;
-    const p = Number(m[1]);
-    const s = m[2] === undefined ? 0 : Number(m[2]);
-    if (p < 1 || p > 38) return `precision ${p} is out of Snowflake's range 1..38`;
-    if (s > p) return `scale ${s} is greater than the precision ${p}`;
-    return undefined;
-  }
-  if (["VARCHAR", "CHAR", "CHARACTER", "STRING", "TEXT", "BINARY", "VARBINARY"].includes(t)) {
-    if (!/^\d+$/.test(length) || Number(length) < 1 || Number(length) > MAX_VARCHAR) return `length "${length}" of ${t} must be a whole number 1..${MAX_VARCHAR}`;
-    return undefined;
-  }
-  if (["TIME", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ", "DATETIME"].includes(t)) {
-    if (!/^\d$/.test(length)) return `the fractional-seconds precision "${length}" of ${t} must be 0..9`;
-    return undefined;
-  }
-  return `${t} takes no length: remove it`;
-}
+export const baseTypeOf = snowflakeBaseType;
 
 export const columnDefinitionSchema = z
   .object({
-    type: z
-      .string()
-      .transform((t) => t.toUpperCase())
-      .refine((t) => NATIVE_TYPES.includes(t), { message: `is not a native type of the backend: use one of ${NATIVE_TYPES.join(", ")}` }),
+    type: z.string().transform((t) => t.toUpperCase()),
     length: z.union([z.string(), z.number().transform(String)]).optional().describe('Length or precision, e.g. "255" for VARCHAR or "38,2" for NUMBER.'),
     nullable: z.boolean().optional().describe("Whether the column accepts NULL (default true; primary key columns are never nullable)."),
     default: z.string().optional().describe("The column's default value."),
   })
   .strict()
   .superRefine((d, ctx) => {
-    const problem = lengthProblem(d.type, d.length);
-    if (problem) ctx.addIssue({ code: "custom", path: ["length"], message: problem });
+    const problem = snowflakeDefinitionProblem(d);
+    if (!problem) return;
+    const typeProblem = !(SNOWFLAKE_TYPES as readonly string[]).includes(d.type);
+    ctx.addIssue({
+      code: "custom",
+      path: [typeProblem ? "type" : "length"],
+      message: `the backend refuses it: ${problem}. ${typeProblem ? `Use one of ${SNOWFLAKE_TYPES.join(", ")}.` : "Fix the length."}`,
+    });
   });
 
 export type TableColumnDefinition = z.output<typeof columnDefinitionSchema>;
+
+/** What the backend stores for a declared definition (synonyms resolved, default lengths filled, a primary key column not nullable). */
+export function storedDefinition(name: string, d: TableColumnDefinition, primaryKey: boolean): { type: string; nullable: boolean; length?: string; default?: string } {
+  return snowflakeStoredDefinition(name, { ...d, nullable: primaryKey ? false : (d.nullable ?? true) }).definition;
+}
 
 // ---- CSV ----------------------------------------------------------------------------------------
 

@@ -8,6 +8,8 @@ import * as sinkSettingsModule from "../../provider/resources/sink-settings";
 import * as componentConfigModule from "../../provider/resources/component-config";
 import * as variableConfigModule from "../../provider/resources/variable-config";
 import * as jobRunModule from "../../provider/resources/job-run";
+import * as bucketModule from "../../provider/resources/bucket";
+import * as tableModule from "../../provider/resources/storage-table";
 
 // The resource handlers as the dynamic provider host calls them: raw inputs and state in, through
 // the runtime's own dispatch (schema parsing of inputs and state, identity, presentable errors).
@@ -42,3 +44,5 @@ export const sinkSettings = hosted(sinkSettingsModule as ResourceModule, "sinkSe
 export const componentConfig = hosted(componentConfigModule as ResourceModule, "componentConfig");
 export const variableConfig = hosted(variableConfigModule as ResourceModule, "variableConfig");
 export const jobRun = hosted(jobRunModule as ResourceModule, "jobRun");
+export const bucket = hosted(bucketModule as ResourceModule, "bucket");
+export const table = hosted(tableModule as ResourceModule, "table");
