@@ -28,6 +28,8 @@ describe("derived from each resource's schema", () => {
       VariableConfig: [],
       ComponentConfig: [],
       JobRun: [],
+      Bucket: [],
+      Table: [],
     });
   });
 
@@ -40,6 +42,8 @@ describe("derived from each resource's schema", () => {
       VariableConfig: [],
       ComponentConfig: ["secretValues"],
       JobRun: [],
+      Bucket: [],
+      Table: [],
     });
     expect(componentConfig.outputNames).not.toContain("secretValues");
   });
