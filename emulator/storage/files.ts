@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
 import { gunzipSync } from "node:zlib";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
@@ -172,23 +173,36 @@ function maybeGunzip(buf: Buffer): Buffer {
   return buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf;
 }
 
-/** The text content of a file (slices concatenated in manifest order); undefined when not uploaded. */
-export function readFileText(ctx: EmulatorContext, file: FileRecord): string | undefined {
+/**
+ * The content of a file as buffers (a sliced file's slices in manifest order), each gunzipped
+ * when gzipped; undefined when not uploaded.
+ */
+export function fileContents(ctx: EmulatorContext, file: FileRecord): Buffer[] | undefined {
   if (!file.isSliced) {
     const buf = getObject(ctx, file.bucket, file.key);
-    return buf ? maybeGunzip(buf).toString("utf8") : undefined;
+    return buf ? [maybeGunzip(buf)] : undefined;
   }
   const manifest = getObject(ctx, file.bucket, `${file.key}manifest`);
   if (!manifest) return undefined;
   const entries = (JSON.parse(manifest.toString("utf8")) as { entries?: Array<{ url: string }> }).entries ?? [];
-  let text = "";
+  const out: Buffer[] = [];
   for (const e of entries) {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(e.url);
     const slice = m ? getObject(ctx, m[1], m[2]) : undefined;
     if (!slice) return undefined;
-    text += maybeGunzip(slice).toString("utf8");
+    out.push(maybeGunzip(slice));
   }
-  return text;
+  return out;
+}
+
+/** Text of buffers in pieces of at most `pieceBytes` (UTF-8 sequences split between pieces are kept whole). */
+export function* textPieces(buffers: Buffer[], pieceBytes = 8 * 1024 * 1024): Generator<string> {
+  const decoder = new StringDecoder("utf8");
+  for (const buf of buffers) {
+    for (let i = 0; i < buf.length; i += pieceBytes) yield decoder.write(buf.subarray(i, i + pieceBytes));
+  }
+  const rest = decoder.end();
+  if (rest) yield rest;
 }
 
 export function newFileFromBody(body: Body, fallbackName?: string): NewFile {

@@ -7,7 +7,10 @@ import { listTables } from "./tables";
 
 function dataSize(tables: TableRecord[]): number {
   let bytes = 0;
-  for (const t of tables) for (const r of t.rows) for (const v of r) bytes += Buffer.byteLength(v) + 1;
+  for (const t of tables) {
+    for (const r of t.rows) for (const v of r) bytes += Buffer.byteLength(v) + 1;
+    bytes += t.unkeptBytes ?? 0;
+  }
   return bytes;
 }
 
@@ -28,7 +31,7 @@ export function bucketJson(ctx: EmulatorContext, b: BucketRecord): Record<string
     updated: storageTime(changes[changes.length - 1] ?? b.created),
     isReadOnly: false,
     dataSizeBytes: dataSize(tables),
-    rowsCount: tables.reduce((n, t) => n + t.rows.length, 0),
+    rowsCount: tables.reduce((n, t) => n + t.rows.length + (t.unkeptRows ?? 0), 0),
     isMaintenance: false,
     backend: "snowflake",
     sharing: null,
@@ -60,7 +63,7 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
     created: storageTime(t.created),
     lastImportDate: storageTime(t.lastImportDate),
     lastChangeDate: storageTime(t.lastChangeDate),
-    rowsCount: t.rows.length,
+    rowsCount: t.rows.length + (t.unkeptRows ?? 0),
     dataSizeBytes: dataSize([t]),
     isAlias: false,
     isAliasable: true,

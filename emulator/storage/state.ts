@@ -35,6 +35,9 @@ export interface TableRecord {
   primaryKey: string[];
   /** Data rows, each with one value per column, in column order. */
   rows: string[][];
+  /** Rows of loads past the kept 64 MB (table-routes.ts MAX_KEPT_BYTES): counted, not kept. */
+  unkeptRows?: number;
+  unkeptBytes?: number;
   created: string;
   lastImportDate: string | null;
   lastChangeDate: string | null;

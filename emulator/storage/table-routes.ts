@@ -3,10 +3,10 @@ import type { EmulatorContext, JsonValue } from "../core/context";
 import { tableNameProblem } from "../../keboola/storage";
 import type { TokenRecord } from "../core/tokens";
 import { type Body, list, readBody, readQuery, str } from "./body";
-import { CsvError, csvValue, formatCsv, parseCsv } from "./csv";
+import { CsvError, CsvParser, csvValue, formatCsv } from "./csv";
 import { StorageHttpError, errors } from "./errors";
 import { truthy } from "./format";
-import { createFile, findFile, putObject, readFileText } from "./files";
+import { createFile, fileContents, findFile, putObject, textPieces } from "./files";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
 import { tableJson } from "./representations";
@@ -49,40 +49,74 @@ function columnName(raw: string): string {
 
 interface ParsedFile {
   header: string[];
+  /** The rows the emulator keeps (the first MAX_KEPT_BYTES of data). */
   rows: string[][];
-  bytes: number;
+  /** Rows (and their bytes) past the kept ones: validated and counted only. */
+  unkeptRows: number;
+  unkeptBytes: number;
 }
+
+/**
+ * The emulator keeps the first 64 MB of a load's rows; past that it validates and counts the
+ * rows (rowsCount, dataSizeBytes) without keeping them, so a load of gigabytes fits in memory
+ * and in the state file. Previews and exports show the kept rows. (README, "Emulator".)
+ */
+export const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+
+const rowBytes = (r: string[]): number => r.reduce((m, v) => m + Buffer.byteLength(v) + 1, 0);
 
 function loadCsv(ctx: EmulatorContext, w: { fileId: number; delimiter: string; enclosure: string }, columns?: string[]): ParsedFile {
   const file = ctx.state.storage.files[String(w.fileId)];
   if (!file) throw new JobFailure("storage.files.notFound", "File not found.");
-  const text = readFileText(ctx, file);
-  if (text === undefined) throw new JobFailure("storage.fileNotUploaded", `File "${w.fileId}" was not uploaded to the file storage.`);
-  let records: string[][];
+  const buffers = fileContents(ctx, file);
+  if (buffers === undefined) throw new JobFailure("storage.fileNotUploaded", `File "${w.fileId}" was not uploaded to the file storage.`);
+  const parser = new CsvParser(w.delimiter, w.enclosure);
+  let header: string[] | undefined = columns;
+  const out: ParsedFile = { header: [], rows: [], unkeptRows: 0, unkeptBytes: 0 };
+  let keptBytes = 0;
+  let index = 0;
+  const take = (records: string[][]): void => {
+    for (const r of records) {
+      if (!header) {
+        header = r.map(columnName);
+        if (header.length === 0 || (header.length === 1 && header[0] === "")) return;
+        const seen = new Set<string>();
+        for (const h of header) {
+          if (!h || seen.has(h)) throw new JobFailure("storage.invalidColumns", `Invalid columns: ${header.join(", ")}: column names must be unique and non-empty.`);
+          seen.add(h);
+        }
+        continue;
+      }
+      index++;
+      if (r.length !== header.length) {
+        throw new JobFailure(
+          "invalidCsv",
+          `Load error: line ${index + (columns ? 0 : 1)}: number of columns in the file (${r.length}) does not match the header (${header.length}).`,
+        );
+      }
+      const bytes = rowBytes(r);
+      if (keptBytes + bytes <= MAX_KEPT_BYTES) {
+        out.rows.push(r);
+        keptBytes += bytes;
+      } else {
+        out.unkeptRows++;
+        out.unkeptBytes += bytes;
+      }
+    }
+  };
   try {
-    records = parseCsv(text, w.delimiter, w.enclosure);
+    for (const piece of textPieces(buffers)) {
+      take(parser.push(piece));
+      if (header && (header.length === 0 || (header.length === 1 && header[0] === ""))) return out;
+    }
+    take(parser.end());
   } catch (err) {
     if (err instanceof CsvError) throw new JobFailure("invalidCsv", err.message);
     throw err;
   }
-  const header = columns ?? (records.shift() ?? []).map(columnName);
-  if (header.length === 0 || (header.length === 1 && header[0] === "")) {
-    return { header: [], rows: [], bytes: Buffer.byteLength(text) };
-  }
-  const seen = new Set<string>();
-  for (const h of header) {
-    if (!h || seen.has(h)) throw new JobFailure("storage.invalidColumns", `Invalid columns: ${header.join(", ")}: column names must be unique and non-empty.`);
-    seen.add(h);
-  }
-  records.forEach((r, i) => {
-    if (r.length !== header.length) {
-      throw new JobFailure(
-        "invalidCsv",
-        `Load error: line ${i + (columns ? 1 : 2)}: number of columns in the file (${r.length}) does not match the header (${header.length}).`,
-      );
-    }
-  });
-  return { header, rows: records, bytes: Buffer.byteLength(text) };
+  if (!header || (header.length === 1 && header[0] === "")) return out;
+  out.header = header;
+  return out;
 }
 
 /** Rows as maps, de-duplicated by the primary key (the last occurrence wins). */
@@ -99,8 +133,8 @@ function toTableRows(table: TableRecord, header: string[], rows: string[][]): st
   return rows.map((r) => pos.map((p) => (p < 0 ? "" : r[p])));
 }
 
-function dataSize(rows: string[][]): number {
-  return rows.reduce((n, r) => n + r.reduce((m, v) => m + Buffer.byteLength(v) + 1, 0), 0);
+function dataSize(table: TableRecord): number {
+  return table.rows.reduce((n, r) => n + rowBytes(r), 0) + (table.unkeptBytes ?? 0);
 }
 
 function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
@@ -122,6 +156,8 @@ function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
   const table = ensureTable(ctx, job.branchId, tableId, parsed.header);
   table.primaryKey = [...w.primaryKey];
   table.rows = dedupe(table, parsed.rows);
+  table.unkeptRows = parsed.unkeptRows;
+  table.unkeptBytes = parsed.unkeptBytes;
   const at = new Date(ctx.now()).toISOString();
   table.lastImportDate = at;
   table.lastChangeDate = at;
@@ -170,6 +206,8 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
   }
   const incoming = toTableRows(table, parsed.header, parsed.rows);
   table.rows = dedupe(table, w.incremental ? [...table.rows, ...incoming] : incoming);
+  table.unkeptRows = (w.incremental ? (table.unkeptRows ?? 0) : 0) + parsed.unkeptRows;
+  table.unkeptBytes = (w.incremental ? (table.unkeptBytes ?? 0) : 0) + parsed.unkeptBytes;
   const at = new Date(ctx.now()).toISOString();
   table.lastImportDate = at;
   table.lastChangeDate = at;
@@ -177,8 +215,8 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: st
     importedColumns: parsed.header,
     warnings: [],
     transaction: null,
-    totalRowsCount: table.rows.length,
-    totalDataSizeBytes: dataSize(table.rows),
+    totalRowsCount: table.rows.length + (table.unkeptRows ?? 0),
+    totalDataSizeBytes: dataSize(table),
   };
 }
 

@@ -12,6 +12,8 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { Hash } from "@smithy/hash-node";
+import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { call, pollUntil } from "./helpers";
@@ -160,6 +162,24 @@ describe("object store", () => {
     expect(await rows("in.c-s3-sliced.t")).toBe('"a","b"\n"1","2"\n"3","4"\n');
   });
 
+  it("loads a file larger than the rows it keeps: every row validated and counted, the first 64 MB kept", async () => {
+    // Wide rows keep the test fast: 70 rows of 1 MB, a few hundred KB gzipped.
+    const pad = "x".repeat(1024 * 1024);
+    const count = 70;
+    const parts: string[] = ["id,pad\n"];
+    for (let i = 0; i < count; i++) parts.push(`${i},${pad}\n`);
+    const p = await prepare("large.csv.gz");
+    await s3ClientFor(p).send(new PutObjectCommand({ Bucket: p.uploadParams.bucket, Key: p.uploadParams.key, Body: gzipSync(parts.join(""), { level: 1 }) }));
+    await api("POST", "/v2/storage/buckets", { json: { name: "s3-large", stage: "in" } });
+    const job = await waitJob((await api("POST", "/v2/storage/buckets/in.c-s3-large/tables-async", { json: { name: "t", dataFileId: p.id } })).body);
+    expect(job).toMatchObject({ status: "success", results: { rowsCount: count } });
+    const stored = emu.state.storage.tables["101/in.c-s3-large.t"];
+    expect(stored.rows.length).toBeLessThan(count);
+    expect(stored.rows.length + (stored.unkeptRows ?? 0)).toBe(count);
+    const preview = await api("GET", "/v2/storage/tables/in.c-s3-large.t/data-preview?limit=1&columns=id");
+    expect(preview.text).toBe('"id"\n"0"\n');
+  });
+
   it("refuses unknown keys, wrong secrets, another file's key, anonymous and expired credentials", async () => {
     const p = await prepare("mine.csv");
     const other = await prepare("other.csv");
@@ -180,6 +200,46 @@ describe("object store", () => {
     expect(await refusal(put(s3ClientFor(p)))).toEqual({ code: "ExpiredToken", status: 400 });
     vi.useRealTimers();
     await put(s3ClientFor(p));
+    expect(emu.state.storage.files[String(p.id)].uploaded).toBe(true);
+  });
+
+  it("accepts a presigned PUT (query signature) made with the issued credentials, as a plain HTTP client sends it", async () => {
+    const p = await prepare("presigned.csv");
+    const c = p.uploadParams.credentials;
+    const url = new URL(`${p.s3Endpoint}/${p.uploadParams.bucket}/${p.uploadParams.key}`);
+    const signer = new SignatureV4({
+      credentials: { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken },
+      region: p.region,
+      service: "s3",
+      sha256: Hash.bind(null, "sha256"),
+      uriEscapePath: false,
+    });
+    const signed = await signer.presign(
+      { method: "PUT", protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: { host: url.host, "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" } },
+      { expiresIn: 600 },
+    );
+    const q = new URLSearchParams(signed.query as Record<string, string>);
+    const put = await fetch(`${url.origin}${url.pathname}?${q}`, { method: "PUT", body: "a\n1\n" });
+    expect(put.status).toBe(200);
+    expect(emu.state.storage.files[String(p.id)].uploaded).toBe(true);
+    const tampered = await fetch(`${url.origin}${url.pathname}?${q}`.replace(/X-Amz-Expires=\d+/, "X-Amz-Expires=601"), { method: "PUT", body: "x" });
+    expect(tampered.status).toBe(403);
+    expect(await tampered.text()).toContain("<Code>SignatureDoesNotMatch</Code>");
+  });
+
+  it("after a lost CompleteMultipartUpload answer the retry gets NoSuchUpload and the object is there (as on S3)", async () => {
+    const p = await prepare("lost-complete.bin");
+    const target = { Bucket: p.uploadParams.bucket, Key: p.uploadParams.key };
+    const s3 = s3ClientFor(p, {}, 3);
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand(target));
+    const part = await s3.send(new UploadPartCommand({ ...target, UploadId, PartNumber: 1, Body: Buffer.from("only part") }));
+    emu.clearRequests();
+    emu.setFaults({ rateLostResponse: 1, limit: 1, pathPrefixes: ["/files/"], methods: ["POST"] });
+    const retried = await refusal(s3.send(new CompleteMultipartUploadCommand({ ...target, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } })));
+    expect(emu.faultCounts().lost).toBe(1);
+    expect(retried).toEqual({ code: "NoSuchUpload", status: 404 });
+    const head = await s3.send(new HeadObjectCommand(target));
+    expect(head.ETag).toMatch(/-1"$/);
     expect(emu.state.storage.files[String(p.id)].uploaded).toBe(true);
   });
 
