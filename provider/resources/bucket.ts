@@ -5,7 +5,7 @@ import type { StorageApi, StorageBucket } from "../api/storage";
 import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
 import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema } from "../validation/ids";
-import { bucketIdOf, bucketNameSchema, stageSchema } from "../validation/storage";
+import { bucketDisplayNameSchema, bucketIdOf, bucketNameSchema, stageSchema } from "../validation/storage";
 import type { ArgsOf } from "./common";
 import { createOnce } from "./create-once";
 import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -27,7 +27,7 @@ export const bucket = defineResource({
     stage: replaces(stageSchema.default("in")),
     name: replaces(bucketNameSchema.describe('The bucket name without the "c-" prefix the service adds: "ref" makes "in.c-ref".')),
     description: z.string().max(4096, "must be at most 4096 characters: shorten it").default("").describe("Bucket description."),
-    displayName: z.string().min(1, "must not be empty: omit it to show the name").max(96).optional().describe("Name shown in the UI (default: the name)."),
+    displayName: bucketDisplayNameSchema.optional().describe("Name shown in the UI (default: the name)."),
     forceDelete: untracked(
       z.boolean().default(false).describe("On delete, also drop the tables this stack does not manage (otherwise the delete is refused with their list)."),
     ),

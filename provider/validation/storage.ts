@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { bucketIdOf, bucketNameProblem, columnNameProblem, snowflakeBaseType, snowflakeDefinitionProblem, snowflakeStoredDefinition, tableNameProblem, SNOWFLAKE_TYPES } from "../../keboola/storage";
+import { bucketDisplayNameProblem, bucketIdOf, bucketNameProblem, columnNameProblem, snowflakeBaseType, snowflakeDefinitionProblem, snowflakeStoredDefinition, tableNameProblem, SNOWFLAKE_TYPES } from "../../keboola/storage";
 
 // Buckets and tables as inputs: names and stages as the Storage API validates them (the rules and
 // their messages are keboola/storage.ts's, shared with the emulator), columns, primary keys, typed
@@ -22,6 +22,12 @@ export const bucketNameSchema = z
   .string()
   .superRefine(rule(bucketNameProblem, "Rename it."))
   .refine((n) => !n.startsWith("c-"), { message: 'must not start with "c-": the service adds it (name "ref" makes the bucket "in.c-ref"); drop the prefix' });
+
+export const bucketDisplayNameSchema = z
+  .string()
+  .min(1, "must not be empty: omit it to show the name")
+  .max(96)
+  .superRefine(rule(bucketDisplayNameProblem, 'Use letters, digits, "-" and "_" only (e.g. "App-events"), or omit it.'));
 
 export const tableNameSchema = z.string().superRefine(rule(tableNameProblem, "Rename it."));
 

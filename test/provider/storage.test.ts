@@ -37,6 +37,13 @@ describe("Bucket and Table", () => {
     expect(again.diff.changes).toBe(false);
   });
 
+  it("refuses at preview a display name the service refuses (its own message), writing nothing", async () => {
+    const before = writes().length;
+    const bad = await bucket.check(h.ctx, {}, { __resourceName: "app", stage: "in", name: "app", displayName: "App events" });
+    expect(JSON.stringify(bad.failures)).toMatch(/displayName.*the service refuses it: Only alphanumeric characters dash and underscores are allowed/);
+    expect(writes().length).toBe(before);
+  });
+
   let tableOuts: Props;
   let tableInputs: Props;
   const csv = () => join(dir, "countries.csv");
