@@ -273,7 +273,9 @@ export class StorageApi {
   /** A file resource with `uploadParams` and, with `federationToken`, temporary credentials of the object store. */
   prepareFile(branch: string, body: { name: string; sizeBytes?: number; tags?: string[]; isSliced?: boolean; isEncrypted?: boolean; federationToken: boolean }) {
     const { federationToken, ...rest } = body;
-    return this.call<StorageFile>("POST", tablesPath(branch, "/files/prepare"), { json: { ...rest, federationToken: federationToken ? 1 : 0 }, retry: "rejected-only" });
+    // Retried after a lost answer or a 5xx like a read: a repeated prepare only adds an empty file
+    // resource that nothing loads (File Storage expires it), never a second table or a second load.
+    return this.call<StorageFile>("POST", tablesPath(branch, "/files/prepare"), { json: { ...rest, federationToken: federationToken ? 1 : 0 }, retry: "idempotent" });
   }
   getFile(fileId: number | string) {
     return this.call<StorageFile>("GET", `/v2/storage/files/${enc(String(fileId))}`);
