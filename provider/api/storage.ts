@@ -200,6 +200,10 @@ export class StorageApi {
   findBucket(branch: string, bucketId: string): Promise<StorageBucket | undefined> {
     return orUndefined(this.call<StorageBucket>("GET", tablesPath(branch, `/buckets/${enc(bucketId)}`), { query: { include: "metadata" } }));
   }
+  /** Every bucket of the branch, with its metadata (the description the UI keeps). */
+  listBuckets(branch: string): Promise<StorageBucket[]> {
+    return this.call<StorageBucket[]>("GET", tablesPath(branch, "/buckets"), { query: { include: "metadata" } });
+  }
   /** 201 with the bucket; an existing id answers 400 `storage.buckets.alreadyExists`. Never retried blindly. */
   createBucket(branch: string, body: { name: string; stage: string; description?: string; displayName?: string }) {
     return this.call<StorageBucket>("POST", tablesPath(branch, "/buckets"), { json: body, retry: "rejected-only" });

@@ -351,8 +351,11 @@ export const handler: Handler<typeof table> = {
     const label = what(ctx.call.name, id);
     const owner = ctx.call.owner;
     let marked = false;
-    // An untyped table is created from its data file (or its header alone): upload once, before any attempt.
-    const uploaded = p.definition ? undefined : await upload(storage, p, root, label, owner);
+    // An untyped table is created from its data file (or its header alone): uploaded when a create is
+    // first attempted, once whatever the attempts; not at all when an existing table is taken over.
+    let uploaded: Uploaded | undefined;
+    let uploading: Promise<Uploaded> | undefined;
+    const uploadOnce = async () => (uploaded = await (uploading ??= upload(storage, p, root, label, owner)));
     const created = await createOnce<StorageTable>({
       label,
       where: `in branch ${p.branchId}`,
@@ -374,7 +377,7 @@ export const handler: Handler<typeof table> = {
               primaryKeysNames: p.primaryKey,
               columns: p.columns.map((c) => ({ name: c, definition: canonicalDefinition(p.definition![c], p.primaryKey.includes(c)), basetype: baseTypeOf(p.definition![c].type) })),
             })
-          : storage.createTableAsync(p.branchId, p.bucketId, { name: p.name, dataFileId: uploaded!.file.id, primaryKey: p.primaryKey.join(","), delimiter: ",", enclosure: '"' });
+          : storage.createTableAsync(p.branchId, p.bucketId, { name: p.name, dataFileId: (await uploadOnce()).file.id, primaryKey: p.primaryKey.join(","), delimiter: ",", enclosure: '"' });
         await runJob(storage, job, label);
         const t = await storage.findTableDetail(p.branchId, id);
         if (!t) throw new Error(`${label}: the create job succeeded but the table cannot be read back; run \`pulumi up\` again`);
