@@ -207,6 +207,19 @@ export function declareBucket(name: string, args: BucketDeclaration): void {
 export function declaredBucket(args: BucketDeclaration, resource: { bucketId: pulumi.Output<string> }): void {
   const id = bucketArgs.get(args);
   if (id) bucketIdsByOutput.set(resource.bucketId, id);
+  const branch = branchOf(args.branchId);
+  if (id && branch) declaredBucketIds.add(`${branch}/${id}`);
+  if (!id) bucketOutputsOfUnknownId.add(resource.bucketId);
+}
+const declaredBucketIds = new Set<string>();
+/** Bucket outputs whose id the program does not know before deployment (stage or name not literal). */
+const bucketOutputsOfUnknownId = new WeakSet<object>();
+
+/** Table: whether its bucketId names a Bucket of this program (its output, or the literal id a declared Bucket makes). */
+export function tableFacts(args: TableDeclaration): FactsInput {
+  if (isOutput(args.bucketId)) return { declared: bucketIdsByOutput.has(args.bucketId) || bucketOutputsOfUnknownId.has(args.bucketId) };
+  const branch = branchOf(args.branchId);
+  return { declared: branch !== undefined && literal(args.bucketId) && declaredBucketIds.has(`${branch}/${args.bucketId}`) };
 }
 
 /** The bucket id a Table's `bucketId` input names, when known in the program: literal, or a Bucket's output with literal stage and name. */
@@ -350,7 +363,7 @@ export function jobFacts(args: { branchId?: unknown; componentId?: unknown; conf
 export interface ProgramFacts {
   /** Sink: the type of its Source. */
   sourceType?: string;
-  /** Sink: its Source; settings: their source (SourceSettings) or sink (SinkSettings); JobRun: its configuration. */
+  /** Sink: its Source; settings: their source (SourceSettings) or sink (SinkSettings); JobRun: its configuration; Table: its bucket. */
   declared?: boolean;
   /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
   plainSecrets?: string[];

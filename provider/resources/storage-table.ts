@@ -28,7 +28,7 @@ import { createOnce } from "./create-once";
 import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type RecordedOf, type StateOf } from "./define";
 import { branchFailure, isNew } from "./preflight";
 import { CONTENT_KEY, describeOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, ownerTag } from "./ownership";
-import { declareTable, declaredTable } from "./program";
+import { declareTable, declaredTable, tableFacts } from "./program";
 import { PartialFailure, type Props } from "./types";
 
 // A Storage table: its bucket and name make its id (a new one replaces it); columns are added in
@@ -74,6 +74,12 @@ export const table = defineResource({
     allowDropColumns: untracked(
       z.boolean().default(false).describe("Allow removing columns from a table whose data is not declared here (their data is lost)."),
     ),
+    allowRecreate: untracked(
+      z
+        .boolean()
+        .default(false)
+        .describe("Allow replacing the table (dropping its rows) when a typed column's type changes, or the table becomes typed or untyped, and its data is not declared here."),
+    ),
     adoptExisting: untracked(z.boolean().default(false).describe("Take over an existing table with the same id instead of refusing it.")),
   },
   outputs: {
@@ -115,7 +121,7 @@ export class Table extends KeboolaResource {
   constructor(name: string, args: TableArgs, opts?: pulumi.CustomResourceOptions) {
     declareTable(name, args);
     // A data path is relative to the program's directory: the provider resolves it against it.
-    super(table, name, { ...args, __root: rootDirectory() }, opts);
+    super(table, name, { ...args, __root: rootDirectory() }, opts, tableFacts(args));
     declaredTable(name, args, this);
   }
 }
@@ -311,6 +317,20 @@ export const handler: Handler<typeof table> = {
           reason: `the table's columns are [${had.join(", ")}]; the service adds new columns at the end and cannot reorder them: keep these in this order and append new ones after them`,
         });
       }
+      // A new column type cannot be altered in place: the table is replaced, and rows not declared here would be lost.
+      const retyped = redefined(olds as RecordedOf<typeof table>, value);
+      if (retyped.length > 0 && value.data === undefined && !value.allowRecreate) {
+        const was = (olds.definition ?? {}) as Record<string, TableColumnDefinition>;
+        const shownType = (d: TableColumnDefinition | undefined) => (d ? `${d.type}${d.length ? `(${d.length})` : ""}` : "untyped");
+        const what =
+          retyped[0] === "(typed)"
+            ? `makes the table ${value.definition ? "typed" : "untyped"}`
+            : `changes the type of ${retyped.map((c) => `column "${c}" (${shownType(was[c])} → ${shownType(value.definition?.[c])})`).join(", ")}`;
+        failures.push({
+          property: "definition",
+          reason: `${what}, which the backend cannot alter in place: the table would be replaced and its rows, which this table does not declare, lost. Set allowRecreate: true to give them up, declare data so it is loaded into the new table, or keep the type`,
+        });
+      }
       const removed = had.filter((c) => !value.columns.includes(c));
       if (removed.length > 0 && value.data === undefined && !value.allowDropColumns) {
         failures.push({
@@ -321,11 +341,20 @@ export const handler: Handler<typeof table> = {
     }
     if (failures.length === 0 && isNew(olds, "tableId") && !containsUnknown([news.branchId, news.bucketId, news.name])) {
       const branch = await branchFailure(ctx, value.branchId);
+      const bucketMissing =
+        !branch && !ctx.call.facts.declared && !(await ctx.client().storage.findBucket(value.branchId, value.bucketId))
+          ? {
+              property: "bucketId",
+              reason: `bucket "${value.bucketId}" does not exist in branch ${value.branchId}, and no Bucket of this program declares it: declare it (a Bucket, or an entry under buckets: in the manifest) and pass its bucketId, or name an existing bucket`,
+            }
+          : undefined;
       if (branch) failures.push(branch);
+      else if (bucketMissing) failures.push(bucketMissing);
       else if (!value.adoptExisting) {
         const id = tableIdOf(value);
         const found = await ctx.client().storage.findTableDetail(value.branchId, id);
-        const owner = found ? metadataValue(found.metadata, OWNER_KEY) : undefined;
+        // Unmarked but ours (a crash after our create job was submitted): the same rule as create's.
+        const owner = found ? await ownerOfTable(ctx.client().storage, value, found, ctx.call.owner) : undefined;
         if (found && owner !== undefined && owner !== ctx.call.owner) {
           failures.push({ property: "name", reason: `table "${id}" already exists and belongs to ${describeOwner(owner)}: choose another name, or set adoptExisting: true to take it over` });
         } else if (found && owner === undefined) {
@@ -427,6 +456,7 @@ export const handler: Handler<typeof table> = {
       ...(recorded.definition ? { definition: recorded.definition } : {}),
       ...(recorded.data !== undefined ? { data: recorded.data } : {}),
       allowDropColumns: recorded.allowDropColumns ?? false,
+      allowRecreate: recorded.allowRecreate ?? false,
       adoptExisting: recorded.adoptExisting ?? false,
     };
     // Content loaded by someone else (its hash on the table differs from ours) shows as a change of dataContent.

@@ -127,6 +127,31 @@ describe("Bucket and Table", () => {
     const read = await table.read(h.ctx, t.id, t.outs);
     const diff = await table.diff(h.ctx, t.id, read.props as Props, t.inputs);
     expect(diff.changes).toBe(false);
+
+    // A column's new type replaces the table: refused at preview unless its rows are declared or given up.
+    const before = writes().length;
+    const retyped = { __resourceName: "rates", __owner: ownerUrn("rates"), bucketId: "in.c-ref", name: "rates", columns: ["code", "rate"], primaryKey: ["code"], definition: { code: { type: "VARCHAR", length: "3" }, rate: { type: "VARCHAR" } } };
+    const refused = await table.check(h.ctx, t.outs, retyped);
+    expect(JSON.stringify(refused.failures)).toMatch(
+      /definition.*changes the type of column \\"rate\\" \(NUMBER\(10,4\) → VARCHAR\).*rows, which this table does not declare, lost\. Set allowRecreate: true to give them up, declare data/,
+    );
+    const optedIn = await table.check(h.ctx, t.outs, { ...retyped, allowRecreate: true });
+    expect(optedIn.failures).toEqual([]);
+    expect((await table.diff(h.ctx, t.id, t.outs, optedIn.inputs as Props)).replaces).toEqual(["definition"]);
+    const withData = await table.check(h.ctx, t.outs, { ...retyped, data: { rows: [["EUR", "1.0"]] } });
+    expect(withData.failures).toEqual([]);
+    expect(writes().length).toBe(before);
+  });
+
+  it("refuses at preview a table whose bucket neither exists nor is declared in the program, writing nothing", async () => {
+    const before = writes().length;
+    const args = { __resourceName: "orphan", bucketId: "in.c-nowhere", name: "orphan", columns: ["a"] };
+    const missing = await table.check(h.ctx, {}, args);
+    expect(JSON.stringify(missing.failures)).toMatch(/bucketId.*bucket \\"in\.c-nowhere\\" does not exist in branch default, and no Bucket of this program declares it: declare it/);
+    // Declared by a Bucket of the same program (created before the table): fine.
+    const declared = await table.check(h.ctx, {}, { ...args, __program: { declared: true } });
+    expect(declared.failures).toEqual([]);
+    expect(writes().length).toBe(before);
   });
 
   it("refuses a type the backend refuses, at preview", async () => {
