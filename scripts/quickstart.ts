@@ -9,7 +9,8 @@ import { makeRootProject, type RootProject } from "./lib/root-project";
 
 // The main job: deploy examples/quickstart/keboola.yaml through the repository's root Pulumi
 // project (the real Pulumi CLI, local file backend) to the bundled Keboola emulator, send a few
-// events to the new source and print the rows that landed in the tables; then export the
+// events to the new source and print the rows of the reference table loaded from its CSV and
+// the rows that landed in the sinks' tables; then export the
 // project back into a manifest with `keboola-pulumi export`, deploy that export as a second
 // stack (it takes everything over) and show that it has no changes. With KBC_HOST and
 // KBC_TOKEN set it deploys to that stack instead (and skips the export, which would take over
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
     const outputs = JSON.parse(mustSucceed("pulumi stack output", await first.pulumi(["stack", "output", "--json", "--show-secrets"])).stdout) as {
       sources: Record<string, { sourceId: string; url: string }>;
       tables: Record<string, string>;
+      storageTables?: Record<string, string>;
     };
     const source = outputs.sources.events;
     step(`Posting ${SAMPLE_EVENTS.length} events to source "${source.sourceId}"`);
@@ -82,7 +84,8 @@ async function main(): Promise<void> {
     if (!emulator) {
       step("The rows reach the tables when the import trigger fires (see targetImportTrigger in the manifest).");
     } else {
-      for (const tableId of Object.values(outputs.tables)) {
+      // The reference table declared with its CSV, then the sinks' tables the events landed in.
+      for (const tableId of [...Object.values(outputs.storageTables ?? {}), ...Object.values(outputs.tables)]) {
         step(`Rows in ${tableId}`);
         const res = await fetch(`${host}/v2/storage/tables/${tableId}/data-preview?format=rfc`, { headers: { "X-StorageApi-Token": token } });
         process.stdout.write(`${(await res.text()).trimEnd()}\n`);

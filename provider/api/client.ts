@@ -27,7 +27,7 @@ export class KeboolaClient {
 
   constructor(private readonly settings: ClientSettings) {
     this.http = new HttpClient({ ...settings.http, token: settings.token });
-    this.storage = new StorageApi(this.http, settings.host);
+    this.storage = new StorageApi(this.http, settings.host, settings.taskTimeoutSeconds);
   }
 
   async stream(): Promise<StreamApi> {

@@ -1,5 +1,6 @@
 import type { HttpClient, RetryPolicy } from "./http";
 import { notFoundAsUndefined as orUndefined } from "./errors";
+import { waitUntilFinished } from "./tasks";
 
 // Typed calls of the Storage API (`/v2/storage`): the index (service discovery), token
 // verification, tables, and component configurations with their rows.
@@ -25,6 +26,74 @@ export interface StorageTable {
   name: string;
   columns: string[];
   primaryKey: string[];
+  isTyped?: boolean;
+  /** Typed tables only: the columns' native definitions. */
+  definition?: { primaryKeysNames?: string[]; columns: Array<{ name: string; definition: ColumnDefinition; basetype?: string }> };
+  rowsCount?: number | null;
+  dataSizeBytes?: number | null;
+  lastImportDate?: string | null;
+  metadata?: MetadataEntry[];
+}
+
+/** A typed column's native definition (`tables-definition`, keboola/storage-api-php-client apiary.apib). */
+export interface ColumnDefinition {
+  type: string;
+  length?: string;
+  nullable?: boolean;
+  default?: string;
+}
+
+/** One metadata entry of a bucket, table or column (Storage's metadata API). */
+export interface MetadataEntry {
+  id: string | number;
+  key: string;
+  value: string;
+  provider: string;
+  timestamp?: string;
+}
+
+export interface StorageBucket {
+  id: string;
+  name: string;
+  stage: string;
+  description: string;
+  displayName: string;
+  metadata?: MetadataEntry[];
+}
+
+/** A Storage job (`GET /v2/storage/jobs/{id}`). */
+export interface StorageJob {
+  id: number | string;
+  status: "waiting" | "processing" | "success" | "error" | string;
+  url?: string;
+  tableId?: string | null;
+  operationName: string;
+  operationParams?: Record<string, unknown>;
+  results?: Record<string, unknown> | null;
+  error?: { code?: string; message?: string; exceptionId?: string } | string;
+  creatorToken?: { id: string | number; description?: string };
+}
+
+/** A file resource of File Storage (seed section 2.1). */
+export interface StorageFile {
+  id: number;
+  name: string;
+  isSliced: boolean;
+  sizeBytes: number | null;
+  tags: string[];
+  region?: string;
+  provider?: string;
+  url?: string;
+  uploadParams?: {
+    key: string;
+    bucket: string;
+    acl?: string;
+    credentials?: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string; Expiration?: string };
+    /** keboola/keboola-sdk-go storage_file_upload/s3/file.go: the server-side encryption to request. */
+    "x-amz-server-side-encryption"?: string;
+  };
+  /** The emulator only: the object store's URL (path style), as the real answer names only the region. */
+  s3Endpoint?: string;
 }
 
 export interface ConfigRow {
@@ -78,6 +147,8 @@ export class StorageApi {
   constructor(
     private readonly http: HttpClient,
     readonly baseUrl: string,
+    /** Deadline of one Storage job, in seconds. */
+    private readonly jobTimeoutSeconds = 600,
   ) {}
 
   private call<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, opts: { form?: Record<string, string>; json?: unknown; retry?: RetryPolicy; query?: Record<string, string | undefined> } = {}) {
@@ -123,6 +194,115 @@ export class StorageApi {
 
   forgetTable(branch: string, tableId: string): void {
     this.listings.delete(JSON.stringify([branch, bucketOf(tableId)]));
+  }
+
+  // Buckets and tables (keboola/storage-api-php-client apiary.apib; the spec's "Storage: buckets and tables")
+  findBucket(branch: string, bucketId: string): Promise<StorageBucket | undefined> {
+    return orUndefined(this.call<StorageBucket>("GET", tablesPath(branch, `/buckets/${enc(bucketId)}`), { query: { include: "metadata" } }));
+  }
+  /** Every bucket of the branch, with its metadata (the description the UI keeps). */
+  listBuckets(branch: string): Promise<StorageBucket[]> {
+    return this.call<StorageBucket[]>("GET", tablesPath(branch, "/buckets"), { query: { include: "metadata" } });
+  }
+  /** 201 with the bucket; an existing id answers 400 `storage.buckets.alreadyExists`. Never retried blindly. */
+  createBucket(branch: string, body: { name: string; stage: string; description?: string; displayName?: string }) {
+    return this.call<StorageBucket>("POST", tablesPath(branch, "/buckets"), { json: body, retry: "rejected-only" });
+  }
+  /** Only the display name changes by PUT (the description by metadata). */
+  updateBucket(branch: string, bucketId: string, body: { displayName: string }) {
+    return this.call<StorageBucket>("PUT", tablesPath(branch, `/buckets/${enc(bucketId)}`), { json: body, retry: "idempotent" });
+  }
+  /** Drops a bucket (with its tables when `force`) through a `bucketDelete` job; gone already: undefined. */
+  async deleteBucket(branch: string, bucketId: string, force: boolean, what: string): Promise<void> {
+    const job = await orUndefined(this.call<StorageJob>("DELETE", tablesPath(branch, `/buckets/${enc(bucketId)}`), { query: { force: force ? "true" : undefined, async: "true" }, retry: "idempotent" }));
+    if (job) await this.waitJob(job, what);
+  }
+  listBucketTables(branch: string, bucketId: string) {
+    return orUndefined(this.call<StorageTable[]>("GET", tablesPath(branch, `/buckets/${enc(bucketId)}/tables`), { query: { include: "columns,metadata" } }));
+  }
+  /** A table with its metadata (the owner marker), or undefined. */
+  findTableDetail(branch: string, tableId: string): Promise<StorageTable | undefined> {
+    return orUndefined(this.call<StorageTable>("GET", tablesPath(branch, `/tables/${enc(tableId)}`)));
+  }
+  /** Creates a table from an uploaded CSV file (the header gives the columns): a `tableCreate` job. */
+  createTableAsync(branch: string, bucketId: string, body: { name: string; dataFileId: number; primaryKey?: string; delimiter?: string; enclosure?: string }) {
+    return this.call<StorageJob>("POST", tablesPath(branch, `/buckets/${enc(bucketId)}/tables-async`), { json: body, retry: "rejected-only" });
+  }
+  /** Creates a typed table: a `tableDefinitionCreate` job whose results are the table. */
+  createTableDefinition(branch: string, bucketId: string, body: { name: string; primaryKeysNames: string[]; columns: Array<{ name: string; definition: ColumnDefinition; basetype?: string }> }) {
+    return this.call<StorageJob>("POST", tablesPath(branch, `/buckets/${enc(bucketId)}/tables-definition`), { json: body, retry: "rejected-only" });
+  }
+  /** Loads a file into a table (`incremental: false` replaces its rows): a `tableImport` job. */
+  importAsync(branch: string, tableId: string, body: { dataFileId: number; incremental: boolean; delimiter?: string; enclosure?: string; columns?: string[] }) {
+    return this.call<StorageJob>("POST", tablesPath(branch, `/tables/${enc(tableId)}/import-async`), { json: body, retry: "rejected-only" });
+  }
+  addColumn(branch: string, tableId: string, body: { name: string; definition?: ColumnDefinition; basetype?: string }) {
+    return this.call<StorageJob>("POST", tablesPath(branch, `/tables/${enc(tableId)}/columns`), { json: body, retry: "rejected-only" });
+  }
+  deleteColumn(branch: string, tableId: string, column: string) {
+    return this.call<StorageJob>("DELETE", tablesPath(branch, `/tables/${enc(tableId)}/columns/${enc(column)}`), { query: { force: "true" }, retry: "idempotent" });
+  }
+  createPrimaryKey(branch: string, tableId: string, columns: string[]) {
+    return this.call<StorageJob>("POST", tablesPath(branch, `/tables/${enc(tableId)}/primary-key`), { json: { columns }, retry: "rejected-only" });
+  }
+  deletePrimaryKey(branch: string, tableId: string) {
+    return this.call<StorageJob>("DELETE", tablesPath(branch, `/tables/${enc(tableId)}/primary-key`), { retry: "idempotent" });
+  }
+  /** Drops a table through a `tableDrop` job; gone already: nothing to do. */
+  async deleteTable(branch: string, tableId: string, what: string): Promise<void> {
+    const job = await orUndefined(this.call<StorageJob>("DELETE", tablesPath(branch, `/tables/${enc(tableId)}`), { query: { force: "true", async: "true" }, retry: "idempotent" }));
+    if (job) await this.waitJob(job, what);
+  }
+  /** Rows of a table (up to `limit`), as the data preview gives them. */
+  async previewRows(branch: string, tableId: string, limit = 1000): Promise<{ columns: string[]; rows: string[][] }> {
+    const body = await this.call<{ columns: string[]; rows: Array<Array<{ columnName: string; value: string }>> }>("GET", tablesPath(branch, `/tables/${enc(tableId)}/data-preview`), {
+      query: { format: "json", limit: String(limit) },
+    });
+    return { columns: body.columns, rows: body.rows.map((r) => r.map((c) => c.value)) };
+  }
+
+  // Metadata: where the provider keeps its owner marker and the loaded content's hash
+  // (keboola/keboola-sdk-go pkg/keboola/storage_table_metadata.go: POST {provider, metadata: [{key, value}]}).
+  setBucketMetadata(branch: string, bucketId: string, provider: string, entries: Array<{ key: string; value: string }>) {
+    return this.call<MetadataEntry[]>("POST", tablesPath(branch, `/buckets/${enc(bucketId)}/metadata`), { json: { provider, metadata: entries }, retry: "idempotent" });
+  }
+  setTableMetadata(branch: string, tableId: string, provider: string, entries: Array<{ key: string; value: string }>) {
+    return this.call<unknown>("POST", tablesPath(branch, `/tables/${enc(tableId)}/metadata`), { json: { provider, metadata: entries }, retry: "idempotent" });
+  }
+  deleteTableMetadata(branch: string, tableId: string, metadataId: string | number) {
+    return orUndefined(this.call<unknown>("DELETE", tablesPath(branch, `/tables/${enc(tableId)}/metadata/${enc(String(metadataId))}`), { retry: "idempotent" }));
+  }
+
+  // Files and jobs (seed sections 4.1 and 4.2)
+  /** A file resource with `uploadParams` and, with `federationToken`, temporary credentials of the object store. */
+  prepareFile(branch: string, body: { name: string; sizeBytes?: number; tags?: string[]; isSliced?: boolean; isEncrypted?: boolean; federationToken: boolean }) {
+    const { federationToken, ...rest } = body;
+    // Retried after a lost answer or a 5xx like a read: a repeated prepare only adds an empty file
+    // resource that nothing loads (File Storage expires it), never a second table or a second load.
+    return this.call<StorageFile>("POST", tablesPath(branch, "/files/prepare"), { json: { ...rest, federationToken: federationToken ? 1 : 0 }, retry: "idempotent" });
+  }
+  getFile(fileId: number | string) {
+    return this.call<StorageFile>("GET", `/v2/storage/files/${enc(String(fileId))}`);
+  }
+  listJobs(limit = 100) {
+    return this.call<StorageJob[]>("GET", "/v2/storage/jobs", { query: { limit: String(limit) } });
+  }
+  getJob(id: number | string) {
+    return this.call<StorageJob>("GET", `/v2/storage/jobs/${enc(String(id))}`);
+  }
+  /** Polls a job until it ends; an `error` job throws with its `error.message`. */
+  waitJob(job: StorageJob, what: string): Promise<StorageJob> {
+    return waitUntilFinished(
+      job,
+      (j) => ({
+        id: String(j.id),
+        finished: j.status === "success" || j.status === "error",
+        ok: j.status === "success",
+        message: typeof j.error === "string" ? j.error : (j.error?.message ?? "unknown error"),
+      }),
+      (j) => this.getJob(j.id),
+      { what, deadlineSeconds: this.jobTimeoutSeconds },
+    );
   }
 
   // Configurations (branch-scoped; `default` is accepted as branch id)

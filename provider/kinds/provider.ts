@@ -6,13 +6,14 @@ import { KINDS, type ResourceKind } from "./table";
 // the whole export of an installed package's module as `require("<that module>")` instead of its
 // code. So each kind's provider object is the export of a module of its own,
 // `keboola-pulumi/kinds/<file>`: those modules are derived from the kinds table at build time
-// (scripts/gen-kinds.ts writes dist/provider/kinds/<file>.js), never written by hand.
+// (scripts/gen-kinds.ts writes dist/kinds/<file>.js, a folder of its own so that no kind's file
+// name can meet a module of the provider), never written by hand.
 
 /** The provider object of every resource of a kind. */
 export function kindProvider(kind: ResourceKind): dynamic.ResourceProvider {
   try {
-    // The generated module beside this one (dist/provider/kinds/<file>.js).
-    const mod: unknown = require(`./${KINDS[kind].file}`);
+    // The generated module (dist/kinds/<file>.js, from dist/provider/kinds/ where this one is built).
+    const mod: unknown = require(`../../kinds/${KINDS[kind].file}`);
     if (isProvider(mod)) return mod;
   } catch (err) {
     if (!isModuleNotFound(err)) throw err;

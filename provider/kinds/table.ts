@@ -1,8 +1,8 @@
 // The resource kinds: one row each. Everything that lists kinds is derived from this table: the
 // `ResourceKind` type, the runtime's lazy loading of a kind's module (resources/<file>), the class
 // name in error messages, the catalog (schema.json) and each kind's provider object module
-// (dist/provider/kinds/<file>.js, written at build by scripts/gen-kinds.ts, exported by
-// package.json's `./kinds/*`). What TypeScript cannot derive, the class export in index.ts, is
+// (dist/kinds/<file>.js, written at build by scripts/gen-kinds.ts, exported by package.json's
+// `./kinds/*`). What TypeScript cannot derive, the class export in index.ts, is
 // checked against it by test/unit/kinds.test.ts.
 //
 // Adding a kind: its resource file under resources/ (schema, class, handler), one row here, the
@@ -18,6 +18,8 @@ export const KINDS = {
   jobRun: { type: "JobRun", file: "job-run" },
   flow: { type: "Flow", file: "flow" },
   schedule: { type: "Schedule", file: "schedule" },
+  bucket: { type: "Bucket", file: "bucket" },
+  table: { type: "Table", file: "table" },
 } as const satisfies Record<string, { type: string; file: string }>;
 
 export type ResourceKind = keyof typeof KINDS;

@@ -9,6 +9,8 @@ import { ComponentConfig } from "../resources/component-config";
 import { JobRun } from "../resources/job-run";
 import { Flow } from "../resources/flow";
 import { Schedule } from "../resources/schedule";
+import { Bucket } from "../resources/bucket";
+import { Table } from "../resources/table";
 import { loadManifest } from "./parse";
 import type { Manifest } from "./schema";
 
@@ -17,6 +19,8 @@ import type { Manifest } from "./schema";
 // bad manifest registers no resource at all.
 
 export interface DeployedManifest {
+  buckets: Record<string, Bucket>;
+  tables: Record<string, Table>;
   sources: Record<string, Source>;
   sourceSettings: Record<string, SourceSettings>;
   sinks: Record<string, Sink>;
@@ -31,18 +35,29 @@ export interface DeployedManifest {
 export interface DeployOptions {
   /** Options for every resource (e.g. a parent component or a provider-independent `protect`). */
   resourceOptions?: pulumi.CustomResourceOptions;
+  /** The directory a table's `data` path is relative to (deployManifest: the manifest's). */
+  baseDir?: string;
 }
 
 /** Reads the manifest at `file` and declares its resources in the running Pulumi program. */
 export function deployManifest(file: string, options: DeployOptions = {}): DeployedManifest {
-  return declareManifest(loadManifest(path.resolve(file)), options);
+  return declareManifest(loadManifest(path.resolve(file)), { baseDir: path.dirname(path.resolve(file)), ...options });
 }
 
 /** Declares the resources of an already parsed manifest. */
 export function declareManifest(m: Manifest, options: DeployOptions = {}): DeployedManifest {
   const opts = options.resourceOptions;
-  const out: DeployedManifest = { sources: {}, sourceSettings: {}, sinks: {}, sinkSettings: {}, variables: {}, configurations: {}, jobs: {}, flows: {}, schedules: {} };
+  const out: DeployedManifest = { buckets: {}, tables: {}, sources: {}, sourceSettings: {}, sinks: {}, sinkSettings: {}, variables: {}, configurations: {}, jobs: {}, flows: {}, schedules: {} };
 
+  // Buckets and tables first: a sink writing a declared table is checked against it and depends on it.
+  for (const [key, inputs] of Object.entries(m.buckets ?? {})) {
+    out.buckets[key] = new Bucket(key, inputs, opts);
+  }
+  for (const [key, { bucket, data, ...inputs }] of Object.entries(m.tables ?? {})) {
+    const b = out.buckets[bucket];
+    const table = { ...inputs, branchId: m.buckets![bucket].branchId, bucketId: b.bucketId, ...(data !== undefined ? { data: dataRelativeToProgram(data, options.baseDir) } : {}) };
+    out.tables[key] = new Table(key, table, opts);
+  }
   for (const [key, { settings, ...inputs }] of Object.entries(m.sources ?? {})) {
     const source = new Source(key, inputs, opts);
     out.sources[key] = source;
@@ -96,6 +111,21 @@ export function declareManifest(m: Manifest, options: DeployOptions = {}): Deplo
     out.schedules[key] = new Schedule(key, { ...inputs, name: inputs.name ?? key, target: { ...runs, ...values } }, opts);
   }
   return out;
+}
+
+/**
+ * A table's data path is relative to the manifest; the provider resolves it against the program's
+ * directory, so it is rewritten relative to that (state keeps no machine's absolute path).
+ */
+function dataRelativeToProgram<T>(data: T, baseDir: string | undefined): T | string {
+  if (typeof data !== "string" || !baseDir || path.isAbsolute(data)) return data;
+  let root: string;
+  try {
+    root = pulumi.runtime.getRootDirectory();
+  } catch {
+    root = process.cwd();
+  }
+  return path.relative(root, path.resolve(baseDir, data)).split(path.sep).join("/");
 }
 
 /**

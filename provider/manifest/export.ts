@@ -3,6 +3,8 @@ import type { KeboolaClient } from "../api/client";
 import type { Configuration, ConfigRow } from "../api/storage";
 import type { StreamSink, StreamSource } from "../api/stream";
 import { sinkFromRemote } from "../resources/sink";
+import { bucketFromRemote } from "../resources/bucket";
+import { tableFromRemote } from "../resources/table";
 import { sourceFromRemote } from "../resources/source";
 import { normalizeId } from "../validation/ids";
 import { SETTINGS, sameSetting } from "../validation/settings";
@@ -126,6 +128,39 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const notes: string[] = [];
   const manifest: ManifestInput = {};
   const stream = await client.stream();
+
+  // Storage: buckets and their tables, as schemas (columns, primary key, typed definition), never
+  // their data: rows are the project's content, not its configuration.
+  const bucketKeys = new Set<string>();
+  const tableKeys = new Set<string>();
+  let tableCount = 0;
+  for (const b of (await client.storage.listBuckets(branch)).sort((x, y) => (x.id < y.id ? -1 : 1))) {
+    const declared = bucketFromRemote(b);
+    const key = uniqueKey(declared.name, b.id, bucketKeys);
+    (manifest.buckets ??= {})[key] = {
+      ...branchField,
+      stage: declared.stage,
+      name: declared.name,
+      ...(declared.description ? { description: declared.description } : {}),
+      ...(declared.displayName ? { displayName: declared.displayName } : {}),
+      adoptExisting: true,
+    };
+    for (const listed of ((await client.storage.listBucketTables(branch, b.id)) ?? []).sort((x, y) => (x.id < y.id ? -1 : 1))) {
+      // The detail carries a typed table's definition.
+      const t = (await client.storage.findTableDetail(branch, listed.id)) ?? listed;
+      const { name, columns, primaryKey, definition } = tableFromRemote(t);
+      (manifest.tables ??= {})[uniqueKey(name, t.id, tableKeys)] = {
+        bucket: key,
+        name,
+        columns,
+        ...(primaryKey.length ? { primaryKey } : {}),
+        ...(definition ? { definition } : {}),
+        adoptExisting: true,
+      };
+      tableCount++;
+    }
+  }
+  if (tableCount) notes.push(`${tableCount} table(s) exported as schemas only: their rows are not written; declare \`data\` (a CSV path) on a table to manage its rows`);
 
   // Stream: sources, their sinks, settings that differ from the defaults.
   const sources = await allPages<StreamSource>(async (afterId) => {

@@ -13,6 +13,8 @@ import { jobRunInputsSchema } from "../resources/job-run";
 import { sourceInputsSchema } from "../resources/source";
 import { flowInputsSchema } from "../resources/flow";
 import { scheduleInputsSchema } from "../resources/schedule";
+import { bucketInputsSchema } from "../resources/bucket";
+import { tableInputsSchema } from "../resources/table";
 import { manifestSchema, REFERENCES, type Manifest, type ManifestSection } from "./schema";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the
@@ -153,6 +155,8 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
 
 const PLACEHOLDER = "manifest-reference";
 const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string, unknown>) => unknown]> = [
+  ["buckets", bucketInputsSchema, (e) => e],
+  ["tables", tableInputsSchema, ({ bucket: _b, ...e }) => ({ ...e, bucketId: "in.c-manifest-reference" })],
   ["sources", sourceInputsSchema, ({ settings: _s, ...e }) => e],
   ["sources", sourceSettingsInputsSchema, (e) => ({ sourceId: PLACEHOLDER, ...(typeof e.settings === "object" ? e.settings : {}) })],
   ["sinks", sinkInputsSchema, ({ source: _s, settings: _t, ...e }) => ({ ...e, sourceId: PLACEHOLDER })],

@@ -53,6 +53,8 @@ const deployed = deploy();
 export const sources = Object.fromEntries(Object.entries(deployed.sources).map(([k, s]) => [k, { sourceId: s.sourceId, url: s.url }]));
 /** Destination tables of the sinks, by manifest key. */
 export const tables = Object.fromEntries(Object.entries(deployed.sinks).map(([k, s]) => [k, s.tableId]));
+/** Declared Storage tables (the `tables:` section), their ids by manifest key. */
+export const storageTables = Object.fromEntries(Object.entries(deployed.tables).map(([k, t]) => [k, t.tableId]));
 /** Configuration ids, by manifest key. */
 export const configurations = Object.fromEntries(Object.entries(deployed.configurations).map(([k, c]) => [k, c.configId]));
 /** Variables configuration ids, by manifest key. */

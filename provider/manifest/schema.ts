@@ -6,6 +6,8 @@ import { componentConfigInputsSchema, rowInputsSchema } from "../resources/compo
 import { jobRunInputsSchema } from "../resources/job-run";
 import { flowInputsSchema, flowTaskInputsSchema, flowPhaseInputsSchema } from "../resources/flow";
 import { scheduleInputsSchema, scheduleTargetSchema } from "../resources/schedule";
+import { bucketInputsSchema } from "../resources/bucket";
+import { tableInputsSchema } from "../resources/table";
 import { settingsShape } from "../validation/settings";
 
 // The shape of keboola.yaml, derived from the resources' own zod schemas: every field of an
@@ -136,11 +138,25 @@ export const manifestScheduleSchema = z
   })
   .describe("A schedule (Schedule inputs): runs a flow or a configuration, named by key, by cron.");
 
+export const manifestBucketSchema = z.object(bucketInputsSchema.shape).strict().describe('A Storage bucket (Bucket inputs): stage and name make its id ("in.c-<name>").');
+
+const { bucketId: _tableBucket, dataContent: _tableContent, branchId: _tableBranch, ...tableFields } = tableInputsSchema.shape;
+
+export const manifestTableSchema = z
+  .object({
+    bucket: reference("buckets", "The table's bucket"),
+    ...tableFields,
+  })
+  .strict()
+  .describe("A Storage table (Table inputs; branch and bucketId come from its bucket). `data`: a CSV path relative to this manifest, or inline rows.");
+
 const section = <T extends z.ZodType>(entry: T, what: string) =>
   z.record(keySchema, entry, { error: `must be a map of key to ${what}` }).optional();
 
 export const manifestSchema = z
   .object({
+    buckets: section(manifestBucketSchema, "bucket").describe("Storage buckets, by key."),
+    tables: section(manifestTableSchema, "table").describe("Storage tables, by key; each names its bucket. Sinks writing a declared table are checked against it."),
     sources: section(manifestSourceSchema, "source").describe("Stream sources, by key."),
     sinks: section(manifestSinkSchema, "sink").describe("Stream sinks, by key; each names its source."),
     variables: section(manifestVariablesSchema, "variables").describe("Variables configurations (keboola.variables), by key."),
@@ -161,6 +177,7 @@ export type ManifestSection = keyof Manifest;
  * field of each of the entry's `rows`; `inTasks`: of each task of each of the entry's `phases`.
  */
 export const REFERENCES: ReadonlyArray<{ section: ManifestSection; field: string; target: ManifestSection; inRows?: true; inTasks?: true }> = [
+  { section: "tables", field: "bucket", target: "buckets" },
   { section: "sinks", field: "source", target: "sources" },
   { section: "configurations", field: "variables", target: "variables" },
   { section: "configurations", field: "variables", target: "variables", inRows: true },

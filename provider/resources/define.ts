@@ -195,6 +195,8 @@ export interface CallIdentity {
   owner?: string;
   /** What the program declares around the resource (see program.ts). */
   facts: ProgramFacts;
+  /** The program's directory, which relative paths in inputs are relative to (Table's data). */
+  root?: string;
 }
 
 export interface CallContext extends ResourceContext {

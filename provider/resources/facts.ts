@@ -39,7 +39,7 @@ const programConfigurationSchema = z.object({
 export const programFactsSchema = z.object({
   /** Sink: the type of its Source. */
   sourceType: fact(z.string()),
-  /** Sink: its Source; settings: their source (SourceSettings) or sink (SinkSettings); JobRun: its configuration. */
+  /** Sink: its Source; settings: their source (SourceSettings) or sink (SinkSettings); JobRun: its configuration; Table: its bucket. */
   declared: fact(z.boolean()),
   /** `#` values the program gives as literal, non-secret text (plainSecretPaths). */
   plainSecrets: fact(z.array(z.string())),
@@ -47,6 +47,8 @@ export const programFactsSchema = z.object({
   declaredBefore: fact(z.array(z.string())),
   /** Sink: the first other Sink of this program that writes the same table, with its columns. */
   sharedTable: fact(z.object({ sink: z.string(), columns: z.unknown() })),
+  /** Sink: the Table of this program it writes, with its declared columns and primary key. */
+  declaredTable: fact(z.object({ resource: z.string(), columns: z.unknown(), primaryKey: z.unknown() })),
   /** ComponentConfig: the VariableConfig of this program its binding names, with its declared variables. */
   boundVariables: fact(z.object({ resource: z.string(), declared: z.unknown() })),
   /** JobRun, Schedule: the ComponentConfig (or Flow) of this program it runs. */

@@ -78,3 +78,26 @@ export function conflict(label: string, where: string, found: string | undefined
       `Nothing was taken over. ${fix}`,
   );
 }
+
+// Buckets and tables carry the marker in Storage's metadata API: a provider of our own and one key
+// (keboola/keboola-sdk-go pkg/keboola/storage_table_metadata.go: POST .../metadata {provider, metadata}).
+export const METADATA_PROVIDER = "keboola-pulumi";
+export const OWNER_KEY = "keboola-pulumi.owner";
+/** The sha256 of the content last loaded into a table by this provider (keboola-pulumi's own bookkeeping). */
+export const CONTENT_KEY = "keboola-pulumi.contentSha256";
+
+/** A metadata value of our provider. */
+export function metadataValue(metadata: ReadonlyArray<{ key: string; value: string; provider: string }> | undefined, key: string): string | undefined {
+  return metadata?.find((m) => m.provider === METADATA_PROVIDER && m.key === key)?.value;
+}
+
+/** `urn:pulumi:<stack>::<project>::` of an owner: what every resource of one stack's markers start with. */
+export function stackOf(owner: string | undefined): string | undefined {
+  const m = owner ? /^urn:pulumi:[^:]+::[^:]+::/.exec(owner) : null;
+  return m ? m[0] : undefined;
+}
+
+/** A tag of the files a resource uploads, so a create interrupted after its upload recognises its own table. */
+export function ownerTag(owner: string): string {
+  return `kp-owner-${createHash("sha256").update(owner).digest("hex").slice(0, 24)}`;
+}

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { streamObjectId } from "../validation/ids";
+import { bucketIdOf } from "../../keboola/storage";
 import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../../keboola/secrets";
 import { VARIABLES_COMPONENT } from "./configurations";
 import { isRecord } from "../../keboola/json";
@@ -161,6 +162,7 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
   const source = sourceOf(args.branchId, args.sourceId);
   const branch = branchOf(args.branchId);
   const table = branch && literal(args.tableId) ? tables.get(`${branch}/${args.tableId}`) : undefined;
+  const declaredTable = tableOf(args.branchId, args.tableId);
   const key = sourceKey(args.branchId, args.sourceId);
   const before = branch && key !== undefined ? declaredBefore(sinksOfSource.get(`${branch}/${key}`), name) : [];
   return {
@@ -168,7 +170,96 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
     ...(source?.type ? { sourceType: source.type } : {}),
     declared: source !== undefined,
     ...(table && table.sink !== name ? { sharedTable: { sink: table.sink, columns: table.columns } } : {}),
+    ...(declaredTable ? { declaredTable: { resource: declaredTable.name, columns: declaredTable.args.columns as pulumi.Input<unknown>, primaryKey: (declaredTable.args.primaryKey ?? []) as pulumi.Input<unknown> } } : {}),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buckets and tables
+
+interface DeclaredTable {
+  name: string;
+  args: Record<string, unknown>;
+  resource: pulumi.Resource;
+}
+/** Buckets of this program by their bucketId output: the id their literal stage and name make. */
+const bucketIdsByOutput = new WeakMap<object, string>();
+const bucketArgs = new WeakMap<object, string>();
+const tablesById = new Map<string, DeclaredTable>();
+const tablesByOutput = new WeakMap<object, DeclaredTable>();
+
+export interface BucketDeclaration {
+  branchId?: unknown;
+  stage?: unknown;
+  name?: unknown;
+}
+
+/** Before the Bucket registers: claims its id. */
+export function declareBucket(name: string, args: BucketDeclaration): void {
+  const branch = branchOf(args.branchId);
+  const stage = args.stage === undefined ? "in" : args.stage;
+  const id = (stage === "in" || stage === "out") && literal(args.name) ? bucketIdOf(stage, args.name) : undefined;
+  claim(branch && id ? `bucket:${branch}/${id}` : undefined, "Bucket", name, `bucket "${id}" in branch ${branch}`, "Give one of them another name.");
+  if (id) bucketArgs.set(args, id);
+}
+
+export function declaredBucket(args: BucketDeclaration, resource: { bucketId: pulumi.Output<string> }): void {
+  const id = bucketArgs.get(args);
+  if (id) bucketIdsByOutput.set(resource.bucketId, id);
+  const branch = branchOf(args.branchId);
+  if (id && branch) declaredBucketIds.add(`${branch}/${id}`);
+  if (!id) bucketOutputsOfUnknownId.add(resource.bucketId);
+}
+const declaredBucketIds = new Set<string>();
+/** Bucket outputs whose id the program does not know before deployment (stage or name not literal). */
+const bucketOutputsOfUnknownId = new WeakSet<object>();
+
+/** Table: whether its bucketId names a Bucket of this program (its output, or the literal id a declared Bucket makes). */
+export function tableFacts(args: TableDeclaration): FactsInput {
+  if (isOutput(args.bucketId)) return { declared: bucketIdsByOutput.has(args.bucketId) || bucketOutputsOfUnknownId.has(args.bucketId) };
+  const branch = branchOf(args.branchId);
+  return { declared: branch !== undefined && literal(args.bucketId) && declaredBucketIds.has(`${branch}/${args.bucketId}`) };
+}
+
+/** The bucket id a Table's `bucketId` input names, when known in the program: literal, or a Bucket's output with literal stage and name. */
+function bucketIdIn(v: unknown): string | undefined {
+  return literal(v) ? v : isOutput(v) ? bucketIdsByOutput.get(v) : undefined;
+}
+
+export interface TableDeclaration {
+  branchId?: unknown;
+  bucketId?: unknown;
+  name?: unknown;
+  columns?: unknown;
+  primaryKey?: unknown;
+}
+
+/** Before the Table registers: claims its id. */
+export function declareTable(name: string, args: TableDeclaration): void {
+  const branch = branchOf(args.branchId);
+  const bucket = bucketIdIn(args.bucketId);
+  const id = bucket && literal(args.name) ? `${bucket}.${args.name}` : undefined;
+  claim(branch && id ? `table:${branch}/${id}` : undefined, "Table", name, `table "${id}" in branch ${branch}`, "Give one of them another name.");
+}
+
+/** After the Table registered: Sinks writing its id (literal, or its tableId output) check their mapping against its declaration and depend on it. */
+export function declaredTable(name: string, args: TableDeclaration, resource: pulumi.Resource & { tableId: pulumi.Output<string> }): void {
+  const decl: DeclaredTable = { name, args: args as Record<string, unknown>, resource };
+  tablesByOutput.set(resource.tableId, decl);
+  const branch = branchOf(args.branchId);
+  const bucket = bucketIdIn(args.bucketId);
+  if (branch && bucket && literal(args.name)) tablesById.set(`${branch}/${bucket}.${args.name}`, decl);
+}
+
+function tableOf(branchId: unknown, tableId: unknown): DeclaredTable | undefined {
+  if (isOutput(tableId)) return tablesByOutput.get(tableId);
+  const branch = branchOf(branchId);
+  return branch && literal(tableId) ? tablesById.get(`${branch}/${tableId}`) : undefined;
+}
+
+/** The Table of this program a Sink writes: the Sink depends on it (the table exists before the sink is created). */
+export function tableResourceOf(args: { branchId?: unknown; tableId?: unknown }): pulumi.Resource | undefined {
+  return tableOf(args.branchId, args.tableId)?.resource;
 }
 
 /** For settings: whether the source (for SourceSettings) or the sink (for SinkSettings) they target is declared in this program. */

@@ -14,7 +14,7 @@ import { STREAM_SIGNALS } from "../../keboola/stream";
 import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import { PartialFailure, type Props, type ResourceContext } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
-import { declareSink, declaredSink, deletedWithSource, sinkFacts, withDeletedWith } from "./program";
+import { declareSink, declaredSink, deletedWithSource, sinkFacts, tableResourceOf, withDeletedWith } from "./program";
 import { branchFailure, isNew, sinkSlotFailure } from "./preflight";
 import { show } from "../validation/messages";
 
@@ -71,11 +71,35 @@ export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
     const declared = declareSink(name, args);
     // Deleted with its Source when that is deleted too (program.ts).
-    super(sink, name, args, withDeletedWith(opts, deletedWithSource(args)), sinkFacts(name, args));
+    // A Table of this program that it writes is created (and changed) before it.
+    const table = tableResourceOf(args);
+    const options = table ? { ...opts, dependsOn: [...toArray(opts?.dependsOn), table] } : opts;
+    super(sink, name, args, withDeletedWith(options, deletedWithSource(args)), sinkFacts(name, args));
     declaredSink(declared, this);
   }
 }
 
+
+function toArray(v: pulumi.CustomResourceOptions["dependsOn"]): pulumi.Input<pulumi.Resource>[] {
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v as pulumi.Input<pulumi.Resource>];
+}
+
+const declaredTableFact = z.object({ resource: z.string(), columns: z.array(z.string()), primaryKey: z.array(z.string()) });
+
+/**
+ * Failure when the destination is a Table declared in this program whose declared columns or
+ * primary key do not fit the mapping: known at preview, even before the table exists (the Table
+ * is created or changed before the sink, so its declaration is what the sink will meet).
+ */
+function declaredTableFailure(tableId: string, fact: unknown, columns: Column[]): string | undefined {
+  if (fact === undefined || containsUnknown(fact)) return undefined;
+  const decl = declaredTableFact.safeParse(fact);
+  if (!decl.success) return undefined; // the Table's own check reports its columns
+  const at = `${tableId}" (declared by keboola:Table "${decl.data.resource}" in this program`;
+  const mismatch = mappingMismatch(tableId, decl.data.columns, columns.map((c) => c.name)) ?? primaryKeyMismatch(tableId, decl.data.primaryKey, columns);
+  return mismatch?.replace(`${tableId}"`, `${at})`);
+}
 
 const what = (name: string, p: { sourceId: string; sinkId: string }) => `Sink "${p.sourceId}/${p.sinkId}" (resource "${name}")`;
 
@@ -236,7 +260,10 @@ export const handler: Handler<typeof sink> = {
     }
     const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
     const firstMapping = !olds.tableId;
-    if (failures.length === 0 && known && (firstMapping || mappingChanged(olds, p))) {
+    if (known && facts.declaredTable !== undefined) {
+      const failure = declaredTableFailure(p.tableId, facts.declaredTable, p.columns);
+      if (failure) failures.push({ property: "columns", reason: failure });
+    } else if (failures.length === 0 && known && (firstMapping || mappingChanged(olds, p))) {
       const failure = (await tableFailure(ctx, p.branchId, p.tableId, p.columns, true)) ?? (await sharedTableFailure(ctx, p, facts.sharedTable));
       if (failure) failures.push({ property: "columns", reason: failure });
     }

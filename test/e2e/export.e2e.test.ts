@@ -182,14 +182,17 @@ describe("e2e: export a live project and take it over with the exported manifest
     // (No encryption either: the ciphertexts are written back as they are.)
     const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
     expect(up.code, describeResult(up)).toBe(0);
-    expect(up.stdout).toMatch(/\+ 10 created/); // 9 resources and the stack
+    expect(up.stdout).toMatch(/\+ 15 created/); // 9 resources, the 2 buckets and 3 tables the sinks write, and the stack
     const writes = emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
-    const markerWrite = /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|PUT \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+)$/;
+    const markerWrite = /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|PUT \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+|POST \/v2\/storage\/(buckets|tables)\/[^/]+\/metadata)$/;
     expect(writes.filter((w) => !markerWrite.test(w))).toEqual([]);
     expect(writes).toHaveLength(new Set(writes).size);
     // Every source and sink, and the configurations the export chose (the other component's is left alone).
     const exportedConfigs = before.configs.filter((c) => c.componentId === "keboola.variables" || c.componentId === "keboola.ex-generic-v2");
-    expect(writes).toHaveLength(before.sources.length + before.sinks.length + exportedConfigs.length);
+    // ... and the buckets and tables (their owner markers are metadata entries; no data is loaded).
+    const storageObjects = Object.keys(emu.state.storage.buckets).length + Object.keys(emu.state.storage.tables).length;
+    expect(storageObjects).toBe(5);
+    expect(writes).toHaveLength(before.sources.length + before.sinks.length + exportedConfigs.length + storageObjects);
     expect(contents()).toEqual(before);
 
     const same = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });

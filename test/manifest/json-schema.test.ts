@@ -53,7 +53,7 @@ describe("keboola.schema.json", () => {
   });
 
   const bad: Array<[string, (m: typeof quickstart) => void, RegExp]> = [
-    ["an unknown top-level section", (m) => (m.tables = {}), /must NOT have additional properties/],
+    ["an unknown top-level section", (m) => (m.tablez = {}), /must NOT have additional properties/],
     ["an unknown key in a sink", (m) => (m.sinks.raw.tabelId = "x"), /must NOT have additional properties/],
     ["a number where a string goes", (m) => (m.sinks.raw.tableId = 42 as unknown as Record<string, unknown>), /must be string/],
     ["a missing required field", (m) => delete m.sinks.raw.name, /must have required property 'name'/],

@@ -78,10 +78,10 @@ describe("manifest parsing", () => {
   });
 
   it("unknown section at the top level", () => {
-    const text = `${GOOD}tables: {}\n`;
+    const text = `${GOOD}schedules: {}\n`;
     const [p] = problemsOf(text);
-    expect(p).toMatchObject({ ...positionOf(text, "tables:"), path: "tables" });
-    expect(p.message).toContain("use one of: sources, sinks, variables, configurations, jobs");
+    expect(p).toMatchObject({ ...positionOf(text, "schedules:"), path: "schedules" });
+    expect(p.message).toContain("use one of: buckets, tables, sources, sinks, variables, configurations, jobs");
   });
 
   it("wrong type: at the value, naming the expected type", () => {

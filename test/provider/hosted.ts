@@ -10,6 +10,8 @@ import * as variableConfigModule from "../../provider/resources/variable-config"
 import * as jobRunModule from "../../provider/resources/job-run";
 import * as flowModule from "../../provider/resources/flow";
 import * as scheduleModule from "../../provider/resources/schedule";
+import * as bucketModule from "../../provider/resources/bucket";
+import * as tableModule from "../../provider/resources/table";
 
 // The resource handlers as the dynamic provider host calls them: raw inputs and state in, through
 // the runtime's own dispatch (schema parsing of inputs and state, identity, presentable errors).
@@ -43,3 +45,5 @@ export const variableConfig = hosted(variableConfigModule, "variableConfig");
 export const jobRun = hosted(jobRunModule, "jobRun");
 export const flow = hosted(flowModule, "flow");
 export const schedule = hosted(scheduleModule, "schedule");
+export const bucket = hosted(bucketModule, "bucket");
+export const table = hosted(tableModule, "table");

@@ -30,6 +30,8 @@ describe("derived from each resource's schema", () => {
       JobRun: [],
       Flow: [],
       Schedule: [],
+      Bucket: [],
+      Table: [],
     });
   });
 
@@ -44,6 +46,8 @@ describe("derived from each resource's schema", () => {
       JobRun: [],
       Flow: [],
       Schedule: [],
+      Bucket: [],
+      Table: [],
     });
     expect(componentConfig.outputNames).not.toContain("secretValues");
   });

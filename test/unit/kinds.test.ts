@@ -23,14 +23,14 @@ describe("the kinds table", () => {
     const modules = kindModules();
     expect(Object.keys(modules).sort()).toEqual(KIND_NAMES.map((k) => `${KINDS[k].file}.js`).sort());
     for (const kind of KIND_NAMES) expect(modules[`${KINDS[kind].file}.js`]).toContain(`providerFor(${JSON.stringify(kind)})`);
-    expect(pkg.exports["./kinds/*"]).toBe("./dist/provider/kinds/*.js");
+    expect(pkg.exports["./kinds/*"]).toBe("./dist/kinds/*.js");
     expect(pkg.scripts.build).toContain("gen-kinds");
   });
 
   it("builds modules whose whole export is the kind's provider object", () => {
     // The build's output (npm test builds first): what Pulumi serializes as require("keboola-pulumi/kinds/<file>").
     for (const kind of KIND_NAMES) {
-      const mod: unknown = require(path.join(root, "dist", "provider", "kinds", `${KINDS[kind].file}.js`));
+      const mod: unknown = require(path.join(root, "dist", "kinds", `${KINDS[kind].file}.js`));
       expect(mod, kind).toMatchObject({ create: expect.any(Function), delete: expect.any(Function) });
     }
   });

@@ -1,0 +1,250 @@
+import { createReadStream, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { bucketDisplayNameProblem, bucketIdOf, bucketNameProblem, columnNameProblem, snowflakeBaseType, snowflakeDefinitionProblem, snowflakeStoredDefinition, tableNameProblem, SNOWFLAKE_TYPES } from "../../keboola/storage";
+
+// Buckets and tables as inputs: names and stages as the Storage API validates them (the rules and
+// their messages are keboola/storage.ts's, shared with the emulator), columns, primary keys, typed
+// definitions, and the CSV a table's data comes from (RFC 4180, header equal to the declared
+// columns), read as a stream so a large file is never held in memory.
+
+export { bucketIdOf };
+
+export const stageSchema = z.enum(["in", "out"], { message: 'must be "in" or "out"' }).describe('Stage: "in" (input data) or "out" (output data).');
+
+/** A refinement answering the service's own message for a value it refuses, with the fix. */
+const rule = (problem: (v: string) => string | undefined, fix: string) => (v: string, ctx: z.RefinementCtx) => {
+  const p = problem(v);
+  if (p) ctx.addIssue({ code: "custom", message: `the service refuses it: ${p} ${fix}` });
+};
+
+export const bucketNameSchema = z
+  .string()
+  .superRefine(rule(bucketNameProblem, "Rename it."))
+  .refine((n) => !n.startsWith("c-"), { message: 'must not start with "c-": the service adds it (name "ref" makes the bucket "in.c-ref"); drop the prefix' });
+
+export const bucketDisplayNameSchema = z
+  .string()
+  .min(1, "must not be empty: omit it to show the name")
+  .max(96)
+  .superRefine(rule(bucketDisplayNameProblem, 'Use letters, digits, "-" and "_" only (e.g. "App-events"), or omit it.'));
+
+export const tableNameSchema = z.string().superRefine(rule(tableNameProblem, "Rename it."));
+
+export const columnNameSchema = z.string().superRefine(rule(columnNameProblem, "Rename it."));
+
+/** Column names: unique (Storage compares them case-insensitively), at least one. */
+export const tableColumnsSchema = z
+  .array(columnNameSchema)
+  .min(1, "needs at least one column")
+  .superRefine((cols, ctx) => {
+    const seen = new Map<string, number>();
+    cols.forEach((c, i) => {
+      const first = seen.get(c.toLowerCase());
+      if (first !== undefined) ctx.addIssue({ code: "custom", path: [i], message: `"${c}" is already columns[${first}]: column names must be unique (case-insensitively)` });
+      else seen.set(c.toLowerCase(), i);
+    });
+  });
+
+/** The Storage base type of a native type (what `basetype` says beside a definition). */
+export const baseTypeOf = snowflakeBaseType;
+
+export const columnDefinitionSchema = z
+  .object({
+    type: z.string().transform((t) => t.toUpperCase()),
+    length: z.union([z.string(), z.number().transform(String)]).optional().describe('Length or precision, e.g. "255" for VARCHAR or "38,2" for NUMBER.'),
+    nullable: z.boolean().optional().describe("Whether the column accepts NULL (default true; primary key columns are never nullable)."),
+    default: z.string().optional().describe("The column's default value."),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    const problem = snowflakeDefinitionProblem(d);
+    if (!problem) return;
+    const typeProblem = !(SNOWFLAKE_TYPES as readonly string[]).includes(d.type);
+    ctx.addIssue({
+      code: "custom",
+      path: [typeProblem ? "type" : "length"],
+      message: `the backend refuses it: ${problem}. ${typeProblem ? `Use one of ${SNOWFLAKE_TYPES.join(", ")}.` : "Fix the length."}`,
+    });
+  });
+
+export type TableColumnDefinition = z.output<typeof columnDefinitionSchema>;
+
+/** What the backend stores for a declared definition (synonyms resolved, default lengths filled, a primary key column not nullable). */
+export function storedDefinition(name: string, d: TableColumnDefinition, primaryKey: boolean): { type: string; nullable: boolean; length?: string; default?: string } {
+  return snowflakeStoredDefinition(name, { ...d, nullable: primaryKey ? false : (d.nullable ?? true) }).definition;
+}
+
+// ---- CSV ----------------------------------------------------------------------------------------
+
+export interface CsvScan {
+  /** Bytes of the file as it is. */
+  bytes: number;
+  sha256: string;
+  /** Data rows (the header excluded). */
+  rows: number;
+  header: string[];
+}
+
+export class CsvProblem extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Reads a CSV file once, as a stream: its size, sha256, header and row count, and whether it is
+ * RFC 4180 (fields separated by commas, records by CRLF or LF, a field with a comma, quote or line
+ * break enclosed in double quotes, a quote inside one doubled). Every record must have as many
+ * fields as the header. Throws CsvProblem with the (1-based) line number.
+ */
+export async function scanCsv(path: string): Promise<CsvScan> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  let line = 1;
+  let recordLine = 1;
+  let field: number[] = [];
+  let fieldChars = 0;
+  let record: string[] = [];
+  let header: string[] | undefined;
+  let rows = 0;
+  // States: start of field, in an unquoted field, in a quoted field, a quote seen in a quoted field.
+  let state: "start" | "plain" | "quoted" | "quote" = "start";
+  let pendingCR = false;
+  // The header's field text is kept; data fields are only counted.
+  const endField = () => {
+    if (header === undefined) record.push(Buffer.from(field).toString("utf8"));
+    else record.push("");
+    field = [];
+    fieldChars = 0;
+  };
+  const endRecord = () => {
+    if (header === undefined) header = record;
+    else if (!(record.length === 1 && fieldChars === 0 && lastEmpty)) {
+      if (record.length !== header.length) {
+        throw new CsvProblem(`line ${recordLine}: ${record.length} fields, but the header has ${header.length}`, recordLine);
+      }
+      rows++;
+    }
+    record = [];
+    recordLine = line;
+  };
+  let lastEmpty = false;
+  for await (const chunk of createReadStream(path)) {
+    const buf = chunk as Buffer;
+    hash.update(buf);
+    bytes += buf.length;
+    for (let i = 0; i < buf.length; i++) {
+      const b = buf[i];
+      if (pendingCR) {
+        pendingCR = false;
+        if (b === 0x0a) continue; // CRLF: the record ended at the CR
+      }
+      switch (state) {
+        case "start":
+        case "plain":
+          if (b === 0x2c) {
+            lastEmpty = false;
+            endField();
+            state = "start";
+          } else if (b === 0x0a || b === 0x0d) {
+            lastEmpty = state === "start" && record.length === 0;
+            endField();
+            line++;
+            endRecord();
+            if (b === 0x0d) pendingCR = true;
+            state = "start";
+          } else if (b === 0x22) {
+            if (state === "plain") throw new CsvProblem(`line ${line}: a double quote inside an unquoted field (RFC 4180: enclose the field in double quotes and double the quote)`, line);
+            state = "quoted";
+          } else {
+            if (header === undefined) field.push(b);
+            fieldChars++;
+            state = "plain";
+          }
+          break;
+        case "quoted":
+          if (b === 0x22) state = "quote";
+          else {
+            if (b === 0x0a) line++;
+            if (header === undefined) field.push(b);
+            fieldChars++;
+          }
+          break;
+        case "quote":
+          if (b === 0x22) {
+            if (header === undefined) field.push(b);
+            fieldChars++;
+            state = "quoted";
+          } else if (b === 0x2c) {
+            endField();
+            state = "start";
+          } else if (b === 0x0a || b === 0x0d) {
+            lastEmpty = false;
+            fieldChars = 1;
+            endField();
+            line++;
+            endRecord();
+            if (b === 0x0d) pendingCR = true;
+            state = "start";
+          } else {
+            throw new CsvProblem(`line ${line}: text after a closing double quote (RFC 4180: a quote inside a quoted field is written twice)`, line);
+          }
+          break;
+      }
+    }
+  }
+  if (state === "quoted") throw new CsvProblem(`line ${recordLine}: a quoted field is never closed (a double quote is missing)`, recordLine);
+  if (state !== "start" || record.length > 0) {
+    lastEmpty = false;
+    endField();
+    endRecord();
+  }
+  if (header === undefined) throw new CsvProblem("line 1: the file is empty: it needs a header line with the column names", 1);
+  return { bytes, sha256: hash.digest("hex"), rows, header };
+}
+
+/** Why a CSV header differs from the declared columns, or undefined. */
+export function headerMismatch(header: readonly string[], columns: readonly string[]): string | undefined {
+  if (header.length === columns.length && header.every((h, i) => h === columns[i])) return undefined;
+  return `line 1: the header [${header.join(", ")}] differs from the declared columns [${columns.join(", ")}]: make them equal, in order`;
+}
+
+/** A CSV record as RFC 4180 writes it. */
+export function csvRecord(values: readonly string[]): string {
+  return values.map((v) => (/[",\r\n]/.test(v) || v === "" ? `"${v.replace(/"/g, '""')}"` : v)).join(",") + "\n";
+}
+
+/** Inline rows as the CSV the provider uploads (header first). */
+export function inlineCsv(columns: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  return csvRecord(columns) + rows.map(csvRecord).join("");
+}
+
+/** `3.1 MB`, `120 B`. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}
+
+/** What state and the diff say about declared data: `3.1 MB, sha256 <hex>`. */
+export function contentSummary(bytes: number, sha256: string): string {
+  return `${formatBytes(bytes)}, sha256 ${sha256}`;
+}
+
+export function fileExists(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bucket, table } from "./hosted";
+import type { Props } from "../../provider/resources/types";
+import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
+
+// Bucket and Table against the emulator: create with owner markers, data loaded from a CSV through
+// prepare + object store + tables-async, reloaded only when the content changes, columns added in
+// place, typed tables through tables-definition, idempotent deletes, drift on read.
+
+let h: Harness;
+let dir: string;
+beforeAll(async () => {
+  h = await startHarness({ taskDurationMs: 10 });
+  dir = mkdtempSync(join(tmpdir(), "kp-storage-"));
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const rowsOf = async (tableId: string) => (await h.ctx.client().storage.previewRows("default", tableId)).rows;
+const writes = () => h.writes().filter((w) => !w.includes("/_emulator"));
+
+describe("Bucket and Table", () => {
+  let bucketOuts: Props;
+  it("creates a bucket with the service's id and marks it in metadata", async () => {
+    const b = await createVia(bucket, h.ctx, "ref", { stage: "in", name: "ref", description: "Reference data" });
+    expect(b.id).toBe("in.c-ref");
+    expect(b.outs).toMatchObject({ bucketId: "in.c-ref", description: "Reference data" });
+    const remote = await h.ctx.client().storage.findBucket("default", "in.c-ref");
+    expect(remote?.metadata?.some((m) => m.key === "keboola-pulumi.owner" && m.value === ownerUrn("ref"))).toBe(true);
+    bucketOuts = b.outs;
+    // Unchanged: no diff.
+    const again = await updateVia(bucket, h.ctx, "ref", b.id, b.outs, b.inputs, { stage: "in", name: "ref", description: "Reference data" });
+    expect(again.diff.changes).toBe(false);
+  });
+
+  it("refuses at preview a display name the service refuses (its own message), writing nothing", async () => {
+    const before = writes().length;
+    const bad = await bucket.check(h.ctx, {}, { __resourceName: "app", stage: "in", name: "app", displayName: "App events" });
+    expect(JSON.stringify(bad.failures)).toMatch(/displayName.*the service refuses it: Only alphanumeric characters dash and underscores are allowed/);
+    expect(writes().length).toBe(before);
+  });
+
+  let tableOuts: Props;
+  let tableInputs: Props;
+  const csv = () => join(dir, "countries.csv");
+  it("creates an untyped table from a CSV: rows land, its content summary is in state", async () => {
+    writeFileSync(csv(), "code,name\nCZ,Czechia\nDE,Germany\n");
+    const t = await createVia(table, h.ctx, "countries", { bucketId: "in.c-ref", name: "countries", columns: ["code", "name"], primaryKey: ["code"], data: csv() });
+    expect(t.id).toBe("in.c-ref.countries");
+    expect(t.outs.dataContent).toMatch(/^32 B, sha256 [0-9a-f]{64}$/);
+    expect(await rowsOf(t.id)).toEqual([
+      ["CZ", "Czechia"],
+      ["DE", "Germany"],
+    ]);
+    tableOuts = t.outs;
+    tableInputs = t.inputs;
+  });
+
+  it("a second check of the same content is no change and uploads nothing", async () => {
+    const before = writes().length;
+    const again = await updateVia(table, h.ctx, "countries", "in.c-ref.countries", tableOuts, tableInputs, { bucketId: "in.c-ref", name: "countries", columns: ["code", "name"], primaryKey: ["code"], data: csv() });
+    expect(again.diff.changes).toBe(false);
+    expect(writes().length).toBe(before);
+  });
+
+  it("editing one line reloads the data in full (import-async), and the summary changes", async () => {
+    writeFileSync(csv(), "code,name\nCZ,Czech Republic\nDE,Germany\n");
+    const u = await updateVia(table, h.ctx, "countries", "in.c-ref.countries", tableOuts, tableInputs, { bucketId: "in.c-ref", name: "countries", columns: ["code", "name"], primaryKey: ["code"], data: csv() });
+    expect(u.diff.changes).toBe(true);
+    expect(u.outs.dataContent).not.toBe(tableOuts.dataContent);
+    expect(writes().some((w) => w.endsWith("/import-async"))).toBe(true);
+    expect(await rowsOf("in.c-ref.countries")).toContainEqual(["CZ", "Czech Republic"]);
+    tableOuts = u.outs;
+    tableInputs = u.inputs;
+  });
+
+  it("adds a column in place", async () => {
+    writeFileSync(csv(), "code,name,region\nCZ,Czechia,EU\nDE,Germany,EU\n");
+    const u = await updateVia(table, h.ctx, "countries", "in.c-ref.countries", tableOuts, tableInputs, { bucketId: "in.c-ref", name: "countries", columns: ["code", "name", "region"], primaryKey: ["code"], data: csv() });
+    expect(u.outs.columns).toEqual(["code", "name", "region"]);
+    expect(await rowsOf("in.c-ref.countries")).toContainEqual(["CZ", "Czechia", "EU"]);
+    tableOuts = u.outs;
+    tableInputs = u.inputs;
+  });
+
+  it("refuses at preview: a column inserted before existing ones, a removed column of undeclared data, a header that differs, a broken CSV", async () => {
+    const base = { __resourceName: "countries", __owner: ownerUrn("countries"), bucketId: "in.c-ref", name: "countries", primaryKey: ["code"] };
+    const inserted = await table.check(h.ctx, tableOuts, { ...base, columns: ["code", "x", "name", "region"] });
+    expect(JSON.stringify(inserted.failures)).toMatch(/adds new columns at the end/);
+    const dropped = await table.check(h.ctx, tableOuts, { ...base, columns: ["code", "name"] });
+    expect(JSON.stringify(dropped.failures)).toMatch(/removes column\(s\) \\"region\\".*allowDropColumns: true/);
+    writeFileSync(join(dir, "bad-header.csv"), "code,title\nCZ,x\n");
+    const header = await table.check(h.ctx, {}, { ...base, name: "other", columns: ["code", "name"], data: join(dir, "bad-header.csv") });
+    expect(JSON.stringify(header.failures)).toMatch(/line 1: the header \[code, title\] differs from the declared columns \[code, name\]/);
+    writeFileSync(join(dir, "broken.csv"), 'code,name\nCZ,"Czechia\nDE,Germany\n');
+    const broken = await table.check(h.ctx, {}, { ...base, name: "other", columns: ["code", "name"], data: join(dir, "broken.csv") });
+    expect(JSON.stringify(broken.failures)).toMatch(/line 2: a quoted field is never closed/);
+    const fields = join(dir, "fields.csv");
+    writeFileSync(fields, "code,name\nCZ,Czechia\nDE\n");
+    const short = await table.check(h.ctx, {}, { ...base, name: "other", columns: ["code", "name"], data: fields });
+    expect(JSON.stringify(short.failures)).toMatch(/line 3: 1 fields, but the header has 2/);
+    const missing = await table.check(h.ctx, {}, { ...base, name: "other", columns: ["code", "name"], data: join(dir, "nope.csv") });
+    expect(JSON.stringify(missing.failures)).toMatch(/no such file/);
+    const pk = await table.check(h.ctx, {}, { ...base, name: "other", columns: ["code", "code"], primaryKey: ["id"] });
+    expect(JSON.stringify(pk.failures)).toMatch(/column names must be unique/);
+    expect(JSON.stringify(pk.failures)).toMatch(/\\"id\\" is not one of the columns/);
+  });
+
+  it("creates a typed table through tables-definition and loads inline rows with import-async", async () => {
+    const t = await createVia(table, h.ctx, "rates", {
+      bucketId: "in.c-ref",
+      name: "rates",
+      columns: ["code", "rate"],
+      primaryKey: ["code"],
+      definition: { code: { type: "VARCHAR", length: "3" }, rate: { type: "NUMBER", length: "10,4" } },
+      data: { rows: [["EUR", "1.0"], ["USD", 1.08]] },
+    });
+    const remote = await h.ctx.client().storage.findTableDetail("default", t.id);
+    expect(remote?.isTyped).toBe(true);
+    expect(writes().some((w) => w.endsWith("/tables-definition"))).toBe(true);
+    expect(await rowsOf(t.id)).toContainEqual(["USD", "1.08"]);
+    // Read back: no drift.
+    const read = await table.read(h.ctx, t.id, t.outs);
+    const diff = await table.diff(h.ctx, t.id, read.props as Props, t.inputs);
+    expect(diff.changes).toBe(false);
+
+    // A column's new type replaces the table: refused at preview unless its rows are declared or given up.
+    const before = writes().length;
+    const retyped = { __resourceName: "rates", __owner: ownerUrn("rates"), bucketId: "in.c-ref", name: "rates", columns: ["code", "rate"], primaryKey: ["code"], definition: { code: { type: "VARCHAR", length: "3" }, rate: { type: "VARCHAR" } } };
+    const refused = await table.check(h.ctx, t.outs, retyped);
+    expect(JSON.stringify(refused.failures)).toMatch(
+      /definition.*changes the type of column \\"rate\\" \(NUMBER\(10,4\) → VARCHAR\).*rows, which this table does not declare, lost\. Set allowRecreate: true to give them up, declare data/,
+    );
+    const optedIn = await table.check(h.ctx, t.outs, { ...retyped, allowRecreate: true });
+    expect(optedIn.failures).toEqual([]);
+    expect((await table.diff(h.ctx, t.id, t.outs, optedIn.inputs as Props)).replaces).toEqual(["definition"]);
+    const withData = await table.check(h.ctx, t.outs, { ...retyped, data: { rows: [["EUR", "1.0"]] } });
+    expect(withData.failures).toEqual([]);
+    expect(writes().length).toBe(before);
+  });
+
+  it("refuses at preview a table whose bucket neither exists nor is declared in the program, writing nothing", async () => {
+    const before = writes().length;
+    const args = { __resourceName: "orphan", bucketId: "in.c-nowhere", name: "orphan", columns: ["a"] };
+    const missing = await table.check(h.ctx, {}, args);
+    expect(JSON.stringify(missing.failures)).toMatch(/bucketId.*bucket \\"in\.c-nowhere\\" does not exist in branch default, and no Bucket of this program declares it: declare it/);
+    // Declared by a Bucket of the same program (created before the table): fine.
+    const declared = await table.check(h.ctx, {}, { ...args, __program: { declared: true } });
+    expect(declared.failures).toEqual([]);
+    expect(writes().length).toBe(before);
+  });
+
+  it("refuses a type the backend refuses, at preview", async () => {
+    const bad = await table.check(h.ctx, {}, { __resourceName: "t", bucketId: "in.c-ref", name: "t", columns: ["a"], definition: { a: { type: "VARCHAR", length: "0" } } });
+    expect(JSON.stringify(bad.failures)).toMatch(/definition\.a\.length.*'0' is not valid length for VARCHAR/);
+  });
+
+  it("notices a column added by hand and a table dropped by hand on read", async () => {
+    const storage = h.ctx.client().storage;
+    await storage.waitJob(await storage.addColumn("default", "in.c-ref.countries", { name: "extra" }), "test");
+    const read = await table.read(h.ctx, "in.c-ref.countries", tableOuts);
+    expect((read.props as Props).columns).toEqual(["code", "name", "region", "extra"]);
+    await storage.deleteTable("default", "in.c-ref.countries", "test");
+    const gone = await table.read(h.ctx, "in.c-ref.countries", tableOuts);
+    expect(gone.id).toBe("");
+    // Deleting what is gone is fine.
+    await table.delete(h.ctx, "in.c-ref.countries", tableOuts);
+  });
+
+  it("refuses to delete a bucket holding a table this stack does not manage, unless forceDelete", async () => {
+    const storage = h.ctx.client().storage;
+    const file = await storage.prepareFile("default", { name: "x.csv", federationToken: true });
+    expect(file.id).toBeGreaterThan(0);
+    // A table of somebody else's: created by hand (typed, so no upload is needed).
+    await storage.waitJob(await storage.createTableDefinition("default", "in.c-ref", { name: "theirs", primaryKeysNames: [], columns: [{ name: "a", definition: { type: "VARCHAR" } }] }), "test");
+    const err = await bucket.delete(h.ctx, "in.c-ref", { ...bucketOuts, __owner: ownerUrn("ref") }).catch((e: unknown) => e);
+    expect(err instanceof Error ? err.message : JSON.stringify(err)).toMatch(/still holds .*table\(s\) this stack does not manage: .*in\.c-ref\.theirs.*forceDelete: true/);
+    expect(await storage.findBucket("default", "in.c-ref")).toBeDefined();
+    await bucket.delete(h.ctx, "in.c-ref", { ...bucketOuts, forceDelete: true, __owner: ownerUrn("ref") });
+    expect(await storage.findBucket("default", "in.c-ref")).toBeUndefined();
+    // Idempotent.
+    await bucket.delete(h.ctx, "in.c-ref", { ...bucketOuts, forceDelete: true, __owner: ownerUrn("ref") });
+  });
+});
