@@ -78,10 +78,10 @@ describe("manifest parsing", () => {
   });
 
   it("unknown section at the top level", () => {
-    const text = `${GOOD}schedules: {}\n`;
+    const text = `${GOOD}schedulez: {}\n`;
     const [p] = problemsOf(text);
-    expect(p).toMatchObject({ ...positionOf(text, "schedules:"), path: "schedules" });
-    expect(p.message).toContain("use one of: buckets, tables, sources, sinks, variables, configurations, jobs");
+    expect(p).toMatchObject({ ...positionOf(text, "schedulez:"), path: "schedulez" });
+    expect(p.message).toContain("use one of: buckets, tables, sources, sinks, variables, configurations, jobs, flows, schedules");
   });
 
   it("wrong type: at the value, naming the expected type", () => {
