@@ -1,27 +1,13 @@
 // The Scheduler service's part of the emulator state: plain JSON, so it can be saved to a file.
+import type { ScheduleJson } from "../../keboola/scheduler";
 
 /**
  * An activated schedule, in the fields of the Scheduler API's schedule JSON
  * (keboola/keboola-sdk-go pkg/keboola/scheduler_model.go `Schedule`).
  */
-export interface ScheduleRecord {
-  id: string;
-  tokenId: string;
+export interface ScheduleRecord extends ScheduleJson {
   /** The token the schedule's jobs run with: a copy of the activating token's rights. */
   tokenDescription: string;
-  configurationId: string;
-  configurationVersionId: string;
-  schedule: { cronTab: string; timezone: string; state: "enabled" | "disabled" };
-  target: {
-    componentId: string;
-    configurationId: string;
-    configurationRowIds: string[];
-    mode: string;
-    tag: string;
-    variableValuesId?: string;
-    variableValuesData?: { values: Array<{ name: string; value: string }> };
-  };
-  executions: Array<{ jobId: string; executionTime: string }>;
   /** Emulator only: the emulated time up to which the schedule's fire times were handled. */
   handledUntilMs: number;
 }

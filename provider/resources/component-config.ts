@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { asError } from "../api/errors";
 import { isRecord } from "../../keboola/json";
 import { z } from "zod";
-import { branchSchema } from "../validation/ids";
+import { branchSchema, storageIdSchema, STORAGE_ID } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration, StorageApi } from "../api/storage";
 import { checkWith, containsUnknown, userInputs } from "../validation/check";
@@ -67,10 +67,7 @@ export const variablesBindingSchema = z
 
 export const rowInputsSchema = z
   .object({
-    rowId: z
-      .string()
-      .min(1, "must not be empty")
-      .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+    rowId: storageIdSchema("must not be empty")
       .optional()
       .describe("Stable row id: the row is created with it and always matched by it, so renames and reorders never recreate it. Chosen by Keboola when omitted."),
     // Storage allows a row without a name (the legacy `transformation` component's rows keep theirs
@@ -86,7 +83,6 @@ export const rowInputsSchema = z
   })
   .strict();
 
-const COMPONENT_ID = /^[A-Za-z0-9._-]+$/;
 const ROOT_VARIABLE_KEYS = ["variables_id", "variables_values_id"] as const;
 
 export const componentConfig = defineResource({
@@ -96,13 +92,10 @@ export const componentConfig = defineResource({
     branchId: branchSchema,
     componentId: z
       .string({ error: 'required: the component id, e.g. "keboola.ex-generic-v2"' })
-      .regex(COMPONENT_ID, "must be a component id such as keboola.ex-generic-v2")
+      .regex(STORAGE_ID, "must be a component id such as keboola.ex-generic-v2")
       .refine((id) => id !== VARIABLES_COMPONENT, { message: `use VariableConfig for ${VARIABLES_COMPONENT} configurations` })
       .describe("Component id, e.g. keboola.ex-generic-v2. Changing it replaces the configuration."),
-    configId: z
-      .string()
-      .min(1, "must not be empty: omit it to let Keboola choose the id")
-      .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+    configId: storageIdSchema("must not be empty: omit it to let Keboola choose the id")
       .optional()
       .describe("Configuration id; chosen by Keboola when omitted. Changing it replaces the configuration."),
     name: z.string({ error: "required: the configuration name" }).min(1, "must not be empty").describe("Configuration name."),

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { branchSchema } from "../validation/ids";
+import { branchSchema, storageIdSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration } from "../api/storage";
 import { checkWith, containsUnknown, isUnknown } from "../validation/check";
@@ -64,10 +64,7 @@ export const flow = defineResource({
   inputs: {
     branchId: replaces(branchSchema),
     configId: replaces(
-      z
-        .string()
-        .min(1, "must not be empty: omit it to let Keboola choose the id")
-        .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+      storageIdSchema("must not be empty: omit it to let Keboola choose the id")
         .optional()
         .describe("Configuration id; derived from the resource when omitted. Changing it replaces the flow."),
       { whenSet: true },

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { storageIdSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration, TokenInfo } from "../api/storage";
 import type { ScheduleActivation, SchedulerApi } from "../api/scheduler";
@@ -64,10 +65,7 @@ export const schedule = defineResource({
   description: "A schedule (keboola.scheduler configuration and its activation): runs a configuration or a flow by cron.",
   inputs: {
     configId: replaces(
-      z
-        .string()
-        .min(1, "must not be empty: omit it to have it derived from the resource")
-        .regex(/^[A-Za-z0-9._-]+$/, "must be letters, digits, '.', '_' or '-'")
+      storageIdSchema("must not be empty: omit it to have it derived from the resource")
         .optional()
         .describe("Id of the keboola.scheduler configuration; derived from the resource when omitted. Changing it replaces the schedule."),
       { whenSet: true },

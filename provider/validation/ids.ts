@@ -44,3 +44,11 @@ export function streamObjectId(declared: string | undefined, name: string, recor
   if (typeof recorded === "string" && recorded) return recorded;
   return normalizeId(name);
 }
+
+/** Ids of Storage configurations, rows and components: what Keboola accepts in them. */
+export const STORAGE_ID = /^[A-Za-z0-9._-]+$/;
+
+/** A configuration's or row's id as an input; `empty` says what to do instead of an empty one. */
+export function storageIdSchema(empty: string) {
+  return z.string().min(1, empty).regex(STORAGE_ID, "must be letters, digits, '.', '_' or '-'");
+}
