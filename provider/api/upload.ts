@@ -85,8 +85,10 @@ export async function uploadToStorage(storage: StorageApi, branch: string, sourc
         ContentEncoding: "gzip",
         ...(params["x-amz-server-side-encryption"] ? { ServerSideEncryption: params["x-amz-server-side-encryption"] as "AES256" } : {}),
       },
-      partSize: opts.partSize ?? 16 * 1024 * 1024,
-      queueSize: opts.queueSize ?? 4,
+      // At most queueSize parts in flight plus the one being filled: ~24 MB of buffers, so the
+      // provider stays under 200 MB (the bench's figure) however large the file.
+      partSize: opts.partSize ?? 8 * 1024 * 1024,
+      queueSize: opts.queueSize ?? 2,
       leavePartsOnError: false,
     });
     await upload.done();

@@ -16,6 +16,7 @@ import {
   headerMismatch,
   inlineCsv,
   scanCsv,
+  type CsvScan,
   storedDefinition,
   tableColumnsSchema,
   tableNameSchema,
@@ -193,6 +194,21 @@ function dataSource(p: Parsed, root: string | undefined): Source | undefined {
 
 const rootOf = (props: Props): string | undefined => (typeof props.__root === "string" ? props.__root : undefined);
 
+// A file's scan is kept for the life of the provider process, keyed by its path, size and mtime:
+// check, diff and create of one `up` (and a Table checked twice) read a large file once.
+const scans = new Map<string, { key: string; scan: Promise<CsvScan> }>();
+async function scanCached(path: string): Promise<CsvScan> {
+  const { statSync } = await import("node:fs");
+  const st = statSync(path);
+  const key = `${st.size}:${st.mtimeMs}`;
+  const hit = scans.get(path);
+  if (hit?.key === key) return hit.scan;
+  const scan = scanCsv(path);
+  scans.set(path, { key, scan });
+  scan.catch(() => scans.delete(path));
+  return scan;
+}
+
 /** Size and sha256 of the declared data, checked: a problem is `{ property, reason }`. */
 async function inspectData(p: Parsed, root: string | undefined): Promise<{ summary?: string; failure?: dynamic.CheckFailure }> {
   const source = dataSource(p, root);
@@ -204,7 +220,7 @@ async function inspectData(p: Parsed, root: string | undefined): Promise<{ summa
   const shown = show(p.data);
   if (!fileExists(source.path)) return { failure: { property: "data", reason: `${shown}: no such file (looked at ${source.path}): give a CSV path relative to the program (or the manifest)` } };
   try {
-    const scan = await scanCsv(source.path);
+    const scan = await scanCached(source.path);
     const mismatch = headerMismatch(scan.header, p.columns);
     if (mismatch) return { failure: { property: "data", reason: `${shown}: ${mismatch}` } };
     return { summary: contentSummary(scan.bytes, scan.sha256) };
