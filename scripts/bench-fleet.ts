@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from "../emulator/server";
 import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./lib/pulumi-workspace";
 import { packAndInstall } from "./lib/packed";
 import { sampleCpu } from "./lib/cpu-sample";
+import { benchData } from "./lib/bench-data";
 
 // The fleet benchmark (`npm run bench`): a fleet of sources x sinks, each sink with SinkSettings,
 // deployed with the real Pulumi CLI on the emulator whose tasks take D ms, installed from the
@@ -18,6 +19,11 @@ import { sampleCpu } from "./lib/cpu-sample";
 // serialized provider in state.
 //
 //   node dist/scripts/bench-fleet.js [--sources 10] [--sinks 10] [--task-ms 1000] [--parallel 32] [--cpu-prof DIR] [--pulumi-profile PREFIX]
+//                                    [--data-mb 1024] [--data-only]
+//
+// Then the data case (scripts/lib/bench-data.ts): a generated CSV of --data-mb MB (0: skipped)
+// loaded into a Table by `pulumi up`, against a plain presigned PUT plus the table's job; with
+// --data-only, only that.
 //
 // Also prints the CPU seconds each kind of process spent during `up` (Linux). With --cpu-prof, the
 // Node processes of `up` (program, dynamic provider) write V8 CPU profiles into DIR; with
@@ -205,7 +211,11 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-"));
   try {
     const nodeModules = packAndInstall(dir);
-    for (const o of parseArgs(process.argv.slice(2))) await run(o, nodeModules);
+    const argv = process.argv.slice(2);
+    if (!argv.includes("--data-only")) for (const o of parseArgs(argv)) await run(o, nodeModules);
+    const i = argv.indexOf("--data-mb");
+    const dataMb = i >= 0 ? Number(argv[i + 1]) : 1024;
+    if (dataMb > 0) await benchData(nodeModules, dataMb);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StorageApi, StorageJob, StorageTable } from "../api/storage";
 import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
-import { describeProgress, uploadToStorage, type Uploaded } from "../api/upload";
+import { describeProgress, slicing, uploadToStorage, type Uploaded } from "../api/upload";
 import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema } from "../validation/ids";
 import {
@@ -16,6 +16,7 @@ import {
   headerMismatch,
   inlineCsv,
   scanCsv,
+  type CsvScan,
   storedDefinition,
   tableColumnsSchema,
   tableNameSchema,
@@ -193,6 +194,21 @@ function dataSource(p: Parsed, root: string | undefined): Source | undefined {
 
 const rootOf = (props: Props): string | undefined => (typeof props.__root === "string" ? props.__root : undefined);
 
+// A file's scan is kept for the life of the provider process, keyed by its path, size and mtime:
+// check, diff and create of one `up` (and a Table checked twice) read a large file once.
+const scans = new Map<string, { key: string; scan: Promise<CsvScan> }>();
+async function scanCached(path: string): Promise<CsvScan> {
+  const { statSync } = await import("node:fs");
+  const st = statSync(path);
+  const key = `${st.size}:${st.mtimeMs}`;
+  const hit = scans.get(path);
+  if (hit?.key === key) return hit.scan;
+  const scan = scanCsv(path);
+  scans.set(path, { key, scan });
+  scan.catch(() => scans.delete(path));
+  return scan;
+}
+
 /** Size and sha256 of the declared data, checked: a problem is `{ property, reason }`. */
 async function inspectData(p: Parsed, root: string | undefined): Promise<{ summary?: string; failure?: dynamic.CheckFailure }> {
   const source = dataSource(p, root);
@@ -204,7 +220,7 @@ async function inspectData(p: Parsed, root: string | undefined): Promise<{ summa
   const shown = show(p.data);
   if (!fileExists(source.path)) return { failure: { property: "data", reason: `${shown}: no such file (looked at ${source.path}): give a CSV path relative to the program (or the manifest)` } };
   try {
-    const scan = await scanCsv(source.path);
+    const scan = await scanCached(source.path);
     const mismatch = headerMismatch(scan.header, p.columns);
     if (mismatch) return { failure: { property: "data", reason: `${shown}: ${mismatch}` } };
     return { summary: contentSummary(scan.bytes, scan.sha256) };
@@ -217,8 +233,8 @@ async function inspectData(p: Parsed, root: string | undefined): Promise<{ summa
 const shaOf = (summary: string | undefined) => summary?.split("sha256 ")[1];
 
 /** Uploads the declared data (or, for a new table without data, the header alone) and reports progress. */
-async function upload(storage: StorageApi, p: Parsed, root: string | undefined, label: string, owner: string | undefined): Promise<Uploaded> {
-  const source = dataSource(p, root) ?? { text: inlineCsv(p.columns, []) };
+async function upload(storage: StorageApi, p: Parsed, root: string | undefined, label: string, owner: string | undefined, headerOnly = false): Promise<Uploaded> {
+  const source = (headerOnly ? undefined : dataSource(p, root)) ?? { text: inlineCsv(p.columns, []) };
   let total: number | undefined;
   if ("path" in source) {
     const { statSync } = await import("node:fs");
@@ -253,7 +269,9 @@ async function runJob(storage: StorageApi, job: Promise<StorageJob>, label: stri
 async function load(storage: StorageApi, p: Parsed, tableId: string, root: string | undefined, label: string, owner: string | undefined, uploaded?: Uploaded): Promise<string> {
   const file = uploaded ?? (await upload(storage, p, root, label, owner));
   try {
-    await runJob(storage, storage.importAsync(p.branchId, tableId, { dataFileId: file.file.id, incremental: false, delimiter: ",", enclosure: '"' }), label);
+    // A sliced file's slices have no header: the load names the columns (as Storage wants for sliced files).
+    const columns = file.sliced ? { columns: p.columns } : {};
+    await runJob(storage, storage.importAsync(p.branchId, tableId, { dataFileId: file.file.id, incremental: false, delimiter: ",", enclosure: '"', ...columns }), label);
   } catch (err) {
     throw jobFailure(label, `loading the data (import-async of file ${file.file.id})`, err, "Fix the data (or the columns) and run `pulumi up` again; the table keeps its previous rows.");
   }
@@ -384,7 +402,10 @@ export const handler: Handler<typeof table> = {
     // first attempted, once whatever the attempts; not at all when an existing table is taken over.
     let uploaded: Uploaded | undefined;
     let uploading: Promise<Uploaded> | undefined;
-    const uploadOnce = async () => (uploaded = await (uploading ??= upload(storage, p, root, label, owner)));
+    // A file large enough to go sliced: the table is created from its header, then loaded by import-async.
+    const source = dataSource(p, root);
+    const sliced = !!source && "path" in source && fileExists(source.path) && (await import("node:fs")).statSync(source.path).size > slicing.thresholdBytes;
+    const uploadOnce = async () => (uploaded = await (uploading ??= upload(storage, p, root, label, owner, sliced)));
     const created = await createOnce<StorageTable>({
       label,
       where: `in branch ${p.branchId}`,
@@ -424,7 +445,7 @@ export const handler: Handler<typeof table> = {
       if (!marked && owner) await storage.setTableMetadata(p.branchId, id, METADATA_PROVIDER, [{ key: OWNER_KEY, value: owner }]);
       if (created.existed) current = await converge(storage, p, current, label);
       const declared = dataSource(p, root) !== undefined;
-      if (!created.existed && !p.definition) {
+      if (!created.existed && !p.definition && !sliced) {
         // Created from the data file itself: loaded.
         if (declared) {
           await storage.setTableMetadata(p.branchId, id, METADATA_PROVIDER, [{ key: CONTENT_KEY, value: uploaded!.sha256 }]);
@@ -432,7 +453,7 @@ export const handler: Handler<typeof table> = {
         }
       } else if (declared) {
         const have = metadataValue(current.metadata, CONTENT_KEY);
-        loaded = have && have === shaOf(p.dataContent) ? p.dataContent : await load(storage, p, id, root, label, owner, p.definition ? undefined : uploaded);
+        loaded = have && have === shaOf(p.dataContent) ? p.dataContent : await load(storage, p, id, root, label, owner, p.definition || sliced ? undefined : uploaded);
       }
       current = (await storage.findTableDetail(p.branchId, id)) ?? current;
     } catch (err) {

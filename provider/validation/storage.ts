@@ -133,7 +133,7 @@ export async function scanCsv(path: string): Promise<CsvScan> {
     recordLine = line;
   };
   let lastEmpty = false;
-  for await (const chunk of createReadStream(path)) {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
     const buf = chunk as Buffer;
     hash.update(buf);
     bytes += buf.length;
@@ -142,6 +142,27 @@ export async function scanCsv(path: string): Promise<CsvScan> {
       if (pendingCR) {
         pendingCR = false;
         if (b === 0x0a) continue; // CRLF: the record ended at the CR
+      }
+      // Past the header, runs of plain bytes (the bulk of a large file) are skipped in a tight loop
+      // and a quoted field's text by the native indexOf: the bench's 1 GB scan is bound by them.
+      if (header !== undefined && (state === "start" || state === "plain") && b !== 0x2c && b !== 0x0a && b !== 0x0d && b !== 0x22) {
+        let j = i + 1;
+        for (; j < buf.length; j++) {
+          const c = buf[j];
+          if (c === 0x2c || c === 0x0a || c === 0x0d || c === 0x22) break;
+        }
+        fieldChars += j - i;
+        state = "plain";
+        i = j - 1;
+        continue;
+      }
+      if (header !== undefined && state === "quoted" && b !== 0x22) {
+        let j = buf.indexOf(0x22, i);
+        if (j < 0) j = buf.length;
+        for (let nl = buf.indexOf(0x0a, i); nl >= 0 && nl < j; nl = buf.indexOf(0x0a, nl + 1)) line++;
+        fieldChars += j - i;
+        i = j - 1;
+        continue;
       }
       switch (state) {
         case "start":

@@ -8,6 +8,7 @@ import { KeboolaClient } from "../../provider/api/client";
 import { StorageApi } from "../../provider/api/storage";
 import { PartialFailure, type Props, type ResourceContext } from "../../provider/resources/types";
 import { CONTENT_KEY, OWNER_KEY } from "../../provider/resources/ownership";
+import { slicing } from "../../provider/api/upload";
 import { bucket, table } from "./hosted";
 import { createVia, MASTER_TOKEN, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 
@@ -192,4 +193,36 @@ describe("a crash between the upload and the job", () => {
     const next = await createVia(table, h.ctx, name, args);
     await expectConverged(name, next.outs, ROWS);
   });
+});
+
+describe("a large file goes sliced", () => {
+  const saved = { ...slicing };
+  beforeAll(() => Object.assign(slicing, { thresholdBytes: 3 * 1024 * 1024, sliceBytes: 1024 * 1024 }));
+  afterAll(() => Object.assign(slicing, saved));
+
+  it("created from its header, loaded from a manifest of slices: every row once", async () => {
+    const name = "sliced_create";
+    const rows = 60_000;
+    const args = { bucketId: "in.c-faults", name, columns: ["id", "payload"], data: await bigCsv(name, rows) };
+    const { outs } = await createVia(table, h.ctx, name, args);
+    const sliced = Object.values(h.emu.state.storage.files).filter((f) => f.isSliced && f.uploaded);
+    expect(sliced.length).toBeGreaterThan(0);
+    expect(h.emu.requests().filter((r) => r.method === "PUT" && /00002\.csv\.gz/.test(r.path)).length).toBeGreaterThan(0);
+    expect(tablesNamed(name)).toHaveLength(1);
+    expect((await storage().findTableDetail("default", `in.c-faults.${name}`))?.rowsCount).toBe(rows);
+    expect(outs.dataContent).toMatch(/MB, sha256 [0-9a-f]{64}$/);
+  }, 120_000);
+
+  it.each(Object.keys(FAULTS) as Kind[])("a %s on one slice is retried: one table with every row", async (kind) => {
+    const name = `sliced_${kind.replace(/\W/g, "x")}`;
+    const small = { bucketId: "in.c-faults", name, columns: ["id", "payload"], data: csv(name, "id,payload\n1,a\n") };
+    const made = await createVia(table, h.ctx, name, small);
+    const rows = 50_000;
+    const big = { ...small, data: await bigCsv(`${name}_big`, rows) };
+    const before = h.emu.requests().length;
+    await faulted(kind, "PUT", "/files/", () => updateVia(table, h.ctx, name, made.id, made.outs, made.inputs, big));
+    expect(h.emu.requests().slice(before).some((r) => r.method === "PUT" && /manifest/.test(r.path))).toBe(true);
+    expect(tablesNamed(name)).toHaveLength(1);
+    expect((await storage().findTableDetail("default", `in.c-faults.${name}`))?.rowsCount).toBe(rows);
+  }, 120_000);
 });

@@ -1,0 +1,213 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { Hash } from "@smithy/hash-node";
+import { SignatureV4 } from "@smithy/signature-v4";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { sampleCpu, type CpuReport } from "./cpu-sample";
+import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./pulumi-workspace";
+
+// The data case of `npm run bench` (issue 17): a generated CSV of --data-mb MB (default 1024)
+// loaded into a Table declared in a program, with `pulumi up` through the real CLI and the packed
+// package, measured in the same run against a baseline: the same bytes PUT to the emulator's
+// object store by a plain HTTP client (a URL presigned with the temporary credentials that
+// `files/prepare` with `federationToken` issues) plus the `tables-async` job that creates the
+// table from them, polled to its end every 150 ms as the provider polls. Both load into the same
+// emulator (in this process), so the job's own work (gunzip, CSV parse) is on both sides.
+//
+// The provider's peak RSS: every 100 ms the bench reads /proc/<pid>/status of the dynamic provider
+// (the node process whose command line names @pulumi/pulumi's dynamic-provider and whose working
+// directory is the program's) and keeps the largest VmHWM (the kernel's own high-water mark of its
+// resident set), so only the last <100 ms of a process's life can escape it.
+
+const TOKEN = "bench-data-token-0123456789";
+
+/** Writes a CSV of about `bytes` bytes (id, code, name, amount, at, note), streamed; answers its rows. */
+export async function generateCsv(file: string, bytes: number): Promise<number> {
+  let rows = 0;
+  let written = 0;
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const words = ["alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega", "north", "south", "harbour", "meadow", "quartz"];
+  function* chunks(): Generator<string> {
+    yield "id,code,name,amount,at,note\n";
+    written += 28;
+    while (written < bytes) {
+      let s = "";
+      for (let i = 0; i < 2000 && written + s.length < bytes; i++) {
+        rows++;
+        const w = words[Math.floor(rand() * words.length)];
+        const note = rand() < 0.1 ? `"${w}, ""quoted"" ${Math.floor(rand() * 1e6)}"` : `${w} ${words[Math.floor(rand() * words.length)]} ${Math.floor(rand() * 1e9).toString(36)}`;
+        s += `${rows},${w.slice(0, 2).toUpperCase()}${Math.floor(rand() * 100)},${w}-${rows % 9973},${(rand() * 1e5).toFixed(2)},2024-0${1 + (rows % 9)}-1${rows % 10}T12:${String(rows % 60).padStart(2, "0")}:00Z,${note}\n`;
+      }
+      written += s.length;
+      yield s;
+    }
+  }
+  await pipeline(Readable.from(chunks()), fs.createWriteStream(file));
+  return rows;
+}
+
+interface Peak {
+  stop(): { peakKb: number; pids: number[] };
+}
+
+/** Samples the peak RSS (VmHWM) of the dynamic provider processes running in `programDir`. */
+function samplePeakRss(programDir: string): Peak {
+  let peakKb = 0;
+  const pids = new Set<number>();
+  const tick = () => {
+    for (const name of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const cmd = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
+        if (!/dynamic-provider/.test(cmd) || fs.readlinkSync(`/proc/${name}/cwd`) !== programDir) continue;
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${name}/status`, "utf8"));
+        pids.add(Number(name));
+        if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+  };
+  const timer = setInterval(tick, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      tick();
+      return { peakKb, pids: [...pids] };
+    },
+  };
+}
+
+async function api<T>(emu: Emulator, method: string, p: string, json?: unknown): Promise<T> {
+  const res = await fetch(`${emu.url}${p}`, {
+    method,
+    headers: { "X-StorageApi-Token": TOKEN, ...(json !== undefined ? { "Content-Type": "application/json" } : {}) },
+    body: json !== undefined ? JSON.stringify(json) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+interface PreparedFile {
+  id: number;
+  region: string;
+  s3Endpoint: string;
+  uploadParams: { bucket: string; key: string; credentials: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string } };
+}
+
+/** The baseline: prepare, a plain presigned HTTP PUT of the file, `tables-async`, polled to the end. Answers seconds. */
+async function baseline(emu: Emulator, file: string, size: number): Promise<number> {
+  await api(emu, "POST", "/v2/storage/buckets", { name: "baseline", stage: "in" });
+  const started = Date.now();
+  const p = await api<PreparedFile>(emu, "POST", "/v2/storage/files/prepare", { name: "baseline.csv", sizeBytes: size, federationToken: 1 });
+  const c = p.uploadParams.credentials;
+  const url = new URL(`${p.s3Endpoint}/${p.uploadParams.bucket}/${p.uploadParams.key}`);
+  const signer = new SignatureV4({
+    credentials: { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken },
+    region: p.region,
+    service: "s3",
+    sha256: Hash.bind(null, "sha256"),
+    uriEscapePath: false,
+  });
+  const signed = await signer.presign(
+    { method: "PUT", protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: { host: url.host, "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" } },
+    { expiresIn: 3600 },
+  );
+  const q = new URLSearchParams(signed.query as Record<string, string>);
+  const put = await fetch(`${url.origin}${url.pathname}?${q}`, {
+    method: "PUT",
+    body: Readable.toWeb(fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) as ReadableStream,
+    headers: { "Content-Type": "text/csv", "Content-Length": String(size) },
+    duplex: "half",
+  } as RequestInit);
+  if (put.status !== 200) throw new Error(`baseline PUT: ${put.status} ${await put.text()}`);
+  let job = await api<{ id: number; status: string; error?: { message?: string } }>(emu, "POST", "/v2/storage/buckets/in.c-baseline/tables-async", { name: "big", dataFileId: p.id });
+  while (job.status !== "success" && job.status !== "error") {
+    await new Promise((r) => setTimeout(r, 150));
+    job = await api(emu, "GET", `/v2/storage/jobs/${job.id}`);
+  }
+  if (job.status !== "success") throw new Error(`baseline job failed: ${job.error?.message ?? "?"}`);
+  return (Date.now() - started) / 1000;
+}
+
+function must(what: string, res: RunResult): RunResult {
+  if (res.code !== 0) throw new Error(`${what} failed:\n${describeResult(res)}`);
+  return res;
+}
+
+const cpuLine = (r: CpuReport) =>
+  Object.entries(r.byKind)
+    .filter(([, v]) => v >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${v.toFixed(1)} ${k}`)
+    .join(", ");
+
+const loadavg = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+
+/** Runs the data case with the packed package installed in `nodeModules`; prints its figures. */
+export async function benchData(nodeModules: string, dataMb: number): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-data-"));
+  const emu = await startEmulator({ token: TOKEN, taskDurationMs: 100 });
+  let ws: PulumiWorkspace | undefined;
+  try {
+    const csv = path.join(dir, "big.csv");
+    const genStarted = Date.now();
+    const rows = await generateCsv(csv, dataMb * 1024 * 1024);
+    const size = fs.statSync(csv).size;
+    console.log(`\ndata: generated ${(size / 1048576).toFixed(0)} MB, ${rows} rows in ${((Date.now() - genStarted) / 1000).toFixed(1)} s (load average ${loadavg()})`);
+
+    ws = await makePulumiWorkspace({ project: "bench-data" });
+    ws.writeProgram({
+      "index.js": `"use strict";
+const keboola = require("keboola-pulumi");
+const bucket = new keboola.Bucket("data", { stage: "in", name: "data" });
+new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id", "code", "name", "amount", "at", "note"], primaryKey: ["id"], data: ${JSON.stringify(csv)} });
+`,
+    });
+    fs.rmSync(path.join(ws.programDir, "node_modules"), { recursive: true, force: true });
+    fs.symlinkSync(nodeModules, path.join(ws.programDir, "node_modules"), "dir");
+    must("stack init", await ws.initStack());
+    must("config", await ws.setConfig("keboola:host", emu.url));
+    must("config", await ws.setConfig("keboola:token", TOKEN, { secret: true }));
+
+    const loadBefore = loadavg();
+    let cpu = sampleCpu();
+    const base = await baseline(emu, csv, size);
+    const baseCpu = cpu.stop();
+    const rss = samplePeakRss(fs.realpathSync(ws.programDir));
+    // BENCH_DATA_CPU_PROF=DIR: V8 CPU profiles of the program and the provider (cpu-prof-preload.ts).
+    const prof = process.env.BENCH_DATA_CPU_PROF;
+    const env = prof ? { NODE_OPTIONS: `--require ${path.join(__dirname, "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(prof) } : undefined;
+    cpu = sampleCpu();
+    const upStarted = Date.now();
+    must("up", await ws.up([], { timeoutMs: 1_800_000, env }));
+    const up = (Date.now() - upStarted) / 1000;
+    const upCpu = cpu.stop();
+    const peak = rss.stop();
+    const loadAfter = loadavg();
+    const table = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-data.big");
+    const baseTable = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-baseline.big");
+    if (table.rowsCount !== rows || baseTable.rowsCount !== rows) throw new Error(`rows: up loaded ${table.rowsCount}, baseline ${baseTable.rowsCount}, the file has ${rows}`);
+    const mbps = (s: number) => `${(size / 1048576 / s).toFixed(0)} MB/s`;
+    console.log(`  baseline  ${base.toFixed(1)} s (${mbps(base)}): prepare, plain presigned PUT of the raw file, tables-async polled to the end`);
+    console.log(`  up        ${up.toFixed(1)} s (${mbps(up)}), ${(up / base).toFixed(2)}x baseline (target <= 1.5x); ${table.rowsCount} rows loaded`);
+    console.log(`  provider  peak RSS ${(peak.peakKb / 1024).toFixed(0)} MB (VmHWM of the dynamic provider, pid ${peak.pids.join(", ")}; target <= 200 MB)`);
+    console.log(`  CPU s     baseline: ${cpuLine(baseCpu)}\n            up: ${cpuLine(upCpu)}`);
+    console.log(`  load average before ${loadBefore}, after ${loadAfter}`);
+    if (!process.env.BENCH_DATA_SKIP_NOOP) {
+      emu.clearRequests();
+      const noopStarted = Date.now();
+      must("no-op preview", await ws.previewExpectNoChanges([], { timeoutMs: 600_000 }));
+      console.log(`  no-op preview ${((Date.now() - noopStarted) / 1000).toFixed(1)} s (reads and hashes the file once), ${emu.writes().length} writes`);
+    }
+  } finally {
+    await ws?.cleanup();
+    await emu.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
