@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
-import { gunzipSync } from "node:zlib";
+import { Readable } from "node:stream";
+import { createGunzip, gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { parseJson } from "../../keboola/json";
 import type { EmulatorContext } from "../core/context";
@@ -180,26 +181,42 @@ function maybeGunzip(buf: Buffer): Buffer {
 }
 
 /**
- * The content of a file as buffers (a sliced file's slices in manifest order), each gunzipped
- * when gzipped; undefined when not uploaded.
+ * The objects holding a file's content (a sliced file's slices in manifest order), with their
+ * stored sizes; undefined when not uploaded (or a slice the manifest names is missing).
  */
-export function fileContents(ctx: EmulatorContext, file: FileRecord): Buffer[] | undefined {
+export function fileObjects(ctx: EmulatorContext, file: FileRecord): Array<{ bucket: string; key: string; size: number }> | undefined {
+  const meta = (bucket: string, key: string) => ctx.state.storage.objects[objectKey(bucket, key)];
   if (!file.isSliced) {
-    const buf = getObject(ctx, file.bucket, file.key);
-    return buf ? [maybeGunzip(buf)] : undefined;
+    const o = meta(file.bucket, file.key);
+    return o ? [{ bucket: file.bucket, key: file.key, size: o.size ?? 0 }] : undefined;
   }
   const manifest = getObject(ctx, file.bucket, `${file.key}manifest`);
   if (!manifest) return undefined;
   const parsed = sliceManifest.safeParse(parseJson(manifest.toString("utf8")));
   // A manifest without readable entries names no slice the store holds.
   if (!parsed.success) return undefined;
-  const entries = parsed.data.entries ?? [];
-  const out: Buffer[] = [];
-  for (const e of entries) {
+  const out: Array<{ bucket: string; key: string; size: number }> = [];
+  for (const e of parsed.data.entries ?? []) {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(e.url);
-    const slice = m ? getObject(ctx, m[1], m[2]) : undefined;
-    if (!slice) return undefined;
-    out.push(maybeGunzip(slice));
+    const o = m ? meta(m[1], m[2]) : undefined;
+    if (!m || !o) return undefined;
+    out.push({ bucket: m[1], key: m[2], size: o.size ?? 0 });
+  }
+  return out;
+}
+
+/**
+ * The content of a file as buffers (a sliced file's slices in manifest order), each gunzipped
+ * when gzipped; undefined when not uploaded.
+ */
+export function fileContents(ctx: EmulatorContext, file: FileRecord): Buffer[] | undefined {
+  const objects = fileObjects(ctx, file);
+  if (!objects) return undefined;
+  const out: Buffer[] = [];
+  for (const o of objects) {
+    const buf = getObject(ctx, o.bucket, o.key);
+    if (!buf) return undefined;
+    out.push(maybeGunzip(buf));
   }
   return out;
 }
@@ -209,6 +226,57 @@ export function* textPieces(buffers: Buffer[], pieceBytes = 8 * 1024 * 1024): Ge
   const decoder = new StringDecoder("utf8");
   for (const buf of buffers) {
     for (let i = 0; i < buf.length; i += pieceBytes) yield decoder.write(buf.subarray(i, i + pieceBytes));
+  }
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
+/** Lets the event loop answer requests (setImmediate runs after pending I/O callbacks). */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The text of a file's objects (from `fileObjects`) in pieces, without blocking the event loop:
+ * one object read at a time, gunzipped by a zlib stream (off the main thread) in 1 MiB pieces,
+ * and a turn of the event loop at least every 20 ms of the consumer's work. For a load of
+ * gigabytes, where a synchronous gunzip and parse would keep every request (a job poll) waiting.
+ * An object gone meanwhile answers undefined first.
+ */
+export async function* fileTextPiecesAsync(
+  ctx: EmulatorContext,
+  objects: Array<{ bucket: string; key: string }>,
+): AsyncGenerator<string | undefined> {
+  const decoder = new StringDecoder("utf8");
+  const pieceBytes = 1024 * 1024;
+  let since = Date.now();
+  const breathe = async () => {
+    if (Date.now() - since < 20) return;
+    await yieldToEventLoop();
+    since = Date.now();
+  };
+  for (const o of objects) {
+    const buf = getObject(ctx, o.bucket, o.key);
+    if (!buf) {
+      yield undefined;
+      return;
+    }
+    if (buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
+      const gunzip = createGunzip({ chunkSize: pieceBytes });
+      const input = Readable.from(
+        (function* () {
+          for (let i = 0; i < buf.length; i += pieceBytes) yield buf.subarray(i, i + pieceBytes);
+        })(),
+      );
+      input.pipe(gunzip);
+      for await (const chunk of gunzip) {
+        yield decoder.write(chunk as Buffer);
+        await breathe();
+      }
+    } else {
+      for (let i = 0; i < buf.length; i += pieceBytes) {
+        yield decoder.write(buf.subarray(i, i + pieceBytes));
+        await breathe();
+      }
+    }
   }
   const rest = decoder.end();
   if (rest) yield rest;

@@ -27,15 +27,37 @@ export class JobFailure extends Error {
   }
 }
 
-export type JobRunner = (job: StorageJobRecord) => StorageJobResults | null;
+export type JobRunner<P = undefined> = (job: StorageJobRecord, prepared: P) => StorageJobResults | null;
 
-const runners = new WeakMap<EmulatorContext, Map<string, JobRunner>>();
+interface Registered {
+  runner: JobRunner<unknown>;
+  prepare?: (job: StorageJobRecord) => unknown;
+}
 
-/** Registers what a job of an operation does when it runs. */
-export function onStorageJob(ctx: EmulatorContext, operationName: string, runner: JobRunner): void {
+const runners = new WeakMap<EmulatorContext, Map<string, Registered>>();
+
+/** A preparation under way (a promise), by job id; kept in memory only (see registerStorageJobs). */
+type Preparing = { done: false } | { done: true; value: unknown } | { done: true; error: unknown };
+const preparing = new WeakMap<EmulatorContext, Map<number, Preparing>>();
+
+/** How often a job whose preparation is under way looks again (its finish is deferred again). */
+const PREPARE_POLL_MS = 50;
+
+/**
+ * Registers what a job of an operation does when it runs. `prepare`, when given, runs first, when
+ * the job is due: what it answers (or, for a promise, resolves to) is handed to the runner. A
+ * promise keeps the job `processing` until it settles, so heavy work (a load's gunzip and parse)
+ * runs without blocking the event loop; a value answered at once finishes the job as before.
+ */
+export function onStorageJob<P = undefined>(
+  ctx: EmulatorContext,
+  operationName: string,
+  runner: JobRunner<P>,
+  prepare?: (job: StorageJobRecord) => P | Promise<P>,
+): void {
   let map = runners.get(ctx);
   if (!map) runners.set(ctx, (map = new Map()));
-  map.set(operationName, runner);
+  map.set(operationName, { runner: runner as JobRunner<unknown>, prepare });
 }
 
 export function createStorageJob(
@@ -105,20 +127,50 @@ export function registerStorageJobs(api: StorageApp, ctx: EmulatorContext): void
     const job = ctx.state.storage.jobs[String(jobArgs.parse(args).jobId)];
     if (!job || job.status === "success" || job.status === "error") return;
     if (!job.startTime) job.startTime = nowStorage(ctx);
-    job.endTime = nowStorage(ctx);
+    const registered = runners.get(ctx)?.get(job.operationName);
     try {
       if (taskShouldFail(ctx.faults(), String(job.id), job.operationName)) {
+        job.endTime = nowStorage(ctx);
         const id = exceptionId(ctx);
         throw new JobFailure(
           "APPLICATION_ERROR",
           `Application error. Please contact our support support@keboola.com with following exception id (${id}) and we will look into it.`,
         );
       }
-      const runner = runners.get(ctx)?.get(job.operationName);
-      job.results = runner ? runner(job) : null;
+      let prepared: unknown = undefined;
+      if (registered?.prepare) {
+        let map = preparing.get(ctx);
+        if (!map) preparing.set(ctx, (map = new Map()));
+        let entry = map.get(job.id);
+        if (!entry) {
+          // Started here, when the job is due; after a restart (the promise is gone with the
+          // process, the finish still deferred in the state) it starts again.
+          const value = registered.prepare(job);
+          if (value instanceof Promise) {
+            const pending: Preparing = { done: false };
+            map.set(job.id, (entry = pending));
+            const jobs = map;
+            value.then(
+              (v: unknown) => jobs.set(job.id, { done: true, value: v }),
+              (err: unknown) => jobs.set(job.id, { done: true, error: err }),
+            );
+          } else entry = { done: true, value };
+        }
+        if (!entry.done) {
+          job.status = "processing";
+          ctx.defer("storage.job.finish", { jobId: job.id }, PREPARE_POLL_MS);
+          return;
+        }
+        map.delete(job.id);
+        if ("error" in entry) throw entry.error;
+        prepared = entry.value;
+      }
+      job.endTime = nowStorage(ctx);
+      job.results = registered ? registered.runner(job, prepared) : null;
       job.status = "success";
     } catch (err) {
       if (!(err instanceof JobFailure)) throw err;
+      job.endTime = nowStorage(ctx);
       job.status = "error";
       job.results = err.results;
       job.error = { code: err.code, message: err.message, exceptionId: exceptionId(ctx) };

@@ -8,14 +8,14 @@ import { type Body, list, readBody, readQuery, str } from "./body";
 import { CsvError, CsvParser, csvValue, formatCsv } from "./csv";
 import { StorageHttpError, errors } from "./errors";
 import { truthy } from "./format";
-import { createFile, fileContents, findFile, putObject, textPieces } from "./files";
+import { createFile, fileContents, fileObjects, fileTextPiecesAsync, findFile, putObject, textPieces } from "./files";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
 import { listedTableJson, tableJson } from "./representations";
 import type { StorageTable } from "../../keboola/storage-answers";
 import { requireBucket } from "./buckets";
 import { authenticated, type StorageApp } from "./auth";
-import type { StorageJobRecord, TableRecord } from "./state";
+import type { FileRecord, StorageJobRecord, TableRecord } from "./state";
 import { deleteTable, ensureTable, getBucket, getTable, listTables, parseTableId } from "./tables";
 
 // Tables: detail, list, drop, data preview (RFC 4180 CSV or JSON), and the asynchronous
@@ -68,11 +68,24 @@ export const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 const rowBytes = (r: string[]): number => r.reduce((m, v) => m + Buffer.byteLength(v) + 1, 0);
 
-function loadCsv(ctx: EmulatorContext, w: { fileId: number; delimiter: string; enclosure: string }, columns?: string[]): ParsedFile {
+/** Below this many stored bytes a load is parsed at once; above, piece by piece (loadCsvAsync). */
+export const SYNC_LOAD_BYTES = 1024 * 1024;
+
+type CsvWork = { fileId: number; delimiter: string; enclosure: string };
+
+/** The stored objects of a load's file, or the job's failure when missing or not uploaded. */
+function loadObjects(ctx: EmulatorContext, w: CsvWork): { file: FileRecord; objects: Array<{ bucket: string; key: string; size: number }> } {
   const file = ctx.state.storage.files[String(w.fileId)];
   if (!file) throw new JobFailure("storage.files.notFound", "File not found.");
-  const buffers = fileContents(ctx, file);
-  if (buffers === undefined) throw new JobFailure("storage.fileNotUploaded", `File "${w.fileId}" was not uploaded to the file storage.`);
+  const objects = fileObjects(ctx, file);
+  if (objects === undefined) throw notUploaded(w);
+  return { file, objects };
+}
+
+const notUploaded = (w: CsvWork): JobFailure => new JobFailure("storage.fileNotUploaded", `File "${w.fileId}" was not uploaded to the file storage.`);
+
+/** Parses a load's CSV text piece by piece into a ParsedFile (the header, the kept rows, counts). */
+function csvLoader(w: CsvWork, columns?: string[]): { push(piece: string): boolean; end(): ParsedFile } {
   const parser = new CsvParser(w.delimiter, w.enclosure);
   let header: string[] | undefined = columns;
   const out: ParsedFile = { header: [], rows: [], unkeptRows: 0, unkeptBytes: 0 };
@@ -107,19 +120,91 @@ function loadCsv(ctx: EmulatorContext, w: { fileId: number; delimiter: string; e
       }
     }
   };
-  try {
-    for (const piece of textPieces(buffers)) {
-      take(parser.push(piece));
-      if (header && (header.length === 0 || (header.length === 1 && header[0] === ""))) return out;
+  const noHeader = (): boolean => !!header && (header.length === 0 || (header.length === 1 && header[0] === ""));
+  const csvFailure = (err: unknown): unknown => (err instanceof CsvError ? new JobFailure("invalidCsv", err.message) : err);
+  return {
+    /** Parses a piece; true when the rest of the file does not matter (an empty header). */
+    push(piece: string): boolean {
+      try {
+        take(parser.push(piece));
+      } catch (err) {
+        throw csvFailure(err);
+      }
+      return noHeader();
+    },
+    end(): ParsedFile {
+      if (!noHeader()) {
+        try {
+          take(parser.end());
+        } catch (err) {
+          throw csvFailure(err);
+        }
+      }
+      if (!header || (header.length === 1 && header[0] === "")) return out;
+      if (header.length === 0) return out;
+      out.header = header;
+      return out;
+    },
+  };
+}
+
+/** A small load, parsed at once. */
+function loadCsv(ctx: EmulatorContext, w: CsvWork, columns?: string[]): ParsedFile {
+  const { file } = loadObjects(ctx, w);
+  const buffers = fileContents(ctx, file);
+  if (buffers === undefined) throw notUploaded(w);
+  const loader = csvLoader(w, columns);
+  for (const piece of textPieces(buffers)) if (loader.push(piece)) break;
+  return loader.end();
+}
+
+/** A large load, streamed: one object at a time, gunzipped and parsed by pieces, the event loop free in between. */
+async function loadCsvAsync(ctx: EmulatorContext, w: CsvWork, columns?: string[]): Promise<ParsedFile> {
+  const { objects } = loadObjects(ctx, w);
+  const loader = csvLoader(w, columns);
+  for await (const piece of fileTextPiecesAsync(ctx, objects)) {
+    if (piece === undefined) throw notUploaded(w);
+    if (loader.push(piece)) break;
+  }
+  return loader.end();
+}
+
+/**
+ * What a load job parses before it runs (`onStorageJob`'s prepare): a small file at once (the job
+ * answers exactly as before), a large one asynchronously (the job stays `processing` meanwhile).
+ * A failure is kept and thrown by the job's run, after the checks the job makes first.
+ */
+function prepareLoad(ctx: EmulatorContext, w: CsvWork, columns?: string[]): Prepared | Promise<Prepared> {
+  const settled = (run: () => ParsedFile): Prepared => {
+    try {
+      return { parsed: run() };
+    } catch (err) {
+      if (err instanceof JobFailure) return { failure: err };
+      throw err;
     }
-    take(parser.end());
+  };
+  let objects: Array<{ size: number }>;
+  try {
+    objects = loadObjects(ctx, w).objects;
   } catch (err) {
-    if (err instanceof CsvError) throw new JobFailure("invalidCsv", err.message);
+    if (err instanceof JobFailure) return { failure: err };
     throw err;
   }
-  if (!header || (header.length === 1 && header[0] === "")) return out;
-  out.header = header;
-  return out;
+  if (objects.reduce((n, o) => n + o.size, 0) <= SYNC_LOAD_BYTES) return settled(() => loadCsv(ctx, w, columns));
+  return loadCsvAsync(ctx, w, columns).then(
+    (parsed) => ({ parsed }),
+    (err: unknown) => {
+      if (err instanceof JobFailure) return { failure: err };
+      throw err;
+    },
+  );
+}
+
+type Prepared = { parsed: ParsedFile } | { failure: JobFailure };
+
+function parsedOf(p: Prepared): ParsedFile {
+  if ("failure" in p) throw p.failure;
+  return p.parsed;
 }
 
 /** Rows as maps, de-duplicated by the primary key (the last occurrence wins). */
@@ -146,10 +231,10 @@ const tableCreateWork = z.object({ ...csvWork, bucketId: z.string(), name: z.str
 const tableImportWork = z.object({ ...csvWork, incremental: z.boolean(), columns: z.array(z.string()).nullable() });
 const tableExportWork = z.object({ columns: z.array(z.string()), limit: z.number().nullable() });
 
-function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord): StorageTable {
+function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord, prepared: Prepared): StorageTable {
   const w = tableCreateWork.parse(job.work);
   const tableId = `${w.bucketId}.${w.name}`;
-  const parsed = loadCsv(ctx, w);
+  const parsed = parsedOf(prepared);
   if (!parsed.header.length) throw new JobFailure("storage.tables.validation.noColumns", "No columns found in the CSV file header.");
   const missingPk = w.primaryKey.filter((k) => !parsed.header.includes(k));
   if (missingPk.length) {
@@ -184,10 +269,10 @@ function jobTable(ctx: EmulatorContext, job: StorageJobRecord): TableRecord {
   throw new JobFailure(notFound.code ?? "error", notFound.message);
 }
 
-function runTableImport(ctx: EmulatorContext, job: StorageJobRecord): { [key: string]: JsonValue } {
+function runTableImport(ctx: EmulatorContext, job: StorageJobRecord, prepared: Prepared): { [key: string]: JsonValue } {
   const w = tableImportWork.parse(job.work);
   const table = jobTable(ctx, job);
-  const parsed = loadCsv(ctx, w, w.columns ?? undefined);
+  const parsed = parsedOf(prepared);
   const missing = table.columns.filter((c) => !parsed.header.includes(c));
   if (missing.length) {
     throw new JobFailure(
@@ -281,8 +366,16 @@ function previewRows(c: Context, table: TableRecord): { columns: string[]; rows:
 
 export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
-  onStorageJob(ctx, "tableCreate", (job) => runTableCreate(ctx, job));
-  onStorageJob(ctx, "tableImport", (job) => runTableImport(ctx, job));
+  onStorageJob(ctx, "tableCreate", (job, prepared: Prepared) => runTableCreate(ctx, job, prepared), (job) => prepareLoad(ctx, tableCreateWork.parse(job.work)));
+  onStorageJob(
+    ctx,
+    "tableImport",
+    (job, prepared: Prepared) => runTableImport(ctx, job, prepared),
+    (job) => {
+      const w = tableImportWork.parse(job.work);
+      return prepareLoad(ctx, w, w.columns ?? undefined);
+    },
+  );
   onStorageJob(ctx, "tableExport", (job) => {
     const token = ctx.state.tokens.find((t) => t.id === job.creatorToken.id) ?? ctx.state.tokens[0];
     return runTableExport(ctx, job, token);

@@ -1,4 +1,5 @@
 import { gzipSync } from "node:zlib";
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { call, pollUntil } from "./helpers";
@@ -262,5 +263,63 @@ describe("tables", () => {
     expect((await api("DELETE", "/v2/storage/tables/in.c-drop-test.t")).status).toBe(204);
     expect((await api("DELETE", "/v2/storage/tables/in.c-drop-test.t")).body.code).toBe("storage.tables.notFound");
     expect((await api("DELETE", "/v2/storage/tables/in.c-nothing.t")).body.code).toBe("storage.buckets.notFound");
+  });
+});
+
+describe("large loads", () => {
+  // Above SYNC_LOAD_BYTES stored, a load is gunzipped and parsed piece by piece off the request
+  // path: the job answers `processing` until the parse is done, then as a small load's would.
+  const bigCsv = (rows: number, from = 0) => {
+    const lines: string[] = [];
+    for (let i = from; i < from + rows; i++) lines.push(`${i},${createHash("sha256").update(String(i)).digest("hex")}`);
+    return lines.join("\n") + "\n";
+  };
+  async function slicedUpload(slices: string[]): Promise<number> {
+    const prep = await api("POST", "/v2/storage/files/prepare", { json: { name: "big.csv", federationToken: 1, isSliced: 1 } });
+    const { bucket, key } = prep.body.uploadParams;
+    for (const [i, part] of slices.entries()) await putFile(prep.body, gzipSync(Buffer.from(part)), `part${i}`);
+    await putFile(prep.body, JSON.stringify({ entries: slices.map((_, i) => ({ url: `s3://${bucket}/${key}part${i}` })) }), "manifest");
+    return prep.body.id;
+  }
+  const statuses = async (job: { id: number }) => {
+    const seen: string[] = [];
+    const end = await pollUntil(
+      () => api("GET", `/v2/storage/jobs/${job.id}`),
+      (r) => {
+        seen.push(r.body.status);
+        return finished(r.body);
+      },
+      30000,
+    );
+    return { seen, job: end.body };
+  };
+
+  it("creates and loads a table from a sliced gzipped file of MBs, the job processing meanwhile", async () => {
+    await createBucket("big-test");
+    const fileId = await slicedUpload(["id,hash\n" + bigCsv(20000), bigCsv(20000, 20000)]);
+    const create = await api("POST", "/v2/storage/buckets/in.c-big-test/tables-async", { json: { dataFileId: fileId, name: "t", primaryKey: ["id"] } });
+    // Once due (the clock moved past it), the job has begun its parse and still answers processing.
+    expect((await fetch(`${emu.url}/_emulator/clock`, { method: "POST", body: JSON.stringify({ advance: "1s" }) })).status).toBe(200);
+    const state = (await (await fetch(`${emu.url}/_emulator/state`)).json()) as { storage: { jobs: Record<string, { status: string }> } };
+    expect(state.storage.jobs[String(create.body.id)].status).toBe("processing");
+    const { job } = await statuses(create.body);
+    expect(job).toMatchObject({ status: "success", operationName: "tableCreate", tableId: "in.c-big-test.t" });
+    const table = (await api("GET", "/v2/storage/tables/in.c-big-test.t")).body;
+    expect(table).toMatchObject({ rowsCount: 40000, columns: ["id", "hash"], primaryKey: ["id"] });
+    const preview = (await api("GET", "/v2/storage/tables/in.c-big-test.t/data-preview?limit=2")).text;
+    expect(preview).toBe(`"id","hash"\n${bigCsv(2).trim().split("\n").map((l) => l.split(",").map((v) => `"${v}"`).join(",")).join("\n")}\n`);
+
+    // A headerless sliced load naming its columns (the provider's way), then a broken slice.
+    const again = await slicedUpload([bigCsv(15000, 100000), bigCsv(15000, 115000)]);
+    const imp = await statuses((await api("POST", "/v2/storage/tables/in.c-big-test.t/import-async", { json: { dataFileId: again, columns: ["id", "hash"] } })).body);
+    expect(imp.seen).toContain("processing");
+    expect(imp.job).toMatchObject({ status: "success", results: { importedColumns: ["id", "hash"], totalRowsCount: 30000 } });
+
+    const broken = await slicedUpload([bigCsv(15000, 200000), bigCsv(15000, 215000) + "1,2,3\n"]);
+    const bad = await statuses((await api("POST", "/v2/storage/tables/in.c-big-test.t/import-async", { json: { dataFileId: broken, columns: ["id", "hash"] } })).body);
+    expect(bad.job.status).toBe("error");
+    expect(bad.job.error).toMatchObject({ code: "invalidCsv" });
+    expect(bad.job.error.message).toContain("line 30001: number of columns in the file (3)");
+    expect((await api("GET", "/v2/storage/tables/in.c-big-test.t")).body.rowsCount).toBe(30000);
   });
 });
