@@ -50,10 +50,14 @@ export interface UploadOptions {
  * `{entries: [{url: "s3://<bucket>/<key><n>"}]}` at `<key>manifest`. A failed slice is uploaded
  * again whole (a PUT replaces its object; a multipart upload makes it exist only complete), and
  * the manifest, written last, names exactly one object per slice: no retry can duplicate or drop
- * rows. 256 MiB / 64 MiB: a file Storage loads in one piece stays one file; two slices in flight
- * keep the provider's buffers at ~2 x 16 MB.
+ * rows. 256 MiB / 64 MiB: a file Storage loads in one piece stays one file; one slice in flight
+ * (its parts of `PART_BYTES`, one queued) keeps the provider's buffers at ~2 x 5 MiB, so the
+ * dynamic provider stays under 200 MB resident (the data bench, README "Data bench").
  */
-export const slicing = { thresholdBytes: 256 * 1024 * 1024, sliceBytes: 64 * 1024 * 1024, parallel: 2, attempts: 3 };
+export const slicing = { thresholdBytes: 256 * 1024 * 1024, sliceBytes: 64 * 1024 * 1024, parallel: 1, attempts: 3 };
+
+/** Part size of a multipart upload: S3's minimum, the least memory per part in flight. */
+export const PART_BYTES = 5 * 1024 * 1024;
 
 /** Record-aligned [start, end) byte ranges of a CSV file's data (the header line excluded), its size and sha256, in one read. */
 export async function sliceRanges(path: string, sliceBytes: number): Promise<{ ranges: Array<[number, number]>; bytes: number; sha256: string }> {
@@ -147,7 +151,7 @@ async function uploadSliced(storage: StorageApi, branch: string, path: string, o
         await new Upload({
           client,
           params: { Bucket: params.bucket, Key: sliceKey(k), Body: body, ContentType: "text/csv", ContentEncoding: "gzip" },
-          partSize: opts.partSize ?? 8 * 1024 * 1024,
+          partSize: opts.partSize ?? PART_BYTES,
           queueSize: 1,
           leavePartsOnError: false,
         }).done();
@@ -203,10 +207,10 @@ export async function uploadToStorage(storage: StorageApi, branch: string, sourc
         ContentEncoding: "gzip",
         ...(params["x-amz-server-side-encryption"] ? { ServerSideEncryption: params["x-amz-server-side-encryption"] as "AES256" } : {}),
       },
-      // At most queueSize parts in flight plus the one being filled: ~24 MB of buffers, so the
-      // provider stays under 200 MB (the bench's figure) however large the file.
-      partSize: opts.partSize ?? 8 * 1024 * 1024,
-      queueSize: opts.queueSize ?? 2,
+      // At most queueSize parts in flight plus the one being filled: ~10 MiB of buffers, so the
+      // provider's memory does not grow with the file (the bench's figure, README "Data bench").
+      partSize: opts.partSize ?? PART_BYTES,
+      queueSize: opts.queueSize ?? 1,
       leavePartsOnError: false,
     });
     await upload.done();
