@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CsvProblem, scanCsv } from "../../provider/validation/storage";
+import { CsvProblem, dataRanges, scanCsv } from "../../provider/validation/storage";
 
 // scanCsv reads a Table's data file at preview: size, sha256, rows, header, and RFC 4180 problems
 // with their line numbers (its plain and quoted runs are skipped by fast paths: these pin them).
@@ -11,10 +11,10 @@ import { CsvProblem, scanCsv } from "../../provider/validation/storage";
 const dir = mkdtempSync(join(tmpdir(), "scan-csv-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
-const scan = (text: string) => {
+const scan = (text: string, sliceBytes = 0) => {
   const file = join(dir, `f${n++}.csv`);
   writeFileSync(file, text);
-  return scanCsv(file);
+  return scanCsv(file, sliceBytes);
 };
 const problem = async (text: string) => {
   const err = await scan(text).catch((e: unknown) => e);
@@ -26,7 +26,7 @@ describe("scanCsv", () => {
   it("counts rows of plain, quoted and multi-line fields, CRLF or LF, and hashes the bytes", async () => {
     const text = 'id,"na,me",note\r\n1,a,plain\r\n2,"b ""x""","two\nlines"\n3,,""\n\n';
     const s = await scan(text);
-    expect(s).toEqual({ bytes: Buffer.byteLength(text), sha256: createHash("sha256").update(text).digest("hex"), rows: 3, header: ["id", "na,me", "note"] });
+    expect(s).toEqual({ bytes: Buffer.byteLength(text), sha256: createHash("sha256").update(text).digest("hex"), rows: 3, header: ["id", "na,me", "note"], dataStart: 17, cuts: [] });
     expect((await scan("a,b\n1,2")).rows).toBe(1);
   });
 
@@ -48,5 +48,27 @@ describe("scanCsv", () => {
     const s = await scan(text);
     expect(s.rows).toBe(400);
     expect(await problem(`${text}1,2\n`)).toBe(`line ${2 + 400 * 1001}: 2 fields, but the header has 3`);
+  });
+
+  it("finds the cuts of a sliced upload on the same pass: record boundaries, never inside a quoted line break", async () => {
+    // Records of 12, 11, 11, 12 and 12 bytes; the second and third hold a line break inside quotes.
+    const records = ["1,aaaaaaaaa\n", '2,"aa\naaa"\n', '3,"a\naaaa"\n', "4,aaaaaaaaa\n", "5,aaaaaaaaa\n"];
+    const text = `k,v\n${records.join("")}`;
+    const s = await scan(text, 15);
+    expect(s.dataStart).toBe(4);
+    // Record 2's quoted line break (byte 22) is 18 bytes in, past 15, but no record ends there:
+    // the cut is at record 2's end (27); then 23 bytes later at record 4's end (50).
+    expect(s.cuts).toEqual([27, 50]);
+    const slices = dataRanges(s).map(([a, b]) => text.slice(a, b));
+    expect(slices).toEqual([records.slice(0, 2).join(""), records.slice(2, 4).join(""), records[4]]);
+    expect(slices.join("")).toBe(text.slice(4));
+  });
+
+  it("cuts a CRLF file after the LF, and a file with no data has no ranges", async () => {
+    const text = "k\r\n1\r\n2\r\n3\r\n";
+    const s = await scan(text, 4);
+    expect(s.dataStart).toBe(3);
+    expect(dataRanges(s).map(([a, b]) => text.slice(a, b))).toEqual(["1\r\n2\r\n", "3\r\n"]);
+    expect(dataRanges(await scan("k,v\n", 1))).toEqual([]);
   });
 });
