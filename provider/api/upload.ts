@@ -1,23 +1,25 @@
-import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
 import { createHash } from "node:crypto";
-import { Readable, Transform, type TransformCallback } from "node:stream";
 import { createGzip } from "node:zlib";
-import { S3Client } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand, type CompletedPart } from "@aws-sdk/client-s3";
 import type { StorageApi, StorageFile } from "./storage";
 import { formatBytes } from "../validation/storage";
 
 // Uploading a table's data the way the seed recommends for production (section 4.1): prepare a
 // file resource with `federationToken` (temporary credentials of the object store), then upload
-// the content straight to the store with a maintained S3 client. The content is streamed from
-// disk and gzipped on the way (Storage recognises gzip by its magic bytes), never held whole in
-// memory: @aws-sdk/lib-storage's Upload sends a small file in one PutObject and a large one as a
-// multipart upload, its parts in parallel (at most queueSize x partSize bytes buffered), each part
-// retried by the SDK on its own; a part sent twice replaces itself, and the object exists only
-// once CompleteMultipartUpload lists every part, so a failed part never leaves half a file for an
-// import to load. The sha256 of the raw content is computed on the same pass.
+// the content straight to the store with the maintained S3 client. The content is read from disk
+// and gzipped on the way (Storage recognises gzip by its magic bytes), never held whole in memory.
+// A small result goes in one PutObject, a large one as a multipart upload; each request is retried
+// by the SDK on its own (a part sent twice replaces itself), and the object exists only once
+// CompleteMultipartUpload lists every part, so a failed part never leaves half a file to load.
 // The upload helper (`{import_url}/upload-file`) is not used: it takes the whole file in one
 // multipart request, fine for a small file from a client without an S3 client, which this is not.
+//
+// Memory: every buffer of an upload is allocated once and reused (`Buffers`): one read buffer
+// and one part buffer per object in flight.
+// Allocating per read and per part (as a stream pipe and @aws-sdk/lib-storage do) left up to
+// ~60 MB of dead buffers that V8 frees only under its external-memory pressure, and malloc kept
+// the pages after: the dynamic provider peaked at 225 MB at 1 GB (the data bench, README).
 
 export interface Uploaded {
   file: StorageFile;
@@ -28,6 +30,13 @@ export interface Uploaded {
   sha256: string;
 }
 
+export interface UploadProgress {
+  bytes: number;
+  totalBytes?: number;
+  bytesPerSecond: number;
+  done: boolean;
+}
+
 export interface UploadOptions {
   /** The file resource's name, e.g. `countries.csv.gz`. */
   name: string;
@@ -36,81 +45,147 @@ export interface UploadOptions {
   /** Raw size, when known (for the progress percent). */
   totalBytes?: number;
   /** Called every `progressEveryMs` while the upload runs, and at its end. */
-  progress?: (p: { bytes: number; totalBytes?: number; bytesPerSecond: number; done: boolean }) => void;
+  progress?: (p: UploadProgress) => void;
   progressEveryMs?: number;
   /** Part size of a multipart upload (S3's minimum is 5 MiB). */
   partSize?: number;
-  queueSize?: number;
+}
+
+/** A large CSV file cut at record boundaries: the data's [start, end) byte ranges (no header), and the whole file's size and sha256. */
+export interface Slices {
+  ranges: Array<[number, number]>;
+  bytes: number;
+  sha256: string;
 }
 
 /**
  * Above `thresholdBytes` a file goes sliced (seed section 2.2): cut at record boundaries into
- * slices of about `sliceBytes`, without the header, each gzipped and uploaded on its own
- * (lib-storage multipart within a slice), `parallel` at a time, then the manifest
+ * slices of about `sliceBytes` (the cuts come from the CSV scan that check makes), without the
+ * header, each gzipped and uploaded on its own, `parallel` at a time, then the manifest
  * `{entries: [{url: "s3://<bucket>/<key><n>"}]}` at `<key>manifest`. A failed slice is uploaded
  * again whole (a PUT replaces its object; a multipart upload makes it exist only complete), and
  * the manifest, written last, names exactly one object per slice: no retry can duplicate or drop
- * rows. 256 MiB / 64 MiB: a file Storage loads in one piece stays one file; one slice in flight
- * (its parts of `PART_BYTES`, one queued) keeps the provider's buffers at ~2 x 5 MiB, so the
- * dynamic provider stays under 200 MB resident (the data bench, README "Data bench").
+ * rows. 256 MiB / 64 MiB: a file Storage loads in one piece stays one file. Two slices in flight
+ * gzip on two threads of libuv's pool (gzip, not the network, bounds a local upload: ~60 MB/s per
+ * thread at level 1), with ~2 x 6 MiB of buffers.
  */
-export const slicing = { thresholdBytes: 256 * 1024 * 1024, sliceBytes: 64 * 1024 * 1024, parallel: 1, attempts: 3 };
+export const slicing = { thresholdBytes: 256 * 1024 * 1024, sliceBytes: 64 * 1024 * 1024, parallel: 2, attempts: 3 };
 
 /** Part size of a multipart upload: S3's minimum, the least memory per part in flight. */
 export const PART_BYTES = 5 * 1024 * 1024;
 
-/** Record-aligned [start, end) byte ranges of a CSV file's data (the header line excluded), its size and sha256, in one read. */
-export async function sliceRanges(path: string, sliceBytes: number): Promise<{ ranges: Array<[number, number]>; bytes: number; sha256: string }> {
-  const hash = createHash("sha256");
-  let pos = 0;
-  let inQuotes = false;
-  let headerEnd = -1;
-  let next = 0;
-  const cuts: number[] = [];
-  const toggle = (buf: Buffer, from: number, to: number) => {
-    // A doubled quote inside a quoted field toggles twice: the parity is exact for RFC 4180.
-    for (let q = buf.indexOf(0x22, from); q >= 0 && q < to; q = buf.indexOf(0x22, q + 1)) inQuotes = !inQuotes;
-  };
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
-    const buf = chunk as Buffer;
-    hash.update(buf);
-    let i = 0;
-    while (i < buf.length) {
-      if (headerEnd >= 0 && pos + i < next) {
-        const stop = Math.min(buf.length, next - pos);
-        toggle(buf, i, stop);
-        i = stop;
-        continue;
-      }
-      const lf = buf.indexOf(0x0a, i);
-      const end = lf < 0 ? buf.length : lf;
-      toggle(buf, i, end);
-      i = end + 1;
-      if (lf < 0 || inQuotes) continue;
-      if (headerEnd < 0) headerEnd = pos + i;
-      else cuts.push(pos + i);
-      next = pos + i + sliceBytes;
+/** Bytes read from disk at a time. */
+const READ_BYTES = 1024 * 1024;
+
+/** Where an object's raw bytes come from: a file's byte range, or text. */
+type Source = { path: string; start?: number; end?: number } | { text: string };
+
+/** The buffers of one object in flight: reused by every object sent after it. */
+interface Buffers {
+  read: Buffer;
+  part: Buffer;
+}
+
+/** A pool of `Buffers`, allocated on first use and kept for the rest of one upload. */
+class BufferPool {
+  private readonly free: Buffers[] = [];
+  constructor(private readonly partSize: number) {}
+  take(): Buffers {
+    return this.free.pop() ?? { read: Buffer.allocUnsafeSlow(READ_BYTES), part: Buffer.allocUnsafeSlow(this.partSize) };
+  }
+  give(b: Buffers): void {
+    this.free.push(b);
+  }
+}
+
+/** Reads a source into `into` piece by piece, calling `each` with a view of what was read (valid until `each` resolves). */
+async function readSource(source: Source, into: Buffer, each: (piece: Buffer) => Promise<void>): Promise<void> {
+  if ("text" in source) {
+    const all = Buffer.from(source.text, "utf8");
+    for (let at = 0; at < all.length; at += into.length) await each(all.subarray(at, at + into.length));
+    return;
+  }
+  const fh = await open(source.path, "r");
+  try {
+    let pos = source.start ?? 0;
+    const end = source.end ?? Infinity;
+    while (pos < end) {
+      const { bytesRead } = await fh.read(into, 0, Math.min(into.length, end - pos), pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      await each(into.subarray(0, bytesRead));
     }
-    pos += buf.length;
-  }
-  const bounds = [Math.max(0, headerEnd < 0 ? pos : headerEnd), ...cuts.filter((c) => c < pos), pos];
-  const ranges: Array<[number, number]> = [];
-  for (let k = 0; k + 1 < bounds.length; k++) if (bounds[k + 1] > bounds[k]) ranges.push([bounds[k], bounds[k + 1]]);
-  return { ranges, bytes: pos, sha256: hash.digest("hex") };
-}
-
-/** Counts and hashes the bytes passing through. */
-class Meter extends Transform {
-  bytes = 0;
-  readonly hash = createHash("sha256");
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.bytes += chunk.length;
-    this.hash.update(chunk);
-    cb(null, chunk);
+  } finally {
+    await fh.close();
   }
 }
 
-function clientFor(file: StorageFile, name: string): { client: S3Client; params: NonNullable<StorageFile["uploadParams"]> } {
+interface Target {
+  client: S3Client;
+  bucket: string;
+  key: string;
+  encryption?: "AES256";
+}
+
+/**
+ * Gzips `source` into one object: the gzip output fills the part buffer, which is sent when full
+ * (gzip waits meanwhile; a part takes a few ms to send against ~0.2 s to fill, and another slice
+ * gzips in parallel). `onRead` sees each raw piece read.
+ */
+async function sendObject(target: Target, source: Source, buffers: Buffers, partSize: number, onRead: (piece: Buffer) => void): Promise<void> {
+  const { client, bucket: Bucket, key: Key } = target;
+  const common = { Bucket, Key, ContentType: "text/csv", ContentEncoding: "gzip", ...(target.encryption ? { ServerSideEncryption: target.encryption } : {}) } as const;
+  const gzip = createGzip({ level: 1, chunkSize: 64 * 1024 });
+  const feeding = readSource(source, buffers.read, (piece) => {
+    onRead(piece);
+    // The callback runs once zlib has consumed the piece: only then is the read buffer reused.
+    return new Promise<void>((resolve, reject) => gzip.write(piece, (err) => (err ? reject(err) : resolve())));
+  }).then(
+    () => void gzip.end(),
+    (err: unknown) => {
+      gzip.destroy(err instanceof Error ? err : new Error(String(err)));
+    },
+  );
+  let uploadId: string | undefined;
+  const parts: CompletedPart[] = [];
+  let fill = 0;
+  /** Sends the part filled so far; the buffer is free again once the store answered. */
+  const flushPart = async () => {
+    uploadId ??= (await client.send(new CreateMultipartUploadCommand(common))).UploadId;
+    if (!uploadId) throw new Error("the object store answered CreateMultipartUpload without an UploadId");
+    const PartNumber = parts.length + 1;
+    const answer = await client.send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber, Body: buffers.part.subarray(0, fill), ContentLength: fill }));
+    if (!answer.ETag) throw new Error(`the object store answered part ${PartNumber} without an ETag`);
+    parts.push({ PartNumber, ETag: answer.ETag });
+    fill = 0;
+  };
+  try {
+    for await (const chunk of gzip) {
+      const out = chunk as Buffer;
+      for (let at = 0; at < out.length; ) {
+        const n = out.copy(buffers.part, fill, at);
+        fill += n;
+        at += n;
+        if (fill === partSize) await flushPart();
+      }
+    }
+    await feeding;
+    if (!uploadId) {
+      await client.send(new PutObjectCommand({ ...common, Body: buffers.part.subarray(0, fill), ContentLength: fill }));
+      return;
+    }
+    if (fill > 0) await flushPart();
+    await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+  } catch (err) {
+    gzip.destroy();
+    await feeding;
+    // The parts sent so far are dropped: the object never exists half-written.
+    if (uploadId) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: uploadId })).catch(() => undefined);
+    throw err;
+  }
+}
+
+function targetFor(file: StorageFile, name: string): { client: S3Client; params: NonNullable<StorageFile["uploadParams"]>; encryption?: "AES256" } {
   const params = file.uploadParams;
   const creds = params?.credentials;
   if (!params || !creds) throw new Error(`File Storage answered prepare of "${name}" without upload credentials (uploadParams.credentials)`);
@@ -120,108 +195,104 @@ function clientFor(file: StorageFile, name: string): { client: S3Client; params:
     ...(file.s3Endpoint ? { endpoint: file.s3Endpoint, forcePathStyle: true } : {}),
     maxAttempts: 5,
   });
-  return { client, params };
+  return { client, params, ...(params["x-amz-server-side-encryption"] === "AES256" ? { encryption: "AES256" as const } : {}) };
+}
+
+/** Reports progress every `progressEveryMs` while `run` runs, and once at its end. */
+async function withProgress<T>(opts: UploadOptions, run: (counted: (n: number) => void) => Promise<T>, finalBytes: (result: T) => number): Promise<T> {
+  let bytes = 0;
+  const started = Date.now();
+  const report = (done: boolean, total = bytes) => {
+    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+    opts.progress?.({ bytes: total, totalBytes: opts.totalBytes, bytesPerSecond: bytes / seconds, done });
+  };
+  const timer = opts.progress ? setInterval(() => report(false), opts.progressEveryMs ?? 2000) : undefined;
+  let result: T;
+  try {
+    result = await run((n) => (bytes += n));
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+  report(true, finalBytes(result));
+  return result;
 }
 
 /** Uploads a large CSV file sliced (see `slicing`); answers the file resource (its url is the manifest's). */
-async function uploadSliced(storage: StorageApi, branch: string, path: string, opts: UploadOptions): Promise<Uploaded> {
-  const { ranges, bytes, sha256 } = await sliceRanges(path, slicing.sliceBytes);
+async function uploadSliced(storage: StorageApi, branch: string, path: string, slices: Slices, opts: UploadOptions): Promise<Uploaded> {
+  const { ranges } = slices;
   const file = await storage.prepareFile(branch, { name: opts.name, tags: opts.tags, federationToken: true, isEncrypted: true, isSliced: true });
-  const { client, params } = clientFor(file, opts.name);
-  let read = 0;
-  const started = Date.now();
-  const report = (done: boolean) => {
-    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-    opts.progress?.({ bytes: done ? bytes : read, totalBytes: opts.totalBytes, bytesPerSecond: read / seconds, done });
-  };
-  const timer = opts.progress ? setInterval(() => report(false), opts.progressEveryMs ?? 2000) : undefined;
+  const { client, params, encryption } = targetFor(file, opts.name);
+  const target = (k: number): Target => ({ client, bucket: params.bucket, key: sliceKey(k), encryption });
   const sliceKey = (k: number) => `${params.key}${String(k).padStart(5, "0")}.csv.gz`;
-  const sendSlice = async (k: number) => {
-    const [start, end] = ranges[k];
-    for (let attempt = 1; ; attempt++) {
-      let counted = 0;
-      const input = createReadStream(path, { start, end: end - 1, highWaterMark: 1024 * 1024 });
-      input.on("data", (c: string | Buffer) => {
-        counted += c.length;
-        read += c.length;
-      });
-      const body = input.pipe(createGzip({ level: 1 }));
-      input.on("error", (err: Error) => body.destroy(err));
-      try {
-        await new Upload({
-          client,
-          params: { Bucket: params.bucket, Key: sliceKey(k), Body: body, ContentType: "text/csv", ContentEncoding: "gzip" },
-          partSize: opts.partSize ?? PART_BYTES,
-          queueSize: 1,
-          leavePartsOnError: false,
-        }).done();
-        return;
-      } catch (err) {
-        read -= counted;
-        input.destroy();
-        if (attempt >= slicing.attempts) throw new Error(`slice ${k + 1} of ${ranges.length} failed ${attempt} times: ${(err as Error).message}`);
-      }
-    }
-  };
+  const pool = new BufferPool(opts.partSize ?? PART_BYTES);
   try {
-    let nextSlice = 0;
-    const worker = async () => {
-      while (nextSlice < ranges.length) await sendSlice(nextSlice++);
-    };
-    await Promise.all(Array.from({ length: Math.min(slicing.parallel, ranges.length) }, worker));
-    const manifest = { entries: ranges.map((_, k) => ({ url: `s3://${params.bucket}/${sliceKey(k)}`, mandatory: true })) };
-    await new Upload({ client, params: { Bucket: params.bucket, Key: `${params.key}manifest`, Body: JSON.stringify(manifest), ContentType: "application/json" } }).done();
+    await withProgress(
+      opts,
+      async (counted) => {
+        const sendSlice = async (k: number) => {
+          const [start, end] = ranges[k];
+          for (let attempt = 1; ; attempt++) {
+            let sent = 0;
+            const buffers = pool.take();
+            try {
+              await sendObject(target(k), { path, start, end }, buffers, opts.partSize ?? PART_BYTES, (piece) => {
+                sent += piece.length;
+                counted(piece.length);
+              });
+              return;
+            } catch (err) {
+              counted(-sent);
+              if (attempt >= slicing.attempts) throw new Error(`slice ${k + 1} of ${ranges.length} failed ${attempt} times: ${(err as Error).message}`);
+            } finally {
+              pool.give(buffers);
+            }
+          }
+        };
+        let nextSlice = 0;
+        const worker = async () => {
+          while (nextSlice < ranges.length) await sendSlice(nextSlice++);
+        };
+        await Promise.all(Array.from({ length: Math.min(slicing.parallel, ranges.length) }, worker));
+        const manifest = { entries: ranges.map((_, k) => ({ url: `s3://${params.bucket}/${sliceKey(k)}`, mandatory: true })) };
+        await client.send(new PutObjectCommand({ Bucket: params.bucket, Key: `${params.key}manifest`, Body: JSON.stringify(manifest), ContentType: "application/json" }));
+      },
+      () => slices.bytes,
+    );
   } catch (err) {
     throw new Error(`uploading "${opts.name}" sliced to File Storage (file ${file.id}) failed: ${(err as Error).message}`);
   } finally {
-    if (timer) clearInterval(timer);
     client.destroy();
   }
-  report(true);
-  return { file, sliced: true, bytes, sha256 };
+  return { file, sliced: true, bytes: slices.bytes, sha256: slices.sha256 };
 }
 
-/** Uploads a file from disk (or text) into File Storage; answers the file resource and what was read. */
-export async function uploadToStorage(storage: StorageApi, branch: string, source: { path: string } | { text: string }, opts: UploadOptions): Promise<Uploaded> {
-  if ("path" in source && (opts.totalBytes ?? 0) > slicing.thresholdBytes) return uploadSliced(storage, branch, source.path, opts);
+/**
+ * Uploads a file from disk (or text) into File Storage; answers the file resource and what was
+ * read (its size and sha256, hashed on the same pass). A file given with `slices` goes sliced.
+ */
+export async function uploadToStorage(storage: StorageApi, branch: string, source: { path: string; slices?: Slices } | { text: string }, opts: UploadOptions): Promise<Uploaded> {
+  if ("path" in source && source.slices) return uploadSliced(storage, branch, source.path, source.slices, opts);
   const file = await storage.prepareFile(branch, { name: opts.name, tags: opts.tags, federationToken: true, isEncrypted: true });
-  const { client, params } = clientFor(file, opts.name);
-  const meter = new Meter();
-  const input = "path" in source ? createReadStream(source.path, { highWaterMark: 1024 * 1024 }) : Readable.from([Buffer.from(source.text, "utf8")]);
-  const body = input.pipe(meter).pipe(createGzip({ level: 1 }));
-  input.on("error", (err: Error) => body.destroy(err));
-  const started = Date.now();
-  const report = (done: boolean) => {
-    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-    opts.progress?.({ bytes: meter.bytes, totalBytes: opts.totalBytes, bytesPerSecond: meter.bytes / seconds, done });
-  };
-  const timer = opts.progress ? setInterval(() => report(false), opts.progressEveryMs ?? 2000) : undefined;
+  const { client, params, encryption } = targetFor(file, opts.name);
+  const hash = createHash("sha256");
+  let bytes = 0;
   try {
-    const upload = new Upload({
-      client,
-      params: {
-        Bucket: params.bucket,
-        Key: params.key,
-        Body: body,
-        ContentType: "text/csv",
-        ContentEncoding: "gzip",
-        ...(params["x-amz-server-side-encryption"] ? { ServerSideEncryption: params["x-amz-server-side-encryption"] as "AES256" } : {}),
-      },
-      // At most queueSize parts in flight plus the one being filled: ~10 MiB of buffers, so the
-      // provider's memory does not grow with the file (the bench's figure, README "Data bench").
-      partSize: opts.partSize ?? PART_BYTES,
-      queueSize: opts.queueSize ?? 1,
-      leavePartsOnError: false,
-    });
-    await upload.done();
+    await withProgress(
+      opts,
+      (counted) =>
+        sendObject({ client, bucket: params.bucket, key: params.key, encryption }, "path" in source ? { path: source.path } : source, new BufferPool(opts.partSize ?? PART_BYTES).take(), opts.partSize ?? PART_BYTES, (piece) => {
+          hash.update(piece);
+          bytes += piece.length;
+          counted(piece.length);
+        }),
+      () => bytes,
+    );
   } catch (err) {
     throw new Error(`uploading "${opts.name}" to File Storage (file ${file.id}) failed: ${(err as Error).message}`);
   } finally {
-    if (timer) clearInterval(timer);
     client.destroy();
   }
-  report(true);
-  return { file, bytes: meter.bytes, sha256: meter.hash.digest("hex") };
+  return { file, bytes, sha256: hash.digest("hex") };
 }
 
 /** `Table "countries": uploaded 120 MB of 1.0 GB (12%), 45 MB/s`. */

@@ -15,8 +15,8 @@ import {
   fileExists,
   headerMismatch,
   inlineCsv,
-  scanCsv,
-  type CsvScan,
+  dataRanges,
+  scanCsvCached,
   storedDefinition,
   tableColumnsSchema,
   tableNameSchema,
@@ -194,21 +194,6 @@ function dataSource(p: Parsed, root: string | undefined): Source | undefined {
 
 const rootOf = (props: Props): string | undefined => (typeof props.__root === "string" ? props.__root : undefined);
 
-// A file's scan is kept for the life of the provider process, keyed by its path, size and mtime:
-// check, diff and create of one `up` (and a Table checked twice) read a large file once.
-const scans = new Map<string, { key: string; scan: Promise<CsvScan> }>();
-async function scanCached(path: string): Promise<CsvScan> {
-  const { statSync } = await import("node:fs");
-  const st = statSync(path);
-  const key = `${st.size}:${st.mtimeMs}`;
-  const hit = scans.get(path);
-  if (hit?.key === key) return hit.scan;
-  const scan = scanCsv(path);
-  scans.set(path, { key, scan });
-  scan.catch(() => scans.delete(path));
-  return scan;
-}
-
 /** Size and sha256 of the declared data, checked: a problem is `{ property, reason }`. */
 async function inspectData(p: Parsed, root: string | undefined): Promise<{ summary?: string; failure?: dynamic.CheckFailure }> {
   const source = dataSource(p, root);
@@ -220,7 +205,7 @@ async function inspectData(p: Parsed, root: string | undefined): Promise<{ summa
   const shown = show(p.data);
   if (!fileExists(source.path)) return { failure: { property: "data", reason: `${shown}: no such file (looked at ${source.path}): give a CSV path relative to the program (or the manifest)` } };
   try {
-    const scan = await scanCached(source.path);
+    const scan = await scanCsvCached(source.path, slicing.sliceBytes);
     const mismatch = headerMismatch(scan.header, p.columns);
     if (mismatch) return { failure: { property: "data", reason: `${shown}: ${mismatch}` } };
     return { summary: contentSummary(scan.bytes, scan.sha256) };
@@ -234,11 +219,17 @@ const shaOf = (summary: string | undefined) => summary?.split("sha256 ")[1];
 
 /** Uploads the declared data (or, for a new table without data, the header alone) and reports progress. */
 async function upload(storage: StorageApi, p: Parsed, root: string | undefined, label: string, owner: string | undefined, headerOnly = false): Promise<Uploaded> {
-  const source = (headerOnly ? undefined : dataSource(p, root)) ?? { text: inlineCsv(p.columns, []) };
+  const declared = (headerOnly ? undefined : dataSource(p, root)) ?? { text: inlineCsv(p.columns, []) };
   let total: number | undefined;
-  if ("path" in source) {
+  let source: Parameters<typeof uploadToStorage>[2] = declared;
+  if ("path" in declared) {
     const { statSync } = await import("node:fs");
-    total = statSync(source.path).size;
+    total = statSync(declared.path).size;
+    if (total > slicing.thresholdBytes) {
+      // Sliced at the record boundaries check's scan found (the same scan, cached in this process).
+      const scan = await scanCsvCached(declared.path, slicing.sliceBytes);
+      source = { path: declared.path, slices: { ranges: dataRanges(scan), bytes: scan.bytes, sha256: scan.sha256 } };
+    }
   }
   let last = 0;
   return uploadToStorage(storage, p.branchId, source, {
