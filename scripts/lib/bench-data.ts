@@ -14,8 +14,10 @@ import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResu
 // package, measured in the same run against a baseline: the same bytes PUT to the emulator's
 // object store by a plain HTTP client (a URL presigned with the temporary credentials that
 // `files/prepare` with `federationToken` issues) plus the `tables-async` job that creates the
-// table from them, polled to its end every 150 ms as the provider polls. Both load into the same
-// emulator (in this process), so the job's own work (gunzip, CSV parse) is on both sides.
+// same table from them (the same primary key, so the job de-duplicates the same rows), polled to
+// its end every 150 ms as the provider polls. Each side loads into a fresh emulator in this
+// process, so the job's own work (the CSV parse and de-duplication) is on both sides; the gunzip
+// of what the provider gzipped is on the provider's side.
 //
 // The provider's peak RSS: every 100 ms the bench reads /proc/<pid>/status of the dynamic provider
 // (the node process whose command line names @pulumi/pulumi's dynamic-provider and whose working
@@ -51,22 +53,29 @@ export async function generateCsv(file: string, bytes: number): Promise<number> 
 }
 
 interface Peak {
-  stop(): { peakKb: number; pids: number[] };
+  /** The peak, the pids seen, and the largest resident set (VmRSS, MB) of each second. */
+  stop(): { peakKb: number; pids: number[]; perSecondMb: number[] };
 }
 
 /** Samples the peak RSS (VmHWM) of the dynamic provider processes running in `programDir`. */
 function samplePeakRss(programDir: string): Peak {
   let peakKb = 0;
   const pids = new Set<number>();
+  const started = Date.now();
+  const perSecondMb: number[] = [];
   const tick = () => {
     for (const name of fs.readdirSync("/proc")) {
       if (!/^\d+$/.test(name)) continue;
       try {
         const cmd = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
         if (!/dynamic-provider/.test(cmd) || fs.readlinkSync(`/proc/${name}/cwd`) !== programDir) continue;
-        const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${name}/status`, "utf8"));
+        const status = fs.readFileSync(`/proc/${name}/status`, "utf8");
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+        const rss = /VmRSS:\s+(\d+) kB/.exec(status);
         pids.add(Number(name));
         if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+        const second = Math.floor((Date.now() - started) / 1000);
+        if (rss) perSecondMb[second] = Math.max(perSecondMb[second] ?? 0, Math.round(Number(rss[1]) / 1024));
       } catch {
         // gone meanwhile, or not ours to read
       }
@@ -77,7 +86,7 @@ function samplePeakRss(programDir: string): Peak {
     stop() {
       clearInterval(timer);
       tick();
-      return { peakKb, pids: [...pids] };
+      return { peakKb, pids: [...pids], perSecondMb: Array.from(perSecondMb, (v) => v ?? 0) };
     },
   };
 }
@@ -126,7 +135,7 @@ async function baseline(emu: Emulator, file: string, size: number): Promise<numb
     duplex: "half",
   } as RequestInit);
   if (put.status !== 200) throw new Error(`baseline PUT: ${put.status} ${await put.text()}`);
-  let job = await api<{ id: number; status: string; error?: { message?: string } }>(emu, "POST", "/v2/storage/buckets/in.c-baseline/tables-async", { name: "big", dataFileId: p.id });
+  let job = await api<{ id: number; status: string; error?: { message?: string } }>(emu, "POST", "/v2/storage/buckets/in.c-baseline/tables-async", { name: "big", dataFileId: p.id, primaryKey: "id" });
   while (job.status !== "success" && job.status !== "error") {
     await new Promise((r) => setTimeout(r, 150));
     job = await api(emu, "GET", `/v2/storage/jobs/${job.id}`);
@@ -152,7 +161,9 @@ const loadavg = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(
 /** Runs the data case with the packed package installed in `nodeModules`; prints its figures. */
 export async function benchData(nodeModules: string, dataMb: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-data-"));
-  const emu = await startEmulator({ token: TOKEN, taskDurationMs: 100 });
+  // Each side loads into an emulator of its own, started empty: the baseline's table (a GB of rows
+  // in this process's heap) would otherwise slow every garbage collection of the up side's load.
+  let emu = await startEmulator({ token: TOKEN, taskDurationMs: 100 });
   let ws: PulumiWorkspace | undefined;
   try {
     const csv = path.join(dir, "big.csv");
@@ -172,13 +183,15 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     fs.rmSync(path.join(ws.programDir, "node_modules"), { recursive: true, force: true });
     fs.symlinkSync(nodeModules, path.join(ws.programDir, "node_modules"), "dir");
     must("stack init", await ws.initStack());
-    must("config", await ws.setConfig("keboola:host", emu.url));
-    must("config", await ws.setConfig("keboola:token", TOKEN, { secret: true }));
-
     const loadBefore = loadavg();
     let cpu = sampleCpu();
     const base = await baseline(emu, csv, size);
     const baseCpu = cpu.stop();
+    const baseTable = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-baseline.big");
+    await emu.close();
+    emu = await startEmulator({ token: TOKEN, taskDurationMs: 100 });
+    must("config", await ws.setConfig("keboola:host", emu.url));
+    must("config", await ws.setConfig("keboola:token", TOKEN, { secret: true }));
     const rss = samplePeakRss(fs.realpathSync(ws.programDir));
     // BENCH_DATA_CPU_PROF=DIR: V8 CPU profiles of the program and the provider (cpu-prof-preload.ts).
     const prof = process.env.BENCH_DATA_CPU_PROF;
@@ -191,12 +204,13 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     const peak = rss.stop();
     const loadAfter = loadavg();
     const table = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-data.big");
-    const baseTable = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-baseline.big");
     if (table.rowsCount !== rows || baseTable.rowsCount !== rows) throw new Error(`rows: up loaded ${table.rowsCount}, baseline ${baseTable.rowsCount}, the file has ${rows}`);
     const mbps = (s: number) => `${(size / 1048576 / s).toFixed(0)} MB/s`;
-    console.log(`  baseline  ${base.toFixed(1)} s (${mbps(base)}): prepare, plain presigned PUT of the raw file, tables-async polled to the end`);
+    console.log(`  baseline  ${base.toFixed(1)} s (${mbps(base)}): prepare, plain presigned PUT of the raw file, tables-async (primary key id) polled to the end`);
     console.log(`  up        ${up.toFixed(1)} s (${mbps(up)}), ${(up / base).toFixed(2)}x baseline (target <= 1.5x); ${table.rowsCount} rows loaded`);
     console.log(`  provider  peak RSS ${(peak.peakKb / 1024).toFixed(0)} MB (VmHWM of the dynamic provider, pid ${peak.pids.join(", ")}; target <= 200 MB)`);
+    // BENCH_DATA_RSS_TRACE=1: when in the `up` the provider's memory rose (its VmRSS, MB, second by second).
+    if (process.env.BENCH_DATA_RSS_TRACE) console.log(`  provider  VmRSS per second: ${peak.perSecondMb.join(" ")}`);
     console.log(`  CPU s     baseline: ${cpuLine(baseCpu)}\n            up: ${cpuLine(upCpu)}`);
     console.log(`  load average before ${loadBefore}, after ${loadAfter}`);
     if (!process.env.BENCH_DATA_SKIP_NOOP) {
