@@ -2,18 +2,9 @@ import type { EmulatorContext } from "../core/context";
 import type { StorageBucket, StorageTable } from "../../keboola/storage-answers";
 import { storageTime, storageTimeOf } from "./format";
 import type { BucketRecord, TableRecord } from "./state";
-import { listTables } from "./tables";
+import { listTables, tableDataBytes } from "./tables";
 
 // JSON shapes of buckets and tables, as the Storage API reference shows them (keboola/storage-answers.ts).
-
-function dataSize(tables: TableRecord[]): number {
-  let bytes = 0;
-  for (const t of tables) {
-    for (const r of t.rows) for (const v of r) bytes += Buffer.byteLength(v) + 1;
-    bytes += t.unkeptBytes ?? 0;
-  }
-  return bytes;
-}
 
 export function bucketJson(ctx: EmulatorContext, b: BucketRecord): StorageBucket {
   const tables = listTables(ctx, b.branchId, b.id);
@@ -31,7 +22,7 @@ export function bucketJson(ctx: EmulatorContext, b: BucketRecord): StorageBucket
     lastChangeDate: storageTime(changes[changes.length - 1] ?? null),
     updated: storageTimeOf(changes[changes.length - 1] ?? b.created),
     isReadOnly: false,
-    dataSizeBytes: dataSize(tables),
+    dataSizeBytes: tables.reduce((n, t) => n + tableDataBytes(t), 0),
     rowsCount: tables.reduce((n, t) => n + t.rows.length + (t.unkeptRows ?? 0), 0),
     isMaintenance: false,
     backend: "snowflake",
@@ -65,7 +56,7 @@ export function tableJson(ctx: EmulatorContext, t: TableRecord, withBucket = tru
     lastImportDate: storageTime(t.lastImportDate),
     lastChangeDate: storageTime(t.lastChangeDate),
     rowsCount: t.rows.length + (t.unkeptRows ?? 0),
-    dataSizeBytes: dataSize([t]),
+    dataSizeBytes: tableDataBytes(t),
     isAlias: false,
     isAliasable: true,
     isTyped: t.definition !== undefined,

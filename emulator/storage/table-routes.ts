@@ -16,7 +16,7 @@ import type { StorageTable } from "../../keboola/storage-answers";
 import { requireBucket } from "./buckets";
 import { authenticated, type StorageApp } from "./auth";
 import type { FileRecord, StorageJobRecord, TableRecord } from "./state";
-import { deleteTable, ensureTable, getBucket, getTable, listTables, parseTableId } from "./tables";
+import { deleteTable, ensureTable, getBucket, getTable, listTables, parseTableId, rowBytes, tableDataBytes } from "./tables";
 
 // Tables: detail, list, drop, data preview (RFC 4180 CSV or JSON), and the asynchronous
 // create-from-file (`tables-async`), load (`import-async`) and unload (`export-async`) jobs.
@@ -66,7 +66,6 @@ interface ParsedFile {
  */
 export const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
-const rowBytes = (r: string[]): number => r.reduce((m, v) => m + Buffer.byteLength(v) + 1, 0);
 
 /** Below this many stored bytes a load is parsed at once; above, piece by piece (loadCsvAsync). */
 export const SYNC_LOAD_BYTES = 1024 * 1024;
@@ -221,10 +220,6 @@ function toTableRows(table: TableRecord, header: string[], rows: string[][]): st
   return rows.map((r) => pos.map((p) => (p < 0 ? "" : r[p])));
 }
 
-function dataSize(table: TableRecord): number {
-  return table.rows.reduce((n, r) => n + rowBytes(r), 0) + (table.unkeptBytes ?? 0);
-}
-
 // What each job remembers of its request (the job's `work`), checked when it runs.
 const csvWork = { fileId: z.number(), delimiter: z.string(), enclosure: z.string() };
 const tableCreateWork = z.object({ ...csvWork, bucketId: z.string(), name: z.string(), primaryKey: z.array(z.string()) });
@@ -311,7 +306,7 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord, prepared: P
     warnings: [],
     transaction: null,
     totalRowsCount: table.rows.length + (table.unkeptRows ?? 0),
-    totalDataSizeBytes: dataSize(table),
+    totalDataSizeBytes: tableDataBytes(table),
   };
 }
 
