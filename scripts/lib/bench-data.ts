@@ -21,7 +21,7 @@ import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResu
 //
 // The provider's peak RSS: every 100 ms the bench reads /proc/<pid>/status of the dynamic provider
 // (the node process whose command line names @pulumi/pulumi's dynamic-provider and whose working
-// directory is the program's) and keeps the largest VmHWM (the kernel's own high-water mark of its
+// directory is the program's, looked for once a second) and keeps the largest VmHWM (the kernel's own high-water mark of its
 // resident set), so only the last <100 ms of a process's life can escape it.
 
 const TOKEN = "bench-data-token-0123456789";
@@ -63,23 +63,37 @@ function samplePeakRss(programDir: string): Peak {
   const pids = new Set<number>();
   const started = Date.now();
   const perSecondMb: number[] = [];
+  const live = new Set<string>();
+  let ticks = 0;
+  const read = (name: string) => {
+    try {
+      const status = fs.readFileSync(`/proc/${name}/status`, "utf8");
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+      const rss = /VmRSS:\s+(\d+) kB/.exec(status);
+      if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+      const second = Math.floor((Date.now() - started) / 1000);
+      if (rss) perSecondMb[second] = Math.max(perSecondMb[second] ?? 0, Math.round(Number(rss[1]) / 1024));
+    } catch {
+      live.delete(name); // gone
+    }
+  };
+  // The provider's pids are looked for in all of /proc once a second; in between, only their own
+  // status is read (the sampler runs on the cores it measures: keep it light).
   const tick = () => {
-    for (const name of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(name)) continue;
-      try {
-        const cmd = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
-        if (!/dynamic-provider/.test(cmd) || fs.readlinkSync(`/proc/${name}/cwd`) !== programDir) continue;
-        const status = fs.readFileSync(`/proc/${name}/status`, "utf8");
-        const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
-        const rss = /VmRSS:\s+(\d+) kB/.exec(status);
-        pids.add(Number(name));
-        if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
-        const second = Math.floor((Date.now() - started) / 1000);
-        if (rss) perSecondMb[second] = Math.max(perSecondMb[second] ?? 0, Math.round(Number(rss[1]) / 1024));
-      } catch {
-        // gone meanwhile, or not ours to read
+    if (ticks++ % 10 === 0) {
+      for (const name of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(name) || live.has(name)) continue;
+        try {
+          const cmd = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
+          if (!/dynamic-provider/.test(cmd) || fs.readlinkSync(`/proc/${name}/cwd`) !== programDir) continue;
+          live.add(name);
+          pids.add(Number(name));
+        } catch {
+          // gone meanwhile, or not ours to read
+        }
       }
     }
+    for (const name of live) read(name);
   };
   const timer = setInterval(tick, 100);
   return {
@@ -109,8 +123,8 @@ interface PreparedFile {
   uploadParams: { bucket: string; key: string; credentials: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string } };
 }
 
-/** The baseline: prepare, a plain presigned HTTP PUT of the file, `tables-async`, polled to the end. Answers seconds. */
-async function baseline(emu: Emulator, file: string, size: number): Promise<number> {
+/** The baseline: prepare, a plain presigned HTTP PUT of the file, `tables-async`, polled to the end. Answers seconds: in all, and to the PUT's end. */
+async function baseline(emu: Emulator, file: string, size: number): Promise<{ seconds: number; putSeconds: number }> {
   await api(emu, "POST", "/v2/storage/buckets", { name: "baseline", stage: "in" });
   const started = Date.now();
   const p = await api<PreparedFile>(emu, "POST", "/v2/storage/files/prepare", { name: "baseline.csv", sizeBytes: size, federationToken: 1 });
@@ -135,13 +149,14 @@ async function baseline(emu: Emulator, file: string, size: number): Promise<numb
     duplex: "half",
   } as RequestInit);
   if (put.status !== 200) throw new Error(`baseline PUT: ${put.status} ${await put.text()}`);
+  const putSeconds = (Date.now() - started) / 1000;
   let job = await api<{ id: number; status: string; error?: { message?: string } }>(emu, "POST", "/v2/storage/buckets/in.c-baseline/tables-async", { name: "big", dataFileId: p.id, primaryKey: "id" });
   while (job.status !== "success" && job.status !== "error") {
     await new Promise((r) => setTimeout(r, 150));
     job = await api(emu, "GET", `/v2/storage/jobs/${job.id}`);
   }
   if (job.status !== "success") throw new Error(`baseline job failed: ${job.error?.message ?? "?"}`);
-  return (Date.now() - started) / 1000;
+  return { seconds: (Date.now() - started) / 1000, putSeconds };
 }
 
 function must(what: string, res: RunResult): RunResult {
@@ -185,7 +200,7 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     must("stack init", await ws.initStack());
     const loadBefore = loadavg();
     let cpu = sampleCpu();
-    const base = await baseline(emu, csv, size);
+    const { seconds: base, putSeconds } = await baseline(emu, csv, size);
     const baseCpu = cpu.stop();
     const baseTable = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-baseline.big");
     await emu.close();
@@ -195,7 +210,10 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     const rss = samplePeakRss(fs.realpathSync(ws.programDir));
     // BENCH_DATA_CPU_PROF=DIR: V8 CPU profiles of the program and the provider (cpu-prof-preload.ts).
     const prof = process.env.BENCH_DATA_CPU_PROF;
-    const env = prof ? { NODE_OPTIONS: `--require ${path.join(__dirname, "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(prof) } : undefined;
+    // BENCH_DATA_NODE_OPTIONS="...": node options for the `up`'s processes (the program and the
+    // dynamic provider), as a user sets NODE_OPTIONS for `pulumi up`; e.g. --max-semi-space-size=1.
+    const nodeOptions = [prof ? `--require ${path.join(__dirname, "cpu-prof-preload.js")}` : "", process.env.BENCH_DATA_NODE_OPTIONS ?? ""].filter(Boolean).join(" ");
+    const env = prof || nodeOptions ? { ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...(prof ? { KEBOOLA_CPU_PROF_DIR: path.resolve(prof) } : {}) } : undefined;
     cpu = sampleCpu();
     const upStarted = Date.now();
     must("up", await ws.up([], { timeoutMs: 1_800_000, env }));
@@ -208,7 +226,16 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     const mbps = (s: number) => `${(size / 1048576 / s).toFixed(0)} MB/s`;
     console.log(`  baseline  ${base.toFixed(1)} s (${mbps(base)}): prepare, plain presigned PUT of the raw file, tables-async (primary key id) polled to the end`);
     console.log(`  up        ${up.toFixed(1)} s (${mbps(up)}), ${(up / base).toFixed(2)}x baseline (target <= 1.5x); ${table.rowsCount} rows loaded`);
-    console.log(`  provider  peak RSS ${(peak.peakKb / 1024).toFixed(0)} MB (VmHWM of the dynamic provider, pid ${peak.pids.join(", ")}; target <= 200 MB)`);
+    // Where the `up`'s time went, from the emulator's request log: the sliced upload (the big file's
+    // prepare to its manifest), then import-async to the poll that saw its job end.
+    const log = emu.requests();
+    const at = (e: { at: string } | undefined) => (e ? ((Date.parse(e.at) - upStarted) / 1000).toFixed(1) : "?");
+    const prepares = log.filter((r) => r.method === "POST" && r.path.includes("/files/prepare"));
+    const manifest = log.find((r) => r.method === "PUT" && r.path.includes("manifest"));
+    const load = log.find((r) => r.method === "POST" && r.path.includes("/import-async"));
+    const lastPoll = log.filter((r) => r.method === "GET" && r.path.includes("/v2/storage/jobs/")).at(-1);
+    console.log(`  up phases s: first request ${at(log[0])}, data prepare ${at(prepares.at(-1))}, manifest ${at(manifest)}, import-async ${at(load)}, last job poll ${at(lastPoll)}; baseline PUT done at ${putSeconds.toFixed(1)}`);
+    console.log(`  provider  peak RSS ${(peak.peakKb / 1024).toFixed(0)} MB (VmHWM of the dynamic provider, pid ${peak.pids.join(", ")}; target <= 200 MB)${nodeOptions ? `, NODE_OPTIONS=${nodeOptions}` : ""}`);
     // BENCH_DATA_RSS_TRACE=1: when in the `up` the provider's memory rose (its VmRSS, MB, second by second).
     if (process.env.BENCH_DATA_RSS_TRACE) console.log(`  provider  VmRSS per second: ${peak.perSecondMb.join(" ")}`);
     console.log(`  CPU s     baseline: ${cpuLine(baseCpu)}\n            up: ${cpuLine(upCpu)}`);
