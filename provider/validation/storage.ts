@@ -149,6 +149,16 @@ export async function scanCsv(path: string, sliceBytes = 0): Promise<CsvScan> {
     recordLine = line;
   };
   let lastEmpty = false;
+  // A CR or LF `b` outside quotes ends the field and the record; `after` is the byte after it (a
+  // CR's record ends there too, but a cut waits for the LF that may follow).
+  const endLine = (b: number, after: number) => {
+    endField();
+    line++;
+    endRecord();
+    if (b === 0x0d) pendingCR = true;
+    else lineEnd(after);
+    state = "start";
+  };
   const fh = await open(path, "r");
   const into = Buffer.allocUnsafeSlow(1024 * 1024);
   try {
@@ -197,12 +207,7 @@ export async function scanCsv(path: string, sliceBytes = 0): Promise<CsvScan> {
             state = "start";
           } else if (b === 0x0a || b === 0x0d) {
             lastEmpty = state === "start" && fields === 0;
-            endField();
-            line++;
-            endRecord();
-            if (b === 0x0d) pendingCR = true;
-            else lineEnd(base + i + 1);
-            state = "start";
+            endLine(b, base + i + 1);
           } else if (b === 0x22) {
             if (state === "plain") throw new CsvProblem(`line ${line}: a double quote inside an unquoted field (RFC 4180: enclose the field in double quotes and double the quote)`, line);
             state = "quoted";
@@ -227,12 +232,7 @@ export async function scanCsv(path: string, sliceBytes = 0): Promise<CsvScan> {
             state = "start";
           } else if (b === 0x0a || b === 0x0d) {
             lastEmpty = false;
-            endField();
-            line++;
-            endRecord();
-            if (b === 0x0d) pendingCR = true;
-            else lineEnd(base + i + 1);
-            state = "start";
+            endLine(b, base + i + 1);
           } else {
             throw new CsvProblem(`line ${line}: text after a closing double quote (RFC 4180: a quote inside a quoted field is written twice)`, line);
           }
