@@ -71,6 +71,9 @@ export interface Slices {
  */
 export const slicing = { thresholdBytes: 256 * 1024 * 1024, sliceBytes: 64 * 1024 * 1024, parallel: 2, attempts: 3 };
 
+/** Whether a file of `bytes` goes sliced (see `slicing`). */
+export const goesSliced = (bytes: number): boolean => bytes > slicing.thresholdBytes;
+
 /** Part size of a multipart upload: S3's minimum, the least memory per part in flight. */
 export const PART_BYTES = 5 * 1024 * 1024;
 

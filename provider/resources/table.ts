@@ -4,7 +4,7 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StorageApi, StorageJob, StorageTable } from "../api/storage";
 import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
-import { describeProgress, slicing, uploadToStorage, type Uploaded } from "../api/upload";
+import { describeProgress, goesSliced, slicing, uploadToStorage, type Uploaded } from "../api/upload";
 import { checkWith, containsUnknown } from "../validation/check";
 import { branchSchema } from "../validation/ids";
 import {
@@ -225,7 +225,7 @@ async function upload(storage: StorageApi, p: Parsed, root: string | undefined, 
   if ("path" in declared) {
     const { statSync } = await import("node:fs");
     total = statSync(declared.path).size;
-    if (total > slicing.thresholdBytes) {
+    if (goesSliced(total)) {
       // Sliced at the record boundaries check's scan found (the same scan, cached in this process).
       const scan = await scanCsvCached(declared.path, slicing.sliceBytes);
       source = { path: declared.path, slices: { ranges: dataRanges(scan), bytes: scan.bytes, sha256: scan.sha256 } };
@@ -395,7 +395,7 @@ export const handler: Handler<typeof table> = {
     let uploading: Promise<Uploaded> | undefined;
     // A file large enough to go sliced: the table is created from its header, then loaded by import-async.
     const source = dataSource(p, root);
-    const sliced = !!source && "path" in source && fileExists(source.path) && (await import("node:fs")).statSync(source.path).size > slicing.thresholdBytes;
+    const sliced = !!source && "path" in source && fileExists(source.path) && goesSliced((await import("node:fs")).statSync(source.path).size);
     const uploadOnce = async () => (uploaded = await (uploading ??= upload(storage, p, root, label, owner, sliced)));
     const created = await createOnce<StorageTable>({
       label,
