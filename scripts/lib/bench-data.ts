@@ -3,10 +3,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { Hash } from "@smithy/hash-node";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { sampleCpu, type CpuReport } from "./cpu-sample";
+import { presignedPutUrl, type PreparedForPut } from "./presigned-put";
 import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./pulumi-workspace";
 
 // The data case of `npm run bench` (issue 17): a generated CSV of --data-mb MB (default 1024)
@@ -116,11 +115,8 @@ async function api<T>(emu: Emulator, method: string, p: string, json?: unknown):
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-interface PreparedFile {
+interface PreparedFile extends PreparedForPut {
   id: number;
-  region: string;
-  s3Endpoint: string;
-  uploadParams: { bucket: string; key: string; credentials: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string } };
 }
 
 /** The baseline: prepare, a plain presigned HTTP PUT of the file, `tables-async`, polled to the end. Answers seconds: in all, and to the PUT's end. */
@@ -128,21 +124,8 @@ async function baseline(emu: Emulator, file: string, size: number): Promise<{ se
   await api(emu, "POST", "/v2/storage/buckets", { name: "baseline", stage: "in" });
   const started = Date.now();
   const p = await api<PreparedFile>(emu, "POST", "/v2/storage/files/prepare", { name: "baseline.csv", sizeBytes: size, federationToken: 1 });
-  const c = p.uploadParams.credentials;
-  const url = new URL(`${p.s3Endpoint}/${p.uploadParams.bucket}/${p.uploadParams.key}`);
-  const signer = new SignatureV4({
-    credentials: { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken },
-    region: p.region,
-    service: "s3",
-    sha256: Hash.bind(null, "sha256"),
-    uriEscapePath: false,
-  });
-  const signed = await signer.presign(
-    { method: "PUT", protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: { host: url.host, "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" } },
-    { expiresIn: 3600 },
-  );
-  const q = new URLSearchParams(signed.query as Record<string, string>);
-  const put = await fetch(`${url.origin}${url.pathname}?${q}`, {
+  const url = await presignedPutUrl(p, 3600);
+  const put = await fetch(url, {
     method: "PUT",
     body: Readable.toWeb(fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) as ReadableStream,
     headers: { "Content-Type": "text/csv", "Content-Length": String(size) },

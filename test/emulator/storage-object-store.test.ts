@@ -12,12 +12,11 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { Hash } from "@smithy/hash-node";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { call, pollUntil } from "./helpers";
 import { s3ClientFor } from "./s3-helpers";
+import { presignedPutUrl } from "../../scripts/lib/presigned-put";
 
 // The emulated object store, driven by the real AWS client: temporary credentials from
 // `files/prepare` (federationToken), SigV4 verified, single and multipart uploads, sliced files.
@@ -209,24 +208,11 @@ describe("object store", () => {
 
   it("accepts a presigned PUT (query signature) made with the issued credentials, as a plain HTTP client sends it", async () => {
     const p = await prepare("presigned.csv");
-    const c = p.uploadParams.credentials;
-    const url = new URL(`${p.s3Endpoint}/${p.uploadParams.bucket}/${p.uploadParams.key}`);
-    const signer = new SignatureV4({
-      credentials: { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken },
-      region: p.region,
-      service: "s3",
-      sha256: Hash.bind(null, "sha256"),
-      uriEscapePath: false,
-    });
-    const signed = await signer.presign(
-      { method: "PUT", protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: { host: url.host, "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" } },
-      { expiresIn: 600 },
-    );
-    const q = new URLSearchParams(signed.query as Record<string, string>);
-    const put = await fetch(`${url.origin}${url.pathname}?${q}`, { method: "PUT", body: "a\n1\n" });
+    const url = await presignedPutUrl(p, 600);
+    const put = await fetch(url, { method: "PUT", body: "a\n1\n" });
     expect(put.status).toBe(200);
     expect(emu.state.storage.files[String(p.id)].uploaded).toBe(true);
-    const tampered = await fetch(`${url.origin}${url.pathname}?${q}`.replace(/X-Amz-Expires=\d+/, "X-Amz-Expires=601"), { method: "PUT", body: "x" });
+    const tampered = await fetch(url.replace(/X-Amz-Expires=\d+/, "X-Amz-Expires=601"), { method: "PUT", body: "x" });
     expect(tampered.status).toBe(403);
     expect(await tampered.text()).toContain("<Code>SignatureDoesNotMatch</Code>");
   });
