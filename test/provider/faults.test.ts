@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { source, sink, sourceSettings, sinkSettings, componentConfig, variableConfig, jobRun } from "./hosted";
 import type { Props } from "../../provider/resources/types";
-import { createVia, startHarness, updateVia, type Harness } from "./harness";
+import { createVia, startHarness, updateVia, type Harness, withOneFault } from "./harness";
 
 // Every write of every resource kind under each fault that makes its outcome unknown: a lost
 // answer (the write is applied, the answer never arrives), a 5xx (a proxy or the service failed;
@@ -30,18 +30,8 @@ type Kind = keyof typeof FAULTS;
 const STREAM = "/stream/v1/branches/default/sources";
 const configs = (componentId: string) => `/v2/storage/branch/default/components/${componentId}/configs`;
 
-/** Runs one step with `kind` injected once into its first `method` request under `prefix`; asserts the injection. */
-async function faulted<T>(kind: Kind, method: string, prefix: string, step: () => Promise<T>): Promise<T> {
-  const before = h.emu.faultCounts().byMethod[method]?.[kind] ?? 0;
-  h.emu.setFaults({ ...FAULTS[kind], limit: 1, methods: [method], pathPrefixes: [prefix] });
-  try {
-    return await step();
-  } finally {
-    h.emu.setFaults({});
-    const after = h.emu.faultCounts().byMethod[method]?.[kind] ?? 0;
-    expect(after - before, `one ${kind} injected into ${method} ${prefix}`).toBe(1);
-  }
-}
+/** Runs `step` with `kind` injected into its first `method` request under `prefix`; asserts exactly one was injected. */
+const faulted = <T>(kind: Kind, method: string, prefix: string, step: () => Promise<T>): Promise<T> => withOneFault(h, kind, FAULTS[kind], method, prefix, step);
 
 const live = {
   sources: (id: string) => Object.values(h.emu.state.stream.sources).filter((s) => s.sourceId === id && !s.deleted).length,

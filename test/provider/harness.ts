@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import type { EmulatorOptions } from "../../emulator/core/context";
+import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { KeboolaClient } from "../../provider/api/client";
 import type { Props, ResourceContext } from "../../provider/resources/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
@@ -36,6 +37,22 @@ export async function startHarness(options: Partial<EmulatorOptions> = {}): Prom
 }
 
 /** The owner URN the resource classes set (`__owner`), for a resource of this name in a test stack. */
+/**
+ * Runs `step` with `fault` injected into the first `method` request under `prefix`, then asserts
+ * that exactly one fault of `kind` was injected (a fault test must prove its fault happened).
+ */
+export async function withOneFault<T>(h: Harness, kind: FaultKind, fault: FaultOptions, method: string, prefix: string, step: () => Promise<T>): Promise<T> {
+  const before = h.emu.faultCounts().byMethod[method]?.[kind] ?? 0;
+  h.emu.setFaults({ ...fault, limit: 1, methods: [method], pathPrefixes: [prefix] });
+  try {
+    return await step();
+  } finally {
+    h.emu.setFaults({});
+    const after = h.emu.faultCounts().byMethod[method]?.[kind] ?? 0;
+    expect(after - before, `one ${kind} injected into ${method} ${prefix}`).toBe(1);
+  }
+}
+
 export const ownerUrn = (name: string, stack = "test") => `urn:pulumi:${stack}::harness::pulumi-nodejs:dynamic/keboola:Resource::${name}`;
 
 /** check -> create; fails the test on check failures. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { componentConfig, flow, schedule } from "./hosted";
 import type { Props } from "../../provider/resources/types";
-import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
+import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness, withOneFault } from "./harness";
 import { exportProject } from "../../provider/manifest/export";
 import { UNKNOWN } from "../../provider/validation/check";
 import { parseManifest } from "../../provider/manifest/parse";
@@ -184,16 +184,7 @@ describe("permissions", () => {
 describe("exactly once under a fault of each write", () => {
   const FAULTS: Record<FaultKind & ("lost" | "5xx" | "reset"), FaultOptions> = { lost: { rateLostResponse: 1 }, "5xx": { rate5xx: 1 }, reset: { rateReset: 1 } };
 
-  async function faulted<T>(kind: keyof typeof FAULTS, method: string, prefix: string, step: () => Promise<T>): Promise<T> {
-    const before = h.emu.faultCounts().byMethod[method]?.[kind] ?? 0;
-    h.emu.setFaults({ ...FAULTS[kind], limit: 1, methods: [method], pathPrefixes: [prefix] });
-    try {
-      return await step();
-    } finally {
-      h.emu.setFaults({});
-      expect((h.emu.faultCounts().byMethod[method]?.[kind] ?? 0) - before, `one ${kind} injected into ${method} ${prefix}`).toBe(1);
-    }
-  }
+  const faulted = <T>(kind: keyof typeof FAULTS, method: string, prefix: string, step: () => Promise<T>): Promise<T> => withOneFault(h, kind, FAULTS[kind], method, prefix, step);
 
   it.each(Object.keys(FAULTS) as Array<keyof typeof FAULTS>)("%s: one configuration, one activation; delete removes both once", async (kind) => {
     const name = `once-${kind}`;

@@ -10,7 +10,7 @@ import { PartialFailure, type Props, type ResourceContext } from "../../provider
 import { CONTENT_KEY, OWNER_KEY } from "../../provider/resources/ownership";
 import { slicing } from "../../provider/api/upload";
 import { bucket, table } from "./hosted";
-import { createVia, MASTER_TOKEN, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
+import { createVia, MASTER_TOKEN, ownerUrn, startHarness, updateVia, type Harness, withOneFault } from "./harness";
 
 // Bucket and Table under faults in each step of loading data: a lost answer (the request is applied,
 // its answer never arrives) and a 5xx (not applied) on file prepare, on an object-store upload
@@ -36,17 +36,7 @@ const FAULTS = { lost: { rateLostResponse: 1 }, "5xx": { rate5xx: 1 } } satisfie
 type Kind = keyof typeof FAULTS;
 
 /** Runs `step` with `kind` injected into its first `method` request under `prefix`; asserts exactly one was injected. */
-async function faulted<T>(kind: Kind, method: string, prefix: string, step: () => Promise<T>): Promise<T> {
-  const before = h.emu.faultCounts().byMethod[method]?.[kind] ?? 0;
-  h.emu.setFaults({ ...FAULTS[kind], limit: 1, methods: [method], pathPrefixes: [prefix] });
-  try {
-    return await step();
-  } finally {
-    h.emu.setFaults({});
-    const after = h.emu.faultCounts().byMethod[method]?.[kind] ?? 0;
-    expect(after - before, `one ${kind} injected into ${method} ${prefix}`).toBe(1);
-  }
-}
+const faulted = <T>(kind: Kind, method: string, prefix: string, step: () => Promise<T>): Promise<T> => withOneFault(h, kind, FAULTS[kind], method, prefix, step);
 
 type Outcome = { id: string; outs: Props; inputs: Props };
 
