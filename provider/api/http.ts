@@ -1,6 +1,7 @@
 import { Agent, request as undiciRequest, errors as undiciErrors } from "undici";
 import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, redact, registerSecret, type RequestInfo, type Service } from "./errors";
 import { isRecord } from "../../keboola/json";
+import { keepWasmOnBaselineCompiler } from "./v8-memory";
 
 // One HTTP layer for all Keboola services: token header, timeouts, and retries that are safe.
 // A request is retried on 429 (honouring Retry-After), on 5xx and on network errors only when
@@ -60,6 +61,8 @@ export class HttpClient {
 
   constructor(options: HttpOptions) {
     registerSecret(options.token);
+    // Before undici compiles its parser (WebAssembly) for the first request: see v8-memory.ts.
+    keepWasmOnBaselineCompiler();
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.opts = {
       requestTimeoutMs,

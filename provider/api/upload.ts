@@ -4,6 +4,7 @@ import { createGzip } from "node:zlib";
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand, type CompletedPart } from "@aws-sdk/client-s3";
 import type { StorageApi, StorageFile } from "./storage";
 import { formatBytes } from "../validation/storage";
+import { collectYoungGeneration } from "./v8-memory";
 
 // Uploading a table's data the way the seed recommends for production (section 4.1): prepare a
 // file resource with `federationToken` (temporary credentials of the object store), then upload
@@ -16,7 +17,8 @@ import { formatBytes } from "../validation/storage";
 // multipart request, fine for a small file from a client without an S3 client, which this is not.
 //
 // Memory: every buffer of an upload is allocated once and reused (`Buffers`): one read buffer
-// and one part buffer per object in flight.
+// and one part buffer per object in flight. What zlib allocates for its output is freed after
+// each part (v8-memory.ts).
 // Allocating per read and per part (as a stream pipe and @aws-sdk/lib-storage do) left up to
 // ~60 MB of dead buffers that V8 frees only under its external-memory pressure, and malloc kept
 // the pages after: the dynamic provider peaked at 225 MB at 1 GB (the data bench, README).
@@ -161,6 +163,8 @@ async function sendObject(target: Target, source: Source, buffers: Buffers, part
     if (!answer.ETag) throw new Error(`the object store answered part ${PartNumber} without an ETag`);
     parts.push({ PartNumber, ETag: answer.ETag });
     fill = 0;
+    // The gzip output copied into this part is garbage now: free it before it piles up (v8-memory.ts).
+    collectYoungGeneration();
   };
   try {
     for await (const chunk of gzip) {
