@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { startEmulator, type Emulator } from "../../emulator/server";
+import { startEmulatorProcess, type EmulatorProcess } from "./emulator-process";
 import { sampleCpu, type CpuReport } from "./cpu-sample";
 import { presignedPutUrl, type PreparedForPut } from "./presigned-put";
 import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./pulumi-workspace";
@@ -14,9 +14,9 @@ import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResu
 // object store by a plain HTTP client (a URL presigned with the temporary credentials that
 // `files/prepare` with `federationToken` issues) plus the `tables-async` job that creates the
 // same table from them (the same primary key, so the job de-duplicates the same rows), polled to
-// its end every 150 ms as the provider polls. Each side loads into a fresh emulator in this
-// process, so the job's own work (the CSV parse and de-duplication) is on both sides; the gunzip
-// of what the provider gzipped is on the provider's side.
+// its end every 150 ms as the provider polls. Each side loads into a fresh emulator process of its
+// own (emulator-process.ts), so the job's own work (the CSV parse and de-duplication) is on both
+// sides in the same conditions; the gunzip of what the provider gzipped is on the provider's side.
 //
 // The provider's peak RSS: every 100 ms the bench reads /proc/<pid>/status of the dynamic provider
 // (the node process whose command line names @pulumi/pulumi's dynamic-provider and whose working
@@ -104,7 +104,7 @@ function samplePeakRss(programDir: string): Peak {
   };
 }
 
-async function api<T>(emu: Emulator, method: string, p: string, json?: unknown): Promise<T> {
+async function api<T>(emu: { url: string }, method: string, p: string, json?: unknown): Promise<T> {
   const res = await fetch(`${emu.url}${p}`, {
     method,
     headers: { "X-StorageApi-Token": TOKEN, ...(json !== undefined ? { "Content-Type": "application/json" } : {}) },
@@ -120,7 +120,7 @@ interface PreparedFile extends PreparedForPut {
 }
 
 /** The baseline: prepare, a plain presigned HTTP PUT of the file, `tables-async`, polled to the end. Answers seconds: in all, and to the PUT's end. */
-async function baseline(emu: Emulator, file: string, size: number): Promise<{ seconds: number; putSeconds: number }> {
+async function baseline(emu: EmulatorProcess, file: string, size: number): Promise<{ seconds: number; putSeconds: number }> {
   await api(emu, "POST", "/v2/storage/buckets", { name: "baseline", stage: "in" });
   const started = Date.now();
   const p = await api<PreparedFile>(emu, "POST", "/v2/storage/files/prepare", { name: "baseline.csv", sizeBytes: size, federationToken: 1 });
@@ -159,9 +159,13 @@ const loadavg = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(
 /** Runs the data case with the packed package installed in `nodeModules`; prints its figures. */
 export async function benchData(nodeModules: string, dataMb: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-data-"));
-  // Each side loads into an emulator of its own, started empty: the baseline's table (a GB of rows
-  // in this process's heap) would otherwise slow every garbage collection of the up side's load.
-  let emu = await startEmulator({ token: TOKEN, taskDurationMs: 100 });
+  // Each side loads into an emulator process of its own, started empty: the baseline's table (a GB
+  // of rows in the emulator's heap) would otherwise slow every garbage collection of the up side's load.
+  const emulatorFlags = ["--token", TOKEN, "--task-duration", "100"];
+  // BENCH_DATA_EMULATOR_NODE_ARGS="...": node's arguments for both emulator processes, e.g.
+  // "--cpu-prof --cpu-prof-dir=DIR" (a profile each, written when the bench stops them).
+  const emulatorNodeArgs = (process.env.BENCH_DATA_EMULATOR_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  let emu = await startEmulatorProcess(emulatorFlags, emulatorNodeArgs);
   let ws: PulumiWorkspace | undefined;
   try {
     const csv = path.join(dir, "big.csv");
@@ -182,12 +186,12 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     fs.symlinkSync(nodeModules, path.join(ws.programDir, "node_modules"), "dir");
     must("stack init", await ws.initStack());
     const loadBefore = loadavg();
-    let cpu = sampleCpu();
+    let cpu = sampleCpu("bench process (samplers)");
     const { seconds: base, putSeconds } = await baseline(emu, csv, size);
     const baseCpu = cpu.stop();
     const baseTable = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-baseline.big");
     await emu.close();
-    emu = await startEmulator({ token: TOKEN, taskDurationMs: 100 });
+    emu = await startEmulatorProcess(emulatorFlags, emulatorNodeArgs);
     must("config", await ws.setConfig("keboola:host", emu.url));
     must("config", await ws.setConfig("keboola:token", TOKEN, { secret: true }));
     const rss = samplePeakRss(fs.realpathSync(ws.programDir));
@@ -197,7 +201,7 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     // dynamic provider), as a user sets NODE_OPTIONS for `pulumi up`; e.g. --max-semi-space-size=1.
     const nodeOptions = [prof ? `--require ${path.join(__dirname, "cpu-prof-preload.js")}` : "", process.env.BENCH_DATA_NODE_OPTIONS ?? ""].filter(Boolean).join(" ");
     const env = prof || nodeOptions ? { ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...(prof ? { KEBOOLA_CPU_PROF_DIR: path.resolve(prof) } : {}) } : undefined;
-    cpu = sampleCpu();
+    cpu = sampleCpu("bench process (samplers)");
     const upStarted = Date.now();
     must("up", await ws.up([], { timeoutMs: 1_800_000, env }));
     const up = (Date.now() - upStarted) / 1000;
@@ -211,7 +215,7 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     console.log(`  up        ${up.toFixed(1)} s (${mbps(up)}), ${(up / base).toFixed(2)}x baseline (target <= 1.5x); ${table.rowsCount} rows loaded`);
     // Where the `up`'s time went, from the emulator's request log: the sliced upload (the big file's
     // prepare to its manifest), then import-async to the poll that saw its job end.
-    const log = emu.requests();
+    const log = await emu.requests();
     const at = (e: { at: string } | undefined) => (e ? ((Date.parse(e.at) - upStarted) / 1000).toFixed(1) : "?");
     const prepares = log.filter((r) => r.method === "POST" && r.path.includes("/files/prepare"));
     const manifest = log.find((r) => r.method === "PUT" && r.path.includes("manifest"));
@@ -224,10 +228,10 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     console.log(`  CPU s     baseline: ${cpuLine(baseCpu)}\n            up: ${cpuLine(upCpu)}`);
     console.log(`  load average before ${loadBefore}, after ${loadAfter}`);
     if (!process.env.BENCH_DATA_SKIP_NOOP) {
-      emu.clearRequests();
+      await emu.clearRequests();
       const noopStarted = Date.now();
       must("no-op preview", await ws.previewExpectNoChanges([], { timeoutMs: 600_000 }));
-      console.log(`  no-op preview ${((Date.now() - noopStarted) / 1000).toFixed(1)} s (reads and hashes the file once), ${emu.writes().length} writes`);
+      console.log(`  no-op preview ${((Date.now() - noopStarted) / 1000).toFixed(1)} s (reads and hashes the file once), ${(await emu.requests()).filter((r) => !["GET", "HEAD", "OPTIONS"].includes(r.method)).length} writes`);
     }
   } finally {
     await ws?.cleanup();

@@ -1,9 +1,9 @@
 import * as fs from "node:fs";
 
 // CPU time of this process and its descendants while something runs, grouped by what each process
-// is (the Pulumi engine, the language host, the program, the dynamic provider, this process which
-// hosts the emulator). Linux only (/proc); elsewhere it reports nothing. Sampled every 50 ms, so a
-// process that ends loses at most its last 50 ms.
+// is (the Pulumi engine, the language host, the program, the dynamic provider, an emulator process,
+// this process under the caller's label). Linux only (/proc); elsewhere it reports nothing.
+// Sampled every 50 ms, so a process that ends loses at most its last 50 ms.
 
 const TICK_S = 0.01; // USER_HZ is 100 on Linux
 
@@ -27,8 +27,8 @@ function readAll(): Map<number, Sample> {
   return out;
 }
 
-function classify(pid: number): string {
-  if (pid === process.pid) return "emulator (bench process)";
+function classify(pid: number, selfLabel: string): string {
+  if (pid === process.pid) return selfLabel;
   let cmd = "";
   try {
     cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
@@ -36,6 +36,7 @@ function classify(pid: number): string {
     return "other";
   }
   if (/dynamic-provider|pulumi-resource-pulumi-nodejs/.test(cmd)) return "dynamic provider (node)";
+  if (/emulator\/cli\.js/.test(cmd)) return "emulator (node)";
   if (/pulumi-language-nodejs/.test(cmd)) return "language host (go)";
   if (/cmd\/run|run-plugin|node .*index\.js|@pulumi\/pulumi\/cmd/.test(cmd) || /^node /.test(cmd)) return "program (node)";
   if (/(^|\/)pulumi /.test(cmd)) return "engine (pulumi, go)";
@@ -54,8 +55,8 @@ export interface CpuReport {
   wallSeconds: number;
 }
 
-/** Samples until stop() is called; stop() answers the CPU seconds spent meanwhile per kind of process. */
-export function sampleCpu(): { stop(): CpuReport } {
+/** Samples until stop() is called; stop() answers the CPU seconds spent meanwhile per kind of process (this one's as `selfLabel`). */
+export function sampleCpu(selfLabel = "emulator (bench process)"): { stop(): CpuReport } {
   if (!fs.existsSync("/proc/self/stat")) return { stop: () => ({ byKind: {}, wallSeconds: 0 }) };
   const started = Date.now();
   const machineBefore = machineBusySeconds();
@@ -70,7 +71,7 @@ export function sampleCpu(): { stop(): CpuReport } {
       for (const [pid, s] of all) if (!mine.has(pid) && mine.has(s.ppid)) (mine.add(pid), (grew = true));
     }
     for (const pid of mine) {
-      if (!kinds.has(pid)) kinds.set(pid, classify(pid));
+      if (!kinds.has(pid)) kinds.set(pid, classify(pid, selfLabel));
       last.set(pid, all.get(pid)!.ticks);
     }
   };
