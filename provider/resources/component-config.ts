@@ -19,6 +19,7 @@ import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, without
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import {
   assertCanManage,
+  beginConfigUpdate,
   assertCanPurge,
   configIdReplaces,
   configResourceId,
@@ -587,14 +588,10 @@ export const handler: Handler<typeof componentConfig> = {
 
   async update(ctx, _id, olds, p) {
     const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, p.componentId, label);
-    if (p.purgeOnDelete) assertCanPurge(token, label);
-    const storage = ctx.client().storage;
     const configId = olds.configId ?? p.configId ?? "";
-    const current = await findLiveConfig(storage, p.branchId, p.componentId, configId);
-    if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
+    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, label, { branch: p.branchId, componentId: p.componentId, configId }, p, ctx.call.owner);
     const warnings = await verifyBinding(storage, p, label);
-    const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ctx.call.owner ?? splitMarker(current.changeDescription).owner) };
+    const w = { ...p, changeDescription };
     const encrypt = encryptorFor(ctx.client(), p.componentId);
     const root = await sealForWrite(encrypt, p.configuration, olds.secretValues?.configuration);
     const { rowIds, wrote, secrets } = await reconcileRows(storage, encrypt, w, configId, current, recordedRows(olds));

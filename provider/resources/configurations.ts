@@ -289,6 +289,30 @@ export const VARIABLES_COMPONENT = "keboola.variables";
 export const VALUES_ROW_NAME = "Default values";
 export const DEFAULT_CHANGE_DESCRIPTION = "Updated by Pulumi";
 
+/**
+ * How every configuration resource's update starts: the token may manage the component (`alsoCheck`
+ * adds a kind's own rule) and purge, when `purgeOnDelete` asks for it; the configuration still
+ * exists (else `pulumi refresh` recreates it); and the change description to write, carrying the
+ * owner marker (this stack's, or the one already there).
+ */
+export async function beginConfigUpdate(
+  ctx: ResourceContext,
+  label: string,
+  at: { branch: string; componentId: string; configId: string },
+  p: { purgeOnDelete?: boolean; changeDescription?: string },
+  owner: string | undefined,
+  alsoCheck?: (token: TokenInfo) => void,
+): Promise<{ storage: StorageApi; current: Configuration; changeDescription: string }> {
+  const token = await assertCanManage(ctx, at.componentId, label);
+  alsoCheck?.(token);
+  if (p.purgeOnDelete) assertCanPurge(token, label);
+  const storage = ctx.client().storage;
+  const current = await findLiveConfig(storage, at.branch, at.componentId, at.configId);
+  if (!current) throw new Error(`${label}: configuration ${at.configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
+  const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner ?? splitMarker(current.changeDescription).owner);
+  return { storage, current, changeDescription };
+}
+
 /** What a configuration without rows (a Flow, a Schedule) holds. */
 export interface WholeConfig {
   name: string;

@@ -14,6 +14,7 @@ import {
   addressedConfig,
   adoptExistingSchema,
   assertCanManage,
+  beginConfigUpdate,
   assertCanPurge,
   configResourceId,
   convergeWholeConfig,
@@ -23,7 +24,7 @@ import {
   normalizeConfig,
   unknownsAsOld,
 } from "./configurations";
-import { splitMarker, withMarker } from "./ownership";
+import { withMarker } from "./ownership";
 import { branchFailure, configSlotFailure, firstFailure, isNew, unlessForbidden } from "./preflight";
 import { declareConfig, declaredConfig, flowFacts } from "./program";
 
@@ -327,14 +328,8 @@ export const handler: Handler<typeof flow> = {
   },
 
   async update(ctx, _id, olds, p) {
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, FLOW_COMPONENT_ID, label);
-    if (p.purgeOnDelete) assertCanPurge(token, label);
-    const storage = ctx.client().storage;
     const configId = olds.configId ?? p.configId ?? "";
-    const current = await findLiveConfig(storage, p.branchId, FLOW_COMPONENT_ID, configId);
-    if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
-    const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ctx.call.owner ?? splitMarker(current.changeDescription).owner);
+    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, what(ctx.call.name), { branch: p.branchId, componentId: FLOW_COMPONENT_ID, configId }, p, ctx.call.owner);
     const { config } = await convergeWholeConfig(storage, { branch: p.branchId, componentId: FLOW_COMPONENT_ID, configId }, current, desiredOf(p), changeDescription);
     return { outs: stateOf(intentOf(p), normalizeConfig(config)) };
   },

@@ -19,6 +19,7 @@ import {
   addressedConfig,
   adoptExistingSchema,
   assertCanManage,
+  beginConfigUpdate,
   assertCanPurge,
   configResourceId,
   convergeWholeConfig,
@@ -27,7 +28,7 @@ import {
   findLiveConfig,
   unknownsAsOld,
 } from "./configurations";
-import { splitMarker, withMarker } from "./ownership";
+import { withMarker } from "./ownership";
 import { configSlotFailure, firstFailure, isNew, jobFailures, unlessForbidden } from "./preflight";
 import { declareConfig, declaredConfig, scheduleFacts } from "./program";
 
@@ -316,15 +317,9 @@ export const handler: Handler<typeof schedule> = {
 
   async update(ctx, _id, olds, p) {
     const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, SCHEDULER_COMPONENT_ID, label);
-    assertMaster(token, label);
-    if (p.purgeOnDelete) assertCanPurge(token, label);
     const client = ctx.client();
-    const storage = client.storage;
     const configId = olds.configId ?? p.configId ?? "";
-    const current = await findLiveConfig(storage, BRANCH, SCHEDULER_COMPONENT_ID, configId);
-    if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
-    const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ctx.call.owner ?? splitMarker(current.changeDescription).owner);
+    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, label, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId }, p, ctx.call.owner, (token: TokenInfo) => assertMaster(token, label));
     const { config } = await convergeWholeConfig(storage, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId }, current, desiredOf(p), changeDescription);
     // Re-activated when the configuration changed (its version with it) or its activation is missing.
     const scheduler = await client.scheduler();

@@ -14,6 +14,7 @@ import {
   configResourceId,
   addressedConfig,
   assertCanManage,
+  beginConfigUpdate,
   assertCanPurge,
   findLiveConfig,
   normalizeConfig,
@@ -263,14 +264,8 @@ export const handler: Handler<typeof variableConfig> = {
   },
 
   async update(ctx, _id, olds, p) {
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label);
-    if (p.purgeOnDelete) assertCanPurge(token, label);
-    const storage = ctx.client().storage;
     const configId = olds.configId ?? p.configId ?? "";
-    const current = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, configId);
-    if (!current) throw new Error(`${label}: configuration ${configId} no longer exists (deleted or in the trash): run \`pulumi refresh\` to recreate it`);
-    const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, ctx.call.owner ?? splitMarker(current.changeDescription).owner);
+    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, what(ctx.call.name), { branch: p.branchId, componentId: VARIABLES_COMPONENT, configId }, p, ctx.call.owner);
     const valuesRowId = await converge(storage, p, configId, current, olds.valuesRowId, changeDescription);
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
     return { outs: stateOf(intentOf(p), final, valuesRowId) };
