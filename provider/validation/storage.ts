@@ -162,84 +162,84 @@ export async function scanCsv(path: string, sliceBytes = 0): Promise<CsvScan> {
   const fh = await open(path, "r");
   const into = Buffer.allocUnsafeSlow(1024 * 1024);
   try {
-  for (;;) {
-    const base = bytes;
-    const { bytesRead } = await fh.read(into, 0, into.length, base);
-    if (bytesRead === 0) break;
-    const buf = into.subarray(0, bytesRead);
-    hash.update(buf);
-    bytes += buf.length;
-    for (let i = 0; i < buf.length; i++) {
-      const b = buf[i];
-      if (pendingCR) {
-        pendingCR = false;
-        if (b === 0x0a) {
-          lineEnd(base + i + 1);
-          continue; // CRLF: the record ended at the CR
+    for (;;) {
+      const base = bytes;
+      const { bytesRead } = await fh.read(into, 0, into.length, base);
+      if (bytesRead === 0) break;
+      const buf = into.subarray(0, bytesRead);
+      hash.update(buf);
+      bytes += buf.length;
+      for (let i = 0; i < buf.length; i++) {
+        const b = buf[i];
+        if (pendingCR) {
+          pendingCR = false;
+          if (b === 0x0a) {
+            lineEnd(base + i + 1);
+            continue; // CRLF: the record ended at the CR
+          }
+          lineEnd(base + i);
         }
-        lineEnd(base + i);
-      }
-      // Past the header, runs of plain bytes (the bulk of a large file) are skipped in a tight loop
-      // and a quoted field's text by the native indexOf: the bench's 1 GB scan is bound by them.
-      if (header !== undefined && (state === "start" || state === "plain") && b !== 0x2c && b !== 0x0a && b !== 0x0d && b !== 0x22) {
-        let j = i + 1;
-        for (; j < buf.length; j++) {
-          const c = buf[j];
-          if (c === 0x2c || c === 0x0a || c === 0x0d || c === 0x22) break;
+        // Past the header, runs of plain bytes (the bulk of a large file) are skipped in a tight loop
+        // and a quoted field's text by the native indexOf: the bench's 1 GB scan is bound by them.
+        if (header !== undefined && (state === "start" || state === "plain") && b !== 0x2c && b !== 0x0a && b !== 0x0d && b !== 0x22) {
+          let j = i + 1;
+          for (; j < buf.length; j++) {
+            const c = buf[j];
+            if (c === 0x2c || c === 0x0a || c === 0x0d || c === 0x22) break;
+          }
+          state = "plain";
+          i = j - 1;
+          continue;
         }
-        state = "plain";
-        i = j - 1;
-        continue;
-      }
-      if (header !== undefined && state === "quoted" && b !== 0x22) {
-        let j = buf.indexOf(0x22, i);
-        if (j < 0) j = buf.length;
-        for (let nl = buf.indexOf(0x0a, i); nl >= 0 && nl < j; nl = buf.indexOf(0x0a, nl + 1)) line++;
-        i = j - 1;
-        continue;
-      }
-      switch (state) {
-        case "start":
-        case "plain":
-          if (b === 0x2c) {
-            lastEmpty = false;
-            endField();
-            state = "start";
-          } else if (b === 0x0a || b === 0x0d) {
-            lastEmpty = state === "start" && fields === 0;
-            endLine(b, base + i + 1);
-          } else if (b === 0x22) {
-            if (state === "plain") throw new CsvProblem(`line ${line}: a double quote inside an unquoted field (RFC 4180: enclose the field in double quotes and double the quote)`, line);
-            state = "quoted";
-          } else {
-            if (header === undefined) field.push(b);
-            state = "plain";
-          }
-          break;
-        case "quoted":
-          if (b === 0x22) state = "quote";
-          else {
-            if (b === 0x0a) line++;
-            if (header === undefined) field.push(b);
-          }
-          break;
-        case "quote":
-          if (b === 0x22) {
-            if (header === undefined) field.push(b);
-            state = "quoted";
-          } else if (b === 0x2c) {
-            endField();
-            state = "start";
-          } else if (b === 0x0a || b === 0x0d) {
-            lastEmpty = false;
-            endLine(b, base + i + 1);
-          } else {
-            throw new CsvProblem(`line ${line}: text after a closing double quote (RFC 4180: a quote inside a quoted field is written twice)`, line);
-          }
-          break;
+        if (header !== undefined && state === "quoted" && b !== 0x22) {
+          let j = buf.indexOf(0x22, i);
+          if (j < 0) j = buf.length;
+          for (let nl = buf.indexOf(0x0a, i); nl >= 0 && nl < j; nl = buf.indexOf(0x0a, nl + 1)) line++;
+          i = j - 1;
+          continue;
+        }
+        switch (state) {
+          case "start":
+          case "plain":
+            if (b === 0x2c) {
+              lastEmpty = false;
+              endField();
+              state = "start";
+            } else if (b === 0x0a || b === 0x0d) {
+              lastEmpty = state === "start" && fields === 0;
+              endLine(b, base + i + 1);
+            } else if (b === 0x22) {
+              if (state === "plain") throw new CsvProblem(`line ${line}: a double quote inside an unquoted field (RFC 4180: enclose the field in double quotes and double the quote)`, line);
+              state = "quoted";
+            } else {
+              if (header === undefined) field.push(b);
+              state = "plain";
+            }
+            break;
+          case "quoted":
+            if (b === 0x22) state = "quote";
+            else {
+              if (b === 0x0a) line++;
+              if (header === undefined) field.push(b);
+            }
+            break;
+          case "quote":
+            if (b === 0x22) {
+              if (header === undefined) field.push(b);
+              state = "quoted";
+            } else if (b === 0x2c) {
+              endField();
+              state = "start";
+            } else if (b === 0x0a || b === 0x0d) {
+              lastEmpty = false;
+              endLine(b, base + i + 1);
+            } else {
+              throw new CsvProblem(`line ${line}: text after a closing double quote (RFC 4180: a quote inside a quoted field is written twice)`, line);
+            }
+            break;
+        }
       }
     }
-  }
   } finally {
     await fh.close();
   }
