@@ -6,7 +6,7 @@ import { parseJson } from "../keboola/json";
 import { getPath } from "hono/utils/url";
 import { serve } from "@hono/node-server";
 import type { ServiceEnv } from "./core/http";
-import type { Deferred, EmulatorContext, EmulatorOptions, EmulatorState, JsonValue, RequestLogEntry, ServiceUrls } from "./core/context";
+import { isWriteMethod, type Deferred, type EmulatorContext, type EmulatorOptions, type EmulatorState, type JsonValue, type RequestLogEntry, type ServiceUrls } from "./core/context";
 import { countFaults, decideFault, faultOptionsSchema, type FaultCounts, type FaultOptions } from "./core/faults";
 import { seededRandom } from "./core/random";
 import { limitedToken, masterToken } from "./core/tokens";
@@ -249,7 +249,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     const settled = ctx.settle();
     await next();
     entry.status = c.res.status;
-    if (settled || !["GET", "HEAD", "OPTIONS"].includes(c.req.method)) ctx.save();
+    if (settled || isWriteMethod(c.req.method)) ctx.save();
     if (fault.kind === "lost") {
       // Processed and saved; the answer is dropped with the connection.
       entry.droppedStatus = entry.status;
@@ -287,7 +287,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     clearRequests: () => {
       log.length = 0;
     },
-    writes: () => log.filter((e) => !["GET", "HEAD", "OPTIONS"].includes(e.method)),
+    writes: () => log.filter((e) => isWriteMethod(e.method)),
     faultCounts: () => countFaults(log),
     setFaults(f) {
       faults = f;

@@ -39,6 +39,9 @@ export interface EmulatorState {
   clockOffsetMs?: number;
 }
 
+/** Whether a request of this method could change something (anything but GET, HEAD and OPTIONS). */
+export const isWriteMethod = (method: string): boolean => !["GET", "HEAD", "OPTIONS"].includes(method);
+
 export interface RequestLogEntry {
   method: string;
   /** Path including the query string, as received. */

@@ -66,7 +66,6 @@ interface ParsedFile {
  */
 export const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
-
 /** Below this many stored bytes a load is parsed at once; above, piece by piece (loadCsvAsync). */
 export const SYNC_LOAD_BYTES = 1024 * 1024;
 
