@@ -236,17 +236,25 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 /**
  * The text of a file's objects (from `fileObjects`) in pieces, without blocking the event loop:
- * one object read at a time, gunzipped by a zlib stream (off the main thread) in 1 MiB pieces,
- * and a turn of the event loop at least every 20 ms of the consumer's work. For a load of
- * gigabytes, where a synchronous gunzip and parse would keep every request (a job poll) waiting.
- * An object gone meanwhile answers undefined first.
+ * one object read at a time, gunzipped by a zlib stream (off the main thread) in 1 MiB chunks,
+ * decoded and handed to the consumer 64 KiB at a time, and a turn of the event loop at least every
+ * 20 ms of the consumer's work. For a load of gigabytes, where a synchronous gunzip and parse would
+ * keep every request (a job poll) waiting. An object gone meanwhile answers undefined first.
+ *
+ * Why 64 KiB: the consumer (a load's CSV parse) makes all of a piece's rows before it looks at
+ * them. With 1 MiB pieces (~14,000 rows of the data bench's CSV, ~6 MB of objects), young-generation
+ * GCs often found a piece's rows alive, V8 judged the parser's row allocation site long-lived and
+ * allocated its rows straight in the old generation, where only a full GC frees them: the same
+ * 1 GB gzipped load took 11.5 s in one run and 19 s in the next. With 64 KiB pieces (and kept rows
+ * copied, see csvLoader in table-routes.ts) it took 10-12 s in every run.
  */
 export async function* fileTextPiecesAsync(
   ctx: EmulatorContext,
   objects: Array<{ bucket: string; key: string }>,
 ): AsyncGenerator<string | undefined> {
   const decoder = new StringDecoder("utf8");
-  const pieceBytes = 1024 * 1024;
+  const chunkBytes = 1024 * 1024;
+  const pieceBytes = 64 * 1024;
   let since = Date.now();
   const breathe = async () => {
     if (Date.now() - since < 20) return;
@@ -259,26 +267,24 @@ export async function* fileTextPiecesAsync(
       yield undefined;
       return;
     }
+    let chunks: AsyncIterable<Buffer> | Iterable<Buffer> = [buf];
     if (buf.length > 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
-      // Up to 4 pieces gunzipped ahead: with the stream's default (16 KiB) zlib stops after each
-      // piece until the parse of the one before is done, and a gzipped load took twice as long as
+      // Up to 4 chunks gunzipped ahead: with the stream's default (16 KiB) zlib stops after each
+      // chunk until the parse of the one before is done, and a gzipped load took twice as long as
       // the same rows uncompressed (512 MB of the data bench's CSV: 13-15 s against 7-10 s; 7-8 s
       // with this). zlib streams take a Transform's options, which ZlibOptions does not list.
-      const options: ZlibOptions & TransformOptions = { chunkSize: pieceBytes, readableHighWaterMark: 4 * pieceBytes };
+      const options: ZlibOptions & TransformOptions = { chunkSize: chunkBytes, readableHighWaterMark: 4 * chunkBytes };
       const gunzip = createGunzip(options);
-      const input = Readable.from(
+      Readable.from(
         (function* () {
-          for (let i = 0; i < buf.length; i += pieceBytes) yield buf.subarray(i, i + pieceBytes);
+          for (let i = 0; i < buf.length; i += chunkBytes) yield buf.subarray(i, i + chunkBytes);
         })(),
-      );
-      input.pipe(gunzip);
-      for await (const chunk of gunzip) {
-        yield decoder.write(chunk as Buffer);
-        await breathe();
-      }
-    } else {
-      for (let i = 0; i < buf.length; i += pieceBytes) {
-        yield decoder.write(buf.subarray(i, i + pieceBytes));
+      ).pipe(gunzip);
+      chunks = gunzip;
+    }
+    for await (const chunk of chunks) {
+      for (let i = 0; i < chunk.length; i += pieceBytes) {
+        yield decoder.write(chunk.subarray(i, i + pieceBytes));
         await breathe();
       }
     }
