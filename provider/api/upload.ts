@@ -194,16 +194,40 @@ async function sendObject(target: Target, source: Source, buffers: Buffers, part
   }
 }
 
+/**
+ * Runs `make` (an S3 client's construction) with the AWS SDK's Node.js-version notice off. On
+ * Node < 22 the SDK's first client prints a 7-line warning about the SDK's own future releases,
+ * which Pulumi shows under the stack in every deploy that uploads table data: it concerns this
+ * package's dependency, not the user's project (the README's quick start says which Node to plan on).
+ * The SDK's opt-out is an environment variable it reads when its first client is made; it is set
+ * for that moment only. (The SDK then stays quiet for the rest of the process, as it would after
+ * printing the notice once.)
+ */
+function withoutSdkNodeNotice<T>(make: () => T): T {
+  const key = "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED";
+  const before = process.env[key];
+  process.env[key] = "true";
+  try {
+    return make();
+  } finally {
+    if (before === undefined) delete process.env[key];
+    else process.env[key] = before;
+  }
+}
+
 function targetFor(file: StorageFile, name: string): { client: S3Client; params: NonNullable<StorageFile["uploadParams"]>; encryption?: "AES256" } {
   const params = file.uploadParams;
   const creds = params?.credentials;
   if (!params || !creds) throw new Error(`File Storage answered prepare of "${name}" without upload credentials (uploadParams.credentials)`);
-  const client = new S3Client({
-    region: file.region ?? "us-east-1",
-    credentials: { accessKeyId: creds.AccessKeyId, secretAccessKey: creds.SecretAccessKey, sessionToken: creds.SessionToken },
-    ...(file.s3Endpoint ? { endpoint: file.s3Endpoint, forcePathStyle: true } : {}),
-    maxAttempts: 5,
-  });
+  const client = withoutSdkNodeNotice(
+    () =>
+      new S3Client({
+        region: file.region ?? "us-east-1",
+        credentials: { accessKeyId: creds.AccessKeyId, secretAccessKey: creds.SecretAccessKey, sessionToken: creds.SessionToken },
+        ...(file.s3Endpoint ? { endpoint: file.s3Endpoint, forcePathStyle: true } : {}),
+        maxAttempts: 5,
+      }),
+  );
   return { client, params, ...(params["x-amz-server-side-encryption"] === "AES256" ? { encryption: "AES256" as const } : {}) };
 }
 
