@@ -16,12 +16,12 @@ import {
   headerMismatch,
   inlineCsv,
   dataRanges,
-  scanCsvCached,
   storedDefinition,
   tableColumnsSchema,
   tableNameSchema,
   type TableColumnDefinition,
 } from "../validation/storage";
+import { scanCsvCached } from "../validation/scan-cache";
 import { show } from "../validation/messages";
 import { progressInfo } from "../progress";
 import { same, type ArgsOf } from "./common";

@@ -253,22 +253,6 @@ export async function scanCsv(path: string, sliceBytes = 0): Promise<CsvScan> {
   return { bytes, sha256: hash.digest("hex"), rows, header, dataStart: dataStart < 0 ? bytes : dataStart, cuts };
 }
 
-// A file's scan is kept for the life of the provider process, keyed by its path, size, mtime and
-// slice size: check, diff and create of one `up` (and a Table checked twice) read a large file once.
-const scans = new Map<string, { key: string; scan: Promise<CsvScan> }>();
-
-/** scanCsv, once per process for a file that has not changed since. */
-export function scanCsvCached(path: string, sliceBytes = 0): Promise<CsvScan> {
-  const st = statSync(path);
-  const key = `${st.size}:${st.mtimeMs}:${sliceBytes}`;
-  const hit = scans.get(path);
-  if (hit?.key === key) return hit.scan;
-  const scan = scanCsv(path, sliceBytes);
-  scans.set(path, { key, scan });
-  scan.catch(() => scans.delete(path));
-  return scan;
-}
-
 /** The data's [start, end) byte ranges between a scan's cuts (the header excluded), empty ones dropped. */
 export function dataRanges(scan: Pick<CsvScan, "bytes" | "dataStart" | "cuts">): Array<[number, number]> {
   const bounds = [scan.dataStart, ...scan.cuts, scan.bytes];

@@ -232,7 +232,7 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
       await emu.clearRequests();
       const noopStarted = Date.now();
       must("no-op preview", await ws.previewExpectNoChanges([], { timeoutMs: 600_000 }));
-      console.log(`  no-op preview ${((Date.now() - noopStarted) / 1000).toFixed(1)} s (reads and hashes the file once), ${(await emu.requests()).filter((r) => isWriteMethod(r.method)).length} writes`);
+      console.log(`  no-op preview ${((Date.now() - noopStarted) / 1000).toFixed(1)} s (the file's scan kept from the up, scan-cache.ts), ${(await emu.requests()).filter((r) => isWriteMethod(r.method)).length} writes`);
     }
   } finally {
     await ws?.cleanup();
