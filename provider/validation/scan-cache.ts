@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, type BigIntStats } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -63,7 +63,10 @@ export async function scanCsvKept(path: string, sliceBytes: number, opts: ScanCa
   const before = identityOf(statSync(abs, { bigint: true }));
   const entryFile = join(dir, `${createHash("sha256").update(`${abs}\0${sliceBytes}`).digest("hex")}.json`);
   const kept = readEntry(entryFile);
-  if (kept && kept.path === abs && kept.sliceBytes === sliceBytes && same(kept.file, before)) return kept.scan;
+  if (kept && kept.path === abs && kept.sliceBytes === sliceBytes && same(kept.file, before)) {
+    touch(entryFile);
+    return kept.scan;
+  }
   const startedNs = BigInt(Date.now()) * 1_000_000n;
   const scan = await scanCsv(abs, sliceBytes);
   const after = identityOf(statSync(abs, { bigint: true }));
@@ -88,8 +91,38 @@ function writeEntry(dir: string, file: string, entry: z.infer<typeof entrySchema
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(entry), { mode: 0o600 });
     renameSync(tmp, file);
+    prune(dir);
   } catch {
     // A cache that cannot be written only costs the next process a scan.
+  }
+}
+
+/** An entry's mtime says when it was last answered (so `prune` keeps the ones in use). */
+function touch(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // gone meanwhile: nothing to keep
+  }
+}
+
+/** Entries (and left-over temporary files) unused for this long are removed. */
+export const SCAN_ENTRY_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+const pruned = new Set<string>();
+
+/** Removes old entries, once per process and folder: an entry is kept per data file ever scanned, so the folder would only grow. */
+function prune(dir: string): void {
+  if (pruned.has(dir)) return;
+  pruned.add(dir);
+  const oldest = Date.now() - SCAN_ENTRY_MAX_AGE_MS;
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    try {
+      if (statSync(file).mtimeMs < oldest) rmSync(file, { force: true });
+    } catch {
+      // gone meanwhile
+    }
   }
 }
 

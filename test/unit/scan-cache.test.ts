@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { scanCacheDir, scanCsvKept } from "../../provider/validation/scan-cache";
+import { SCAN_ENTRY_MAX_AGE_MS, scanCacheDir, scanCsvKept } from "../../provider/validation/scan-cache";
 import { CsvProblem } from "../../provider/validation/storage";
 
 // A CSV scan kept on disk between processes (each call of scanCsvKept is what a new provider
@@ -81,6 +81,24 @@ describe("scanCsvKept", () => {
     expect(JSON.parse(readFileSync(join(cache, name), "utf8"))).toMatchObject({ version: 1, scan: { rows: 1 } });
     writeFileSync(join(cache, name), JSON.stringify({ version: 2 }));
     expect((await scanCsvKept(csv, 0, { dir: cache, ...settled })).rows).toBe(1);
+  });
+
+  it("removes entries unused for 30 days when it writes one, and keeps the ones it answers from", async () => {
+    const { cache, csv } = fresh();
+    const old = (Date.now() - SCAN_ENTRY_MAX_AGE_MS - 60_000) / 1000;
+    mkdirSync(cache);
+    for (const name of ["abandoned.json", "left-over.json.123.tmp"]) {
+      writeFileSync(join(cache, name), "{}");
+      utimesSync(join(cache, name), old, old);
+    }
+    write(csv, "id\n1\n");
+    await scanCsvKept(csv, 0, { dir: cache, ...settled }); // a write prunes (once per process and folder)
+    const [entry, ...others] = entries(cache);
+    expect(others).toEqual([]);
+    expect(entry).toMatch(/^[0-9a-f]{64}\.json$/);
+    utimesSync(join(cache, entry), old, old);
+    expect((await scanCsvKept(csv, 0, { dir: cache, ...settled })).rows).toBe(1);
+    expect(statSync(join(cache, entry)).mtimeMs).toBeGreaterThan(Date.now() - 60_000); // answered: in use
   });
 
   it("lives under KEBOOLA_PULUMI_CACHE or the user's cache folder, and KEBOOLA_PULUMI_SCAN_CACHE=0 turns it off", () => {
