@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, uti
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { scanCsv, type CsvScan } from "./storage";
+import { csvScanSchema, scanCsv, type CsvScan } from "./storage";
 
 // A table's CSV scan kept on disk between processes. Check reads the whole file at every preview
 // (its hash, RFC 4180, the header, the slice cuts), and Pulumi starts a new provider process for
@@ -29,17 +29,8 @@ export function scanCacheDir(env: NodeJS.ProcessEnv = process.env): string | und
 const identitySchema = z.object({ dev: z.string(), ino: z.string(), size: z.string(), mtimeNs: z.string(), ctimeNs: z.string() });
 type Identity = z.infer<typeof identitySchema>;
 
-const scanSchema = z.object({
-  bytes: z.number(),
-  sha256: z.string(),
-  rows: z.number(),
-  header: z.array(z.string()),
-  dataStart: z.number(),
-  cuts: z.array(z.number()),
-}) satisfies z.ZodType<CsvScan>;
-
 /** One entry, versioned: an entry of another version (or unreadable) is scanned anew and replaced. */
-const entrySchema = z.object({ version: z.literal(1), path: z.string(), sliceBytes: z.number(), file: identitySchema, scan: scanSchema });
+const entrySchema = z.object({ version: z.literal(1), path: z.string(), sliceBytes: z.number(), file: identitySchema, scan: csvScanSchema });
 
 const identityOf = (st: BigIntStats): Identity => ({ dev: String(st.dev), ino: String(st.ino), size: String(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) });
 const same = (a: Identity, b: Identity) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
@@ -126,19 +117,18 @@ function prune(dir: string): void {
   }
 }
 
-// In the process, a file's scan is also kept in memory, keyed by its path, identity and slice size:
-// check, diff and create of one `up` (and a Table checked twice) read a large file once, and calls
-// made while a scan runs wait for it.
-const scans = new Map<string, { key: string; scan: Promise<CsvScan> }>();
+// In the process, a file's scan is also kept in memory, by path, for the same file (`same`) and
+// slice size: check, diff and create of one `up` (and a Table checked twice) read a large file
+// once, and calls made while a scan runs wait for it.
+const scans = new Map<string, { file: Identity; sliceBytes: number; scan: Promise<CsvScan> }>();
 
 /** scanCsv, once per process for a file that has not changed since, and across processes through the disk cache (scanCsvKept). */
 export function scanCsvCached(path: string, sliceBytes = 0): Promise<CsvScan> {
-  const id = identityOf(statSync(path, { bigint: true }));
-  const key = `${id.dev}:${id.ino}:${id.size}:${id.mtimeNs}:${id.ctimeNs}:${sliceBytes}`;
+  const file = identityOf(statSync(path, { bigint: true }));
   const hit = scans.get(path);
-  if (hit?.key === key) return hit.scan;
+  if (hit && hit.sliceBytes === sliceBytes && same(hit.file, file)) return hit.scan;
   const scan = scanCsvKept(path, sliceBytes);
-  scans.set(path, { key, scan });
+  scans.set(path, { file, sliceBytes, scan });
   scan.catch(() => scans.delete(path));
   return scan;
 }

@@ -78,18 +78,20 @@ export function storedDefinition(name: string, d: TableColumnDefinition, primary
 
 // ---- CSV ----------------------------------------------------------------------------------------
 
-export interface CsvScan {
+/** What a scan finds (also what the scan cache keeps, scan-cache.ts: one schema for both). */
+export const csvScanSchema = z.object({
   /** Bytes of the file as it is. */
-  bytes: number;
-  sha256: string;
+  bytes: z.number(),
+  sha256: z.string(),
   /** Data rows (the header excluded). */
-  rows: number;
-  header: string[];
+  rows: z.number(),
+  header: z.array(z.string()),
   /** Where the data begins: the byte after the header line's end. */
-  dataStart: number;
+  dataStart: z.number(),
   /** Record boundaries about `sliceBytes` apart (the byte after a line end outside quotes), for a sliced upload. */
-  cuts: number[];
-}
+  cuts: z.array(z.number()),
+});
+export type CsvScan = z.infer<typeof csvScanSchema>;
 
 export class CsvProblem extends Error {
   constructor(
