@@ -35,6 +35,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
         latency: { type: "string" },
         "fail-task": { type: "string", multiple: true },
         component: { type: "string", multiple: true },
+        "project-feature": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -71,6 +72,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
       projectId: num(values["project-id"]),
       seed: num(values.seed),
       ...(components.length ? { components } : {}),
+      ...(values["project-feature"] ? { projectFeatures: values["project-feature"] } : {}),
       faults: {
         seed: num(values["fault-seed"]),
         rate429: num(values["fault-429"]),
@@ -115,4 +117,7 @@ export const USAGE = `Usage: npm run emulator -- --token <master-token> [options
   --component <id>[:<type>[:<name>]]
                          add a component to the stack's catalog (repeatable; type defaults to
                          other), e.g. acme.ex-crm:extractor:CRM; kept in the state file
+  --project-feature <f>  a feature of the project, as tokens/verify lists it (repeatable; replaces
+                         the default list: syrup-jobs-limit-10, oauth-v3, queuev2, storage-types,
+                         allow-ai, alternat); kept in the state file
 `;

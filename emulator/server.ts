@@ -11,6 +11,7 @@ import { countFaults, decideFault, faultOptionsSchema, type FaultCounts, type Fa
 import { seededRandom } from "./core/random";
 import { limitedToken, masterToken } from "./core/tokens";
 import { initialStorageState } from "./storage/state";
+import { DEFAULT_PROJECT_FEATURES } from "./storage/project-features";
 import { initialStreamState } from "./stream/state";
 import { initialQueueState } from "./queue/state";
 import { storageApp } from "./storage/routes";
@@ -22,6 +23,7 @@ import { jobInputs, type JobInputs } from "./queue/jobs";
 import { encryptionApp } from "./encryption/routes";
 import { initialEncryptionState } from "./encryption/state";
 import { schedulerApp } from "./scheduler/routes";
+import { dataScienceApp, editorApp, notificationApp } from "./project-services/routes";
 import { initialSchedulerState } from "./scheduler/state";
 import { ClockError, clockJson, requestedOffset } from "./core/clock";
 import { apiErrorControlBody } from "./core/api-error-control";
@@ -63,6 +65,9 @@ const MOUNTS = {
   scheduler: "/scheduler",
   import: "/import",
   files: "/files",
+  notification: "/notification",
+  dataScience: "/data-science",
+  editor: "/editor",
 } as const;
 
 /**
@@ -84,7 +89,7 @@ export function initialState(options: EmulatorOptions, now: string): EmulatorSta
   if (options.limitedToken) tokens.push(limitedToken(options.limitedToken, now));
   return {
     version: 1,
-    project: { id: options.projectId ?? 4242, name: "Emulated Project", defaultBranchId: 101 },
+    project: { id: options.projectId ?? 4242, name: "Emulated Project", defaultBranchId: 101, features: [...(options.projectFeatures ?? DEFAULT_PROJECT_FEATURES)] },
     tokens,
     deferred: [],
     counters: {},
@@ -100,9 +105,10 @@ function loadState(options: EmulatorOptions): EmulatorState {
   const fresh = initialState(options, new Date().toISOString());
   if (!options.stateFile || !existsSync(options.stateFile)) return fresh;
   const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as EmulatorState;
-  // Tokens come from the command line, not the file, so a restart with a new token works. A file
-  // from before the Encryption API gets a key now.
-  return { ...saved, tokens: fresh.tokens, encryption: saved.encryption ?? fresh.encryption, scheduler: saved.scheduler ?? fresh.scheduler };
+  // Tokens come from the command line, not the file, so a restart with a new token works; so do
+  // project features when given. A file from before the Encryption API gets a key now.
+  const project = options.projectFeatures ? { ...saved.project, features: [...options.projectFeatures] } : saved.project;
+  return { ...saved, project, tokens: fresh.tokens, encryption: saved.encryption ?? fresh.encryption, scheduler: saved.scheduler ?? fresh.scheduler };
 }
 
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
@@ -125,6 +131,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     scheduler: baseUrl + MOUNTS.scheduler,
     import: baseUrl + MOUNTS.import,
     files: baseUrl + MOUNTS.files,
+    notification: baseUrl + MOUNTS.notification,
+    dataScience: baseUrl + MOUNTS.dataScience,
+    editor: baseUrl + MOUNTS.editor,
   });
 
   const ctx: EmulatorContext = {
@@ -267,6 +276,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   app.route(MOUNTS.queue, queueApp(ctx));
   app.route(MOUNTS.encryption, encryptionApp(ctx));
   app.route(MOUNTS.scheduler, schedulerApp(ctx));
+  app.route(MOUNTS.notification, notificationApp(ctx));
+  app.route(MOUNTS.dataScience, dataScienceApp(ctx));
+  app.route(MOUNTS.editor, editorApp(ctx));
 
   const server = await new Promise<Server>((resolve, reject) => {
     // @hono/node-server serves HTTP/1.1 with node:http unless told otherwise.

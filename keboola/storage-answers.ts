@@ -161,8 +161,21 @@ export interface StorageDevBranch {
   name: string;
   description: string;
   created: string;
-  creatorToken: StorageCreatorToken | null;
+  /**
+   * Who created a development branch, `{id, name}` (keboola/storage-api-php-client
+   * tests/Common/DevBranchesTest.php); the default branch has none, a PHP empty array (apiary.apib
+   * "List branches").
+   */
+  creatorToken: { id: number; name: string } | [];
   isDefault: boolean;
+}
+
+/** One metadata entry of a branch or a configuration: no provider (apiary.apib "Development Branch Metadata"). */
+export interface StorageKeyMetadata {
+  id: string;
+  key: string;
+  value: string;
+  timestamp: string;
 }
 
 /** The API index (`GET /v2/storage`): the stack's services and, unless excluded, its components. */

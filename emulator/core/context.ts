@@ -25,7 +25,8 @@ export interface Deferred {
 
 export interface EmulatorState {
   version: 1;
-  project: { id: number; name: string; defaultBranchId: number };
+  /** `features`: the project's features (storage/project-features.ts; absent in older state files: the defaults). */
+  project: { id: number; name: string; defaultBranchId: number; features?: string[] };
   tokens: TokenRecord[];
   deferred: Deferred[];
   /** Monotonic counters for generated numeric ids, by name. */
@@ -68,6 +69,8 @@ export interface EmulatorOptions {
   /** Save state to this JSON file after every change and load it at start. */
   stateFile?: string;
   projectId?: number;
+  /** The project's features (`owner.features` of tokens/verify); default: storage/project-features.ts. */
+  projectFeatures?: string[];
   faults?: FaultOptions;
   /** Seed for generated secrets and ids (fault injection has its own seed). */
   seed?: number;
@@ -115,4 +118,8 @@ export interface ServiceUrls {
   import: string;
   /** Object store emulation for file uploads and downloads. */
   files: string;
+  /** Services of the project the emulator serves empty (project-services/routes.ts). */
+  notification: string;
+  dataScience: string;
+  editor: string;
 }

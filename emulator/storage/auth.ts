@@ -33,9 +33,10 @@ export function authenticated(ctx: EmulatorContext): MiddlewareHandler<StorageEn
   });
 }
 
-/** `default` or the numeric id of an existing branch (only the default branch exists). */
+/** `default` or the numeric id of an existing branch (the default one or a development branch, branches.ts). */
 export function resolveBranch(ctx: EmulatorContext, param: string | undefined): number {
   const def = ctx.state.project.defaultBranchId;
   if (param === undefined || param === "default" || param === String(def)) return def;
+  if (/^\d+$/.test(param) && ctx.state.storage.branches[param]) return Number(param);
   throw errors.branchNotFound(param);
 }

@@ -1,30 +1,182 @@
 import type { EmulatorContext } from "../core/context";
+import type { TokenRecord } from "../core/tokens";
 import type { StorageDevBranch } from "../../keboola/storage-answers";
 import { authenticated, type StorageApp } from "./auth";
-import { errors } from "./errors";
+import { readBody, str } from "./body";
+import { copyConfigsToBranch, dropBranchConfigs } from "./configurations";
+import { StorageHttpError, errors } from "./errors";
+import { recordEvent } from "./events";
+import { nowStorage } from "./format";
+import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
+import type { BranchRecord } from "./state";
 
-// Development branches: the emulated project has only its default branch ("Main").
-// `GET /v2/storage/dev-branches` and `GET /v2/storage/dev-branches/{id}`; an unknown id answers
-// 404 `Branch id:"<id>" was not found.` (message from the Storage API tests).
+// Development branches (`/v2/storage/dev-branches`), as keboola/storage-api-php-client apiary.apib
+// "Development Branches" documents them and its tests/Common/DevBranchesTest.php asserts them
+// (commit f1d929a7; keboola-sdk-go pkg/keboola/storage_branch.go and storage_branch_test.go use
+// them the same way):
+// - create: `POST {name, description?}` answers 202 with a `devBranchCreate` storage job whose
+//   results are the branch; a name a branch already has is refused at once, 400
+//   `devBranch.duplicateName` `There already is a branch with name "<name>"` (the SDK's test gets
+//   the error from the request, with no job). The new branch gets a copy of every configuration
+//   of the default branch (not those in its trash) with its rows and metadata, and of the
+//   default branch's metadata (configurations.ts copyConfigsToBranch; DevBranchesTest,
+//   BranchComponentTest, BranchMetadataTest, ConfigurationMetadataTest).
+// - detail and list: `{id, name, description, created, isDefault, creatorToken}`;
+//   `creatorToken` is `{id, name}` of the token that created the branch, `[]` for the default
+//   branch. An unknown id answers 404 `Branch id:"<id>" was not found.`.
+// - update: `PUT {name?, description?}` answers the branch; the default branch's description can
+//   change, its name cannot (400 `You can not update default branch name.`).
+// - delete: answers 202 with a `devBranchDelete` job; the branch goes with its configurations,
+//   buckets, tables and files. The default branch cannot be deleted (400 `Cannot delete Main
+//   branch`); a branch that is gone answers 404 `Branch not found`.
+// - only a master (admin) token may create, list, read or delete branches: 403 for others.
+// Not in the public sources, so chosen here: the error codes of the default-branch refusals and
+// of a missing name, and that a create whose job has not finished yet holds its name.
 
+/** The default branch's record, made when the state has none (state files of older emulators). */
+export function ensureDefaultBranch(ctx: EmulatorContext): BranchRecord {
+  const id = ctx.state.project.defaultBranchId;
+  const branches = ctx.state.storage.branches;
+  return (branches[String(id)] ??= { id, name: "Main", description: "", created: "2024-01-01T00:00:00+0000", isDefault: true, creatorToken: null, metadata: [] });
+}
+
+export function findBranch(ctx: EmulatorContext, id: number): BranchRecord | undefined {
+  return ctx.state.storage.branches[String(id)];
+}
+
+export function branchJson(b: BranchRecord): StorageDevBranch {
+  return { id: b.id, name: b.name, description: b.description, created: b.created, isDefault: b.isDefault, creatorToken: b.creatorToken ?? [] };
+}
+
+/** The default branch as the API answers it. */
 export function defaultBranch(ctx: EmulatorContext): StorageDevBranch {
-  const master = ctx.state.tokens.find((t) => t.isMasterToken);
-  return {
-    id: ctx.state.project.defaultBranchId,
-    name: "Main",
-    description: "",
-    created: "2024-01-01T00:00:00+0000",
-    creatorToken: master ? { id: Number(master.id), description: master.description } : null,
-    isDefault: true,
-  };
+  return branchJson(ensureDefaultBranch(ctx));
+}
+
+function requireAdmin(token: TokenRecord): void {
+  if (!token.isMasterToken) throw errors.accessDenied();
+}
+
+const duplicateName = (name: string): StorageHttpError =>
+  new StorageHttpError(400, "devBranch.duplicateName", `There already is a branch with name "${name}"`);
+
+/** Whether a branch, or a branch whose create job has not finished, has this name (other than `except`). */
+function nameTaken(ctx: EmulatorContext, name: string, except?: number): boolean {
+  if (Object.values(ctx.state.storage.branches).some((b) => b.name === name && b.id !== except)) return true;
+  return Object.values(ctx.state.storage.jobs).some(
+    (j) => j.operationName === "devBranchCreate" && (j.status === "waiting" || j.status === "processing") && j.work.name === name,
+  );
+}
+
+/** What a branch's delete removes besides the branch: its configurations, storage and files. */
+function dropBranchContent(ctx: EmulatorContext, branchId: number): void {
+  dropBranchConfigs(ctx, branchId);
+  const s = ctx.state.storage;
+  for (const [k, b] of Object.entries(s.buckets)) if (b.branchId === branchId) delete s.buckets[k];
+  for (const [k, t] of Object.entries(s.tables)) if (t.branchId === branchId) delete s.tables[k];
+  for (const [k, f] of Object.entries(s.files)) if (f.branchId === branchId) delete s.files[k];
 }
 
 export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
-  api.get("/dev-branches", auth, (c) => c.json([defaultBranch(ctx)]));
+  ensureDefaultBranch(ctx);
+
+  onStorageJob(ctx, "devBranchCreate", (job) => {
+    const name = String(job.work.name);
+    const token = ctx.state.tokens.find((t) => t.id === job.creatorToken.id);
+    const branch: BranchRecord = {
+      id: ctx.nextId("storage.branchId", ctx.state.project.defaultBranchId + 1),
+      name,
+      description: String(job.work.description ?? ""),
+      created: nowStorage(ctx),
+      isDefault: false,
+      creatorToken: { id: Number(job.creatorToken.id), name: job.creatorToken.description },
+      metadata: [],
+    };
+    const main = ensureDefaultBranch(ctx);
+    // Copied entries get new ids and timestamps (BranchMetadataTest testCreateBranchMetadataCopyToBranch).
+    branch.metadata = main.metadata.map((m) => ({ ...m, id: String(ctx.nextId("storage.metadata", 19501)), timestamp: nowStorage(ctx) }));
+    ctx.state.storage.branches[String(branch.id)] = branch;
+    copyConfigsToBranch(ctx, main.id, branch.id, token);
+    recordEvent(ctx, { event: "storage.devBranchCreated", message: `Development branch "${name}" created`, objectId: String(branch.id), objectName: name, objectType: "devBranch", token: job.creatorToken, branchId: main.id });
+    return { ...branchJson(branch) };
+  });
+
+  onStorageJob(ctx, "devBranchDelete", (job) => {
+    const id = Number(job.work.id);
+    const branch = findBranch(ctx, id);
+    if (!branch) throw new JobFailure("devBranch.notFound", "Branch not found");
+    delete ctx.state.storage.branches[String(id)];
+    dropBranchContent(ctx, id);
+    recordEvent(ctx, { event: "storage.devBranchDeleted", message: `Development branch "${branch.name}" deleted`, objectId: String(id), objectName: branch.name, objectType: "devBranch", token: job.creatorToken, branchId: ctx.state.project.defaultBranchId });
+    return null;
+  });
+
+  api.get("/dev-branches", auth, (c) => {
+    requireAdmin(c.var.token);
+    ensureDefaultBranch(ctx);
+    return c.json(Object.values(ctx.state.storage.branches).sort((a, b) => a.id - b.id).map(branchJson));
+  });
+
   api.get("/dev-branches/:id", auth, (c) => {
+    requireAdmin(c.var.token);
     const id = c.req.param("id");
-    if (id !== "default" && id !== String(ctx.state.project.defaultBranchId)) throw errors.branchNotFound(id);
-    return c.json(defaultBranch(ctx));
+    const branch = id === "default" ? ensureDefaultBranch(ctx) : findBranch(ctx, Number(id));
+    if (!branch || (id !== "default" && !/^\d+$/.test(id))) throw errors.branchNotFound(id);
+    return c.json(branchJson(branch));
+  });
+
+  api.post("/dev-branches", auth, async (c) => {
+    const { token } = c.var;
+    requireAdmin(token);
+    const { body } = await readBody(c);
+    const name = str(body.name);
+    if (!name) throw new StorageHttpError(400, "storage.devBranches.validation", "Invalid parameters - name: This value should not be blank.");
+    const description = str(body.description) ?? "";
+    if (nameTaken(ctx, name)) throw duplicateName(name);
+    const values = { name, ...(body.description !== undefined ? { description } : {}) };
+    const job = createStorageJob(ctx, token, ctx.state.project.defaultBranchId, "devBranchCreate", { queue: "main", values }, null, { name, description });
+    return c.json(storageJobJson(ctx, job), 202);
+  });
+
+  api.put("/dev-branches/:id", auth, async (c) => {
+    const { token } = c.var;
+    requireAdmin(token);
+    const id = c.req.param("id");
+    const branch = id === "default" ? ensureDefaultBranch(ctx) : findBranch(ctx, Number(id));
+    if (!branch) throw errors.branchNotFound(id);
+    const { body } = await readBody(c);
+    const name = str(body.name);
+    const description = str(body.description);
+    if (name !== undefined && name !== branch.name) {
+      if (branch.isDefault) throw new StorageHttpError(400, "devBranch.cannotRenameDefault", "You can not update default branch name.");
+      if (!name) throw new StorageHttpError(400, "storage.devBranches.validation", "Invalid parameters - name: This value should not be blank.");
+      if (nameTaken(ctx, name, branch.id)) throw duplicateName(name);
+    }
+    const before = branch.name;
+    if (name) branch.name = name;
+    if (description !== undefined) branch.description = description;
+    recordEvent(ctx, {
+      event: "storage.devBranchUpdated",
+      message: `Development branch "${before}" updated`,
+      objectId: String(branch.id),
+      objectName: before,
+      objectType: "devBranch",
+      params: { devBranchName: branch.name, devBranchDescription: branch.description },
+      token: { id: token.id, description: token.description },
+      branchId: branch.id,
+    });
+    return c.json(branchJson(branch));
+  });
+
+  api.delete("/dev-branches/:id", auth, (c) => {
+    const { token } = c.var;
+    requireAdmin(token);
+    const id = c.req.param("id");
+    const branch = id === "default" ? ensureDefaultBranch(ctx) : findBranch(ctx, Number(id));
+    if (!branch) throw new StorageHttpError(404, "devBranch.notFound", "Branch not found");
+    if (branch.isDefault) throw new StorageHttpError(400, "devBranch.cannotDeleteDefault", "Cannot delete Main branch");
+    const job = createStorageJob(ctx, token, ctx.state.project.defaultBranchId, "devBranchDelete", { queue: "main", values: { id: branch.id } }, null, { id: branch.id });
+    return c.json(storageJobJson(ctx, job), 202);
   });
 }

@@ -126,6 +126,59 @@ export function bumpVersion(ctx: EmulatorContext, cfg: ConfigRecord, token: Toke
   );
 }
 
+/**
+ * Copies the configurations of one branch (not those in its trash) into a new development branch,
+ * as the Storage API does when it creates the branch (keboola/storage-api-php-client
+ * tests/Common/BranchComponentTest.php testManipulationWithComponentConfigurations,
+ * ConfigurationMetadataTest testCreateBranchCopyMetadataToTheDevBranch): the same ids, content,
+ * rows and metadata; the copy starts at version 1, created now, with the version identifier of
+ * the copied version and change descriptions that name what was copied.
+ */
+export function copyConfigsToBranch(ctx: EmulatorContext, fromBranchId: number, toBranchId: number, token: TokenRecord | undefined): void {
+  const now = nowStorage(ctx);
+  for (const cfg of Object.values(ctx.state.storage.configs)) {
+    if (cfg.branchId !== fromBranchId || cfg.isDeleted) continue;
+    const who = token ? creatorToken(token) : cfg.creatorToken;
+    const changeDescription = `Copied from default branch configuration "${cfg.name}" (${cfg.id}) version ${cfg.version}`;
+    const copy: ConfigRecord = {
+      ...structuredClone(cfg),
+      branchId: toBranchId,
+      created: now,
+      creatorToken: who,
+      version: 1,
+      changeDescription,
+      currentVersion: { created: now, creatorToken: who, changeDescription, versionIdentifier: cfg.currentVersion.versionIdentifier },
+      rows: cfg.rows.map((r) => ({
+        ...structuredClone(r),
+        version: 1,
+        created: now,
+        creatorToken: who,
+        changeDescription: `Copied from default branch configuration row "${r.name}" (${r.id}) version ${r.version}`,
+      })),
+      metadata: (cfg.metadata ?? []).map((m) => ({ ...m, id: String(ctx.nextId("storage.metadata", 19501)), timestamp: now })),
+    };
+    copy.versions = [
+      structuredClone({
+        version: 1,
+        ...copy.currentVersion,
+        changeDescription: `Copied from default branch configuration version "${cfg.name}" (configuration id: ${cfg.id}) version ${cfg.version}`,
+        isDeleted: false,
+        name: copy.name,
+        description: copy.description,
+        configuration: copy.configuration,
+        rowsSortOrder: copy.rowsSortOrder,
+        rows: orderedRows(copy).map(rowJson),
+      }),
+    ];
+    ctx.state.storage.configs[configKey(toBranchId, cfg.componentId, cfg.id)] = copy;
+  }
+}
+
+/** Removes every configuration of a branch (its trash too): the branch is being deleted. */
+export function dropBranchConfigs(ctx: EmulatorContext, branchId: number): void {
+  for (const [k, cfg] of Object.entries(ctx.state.storage.configs)) if (cfg.branchId === branchId) delete ctx.state.storage.configs[k];
+}
+
 export function generatedId(ctx: EmulatorContext): string {
   return String(ctx.nextId("storage.configurationId", 100000001));
 }
@@ -237,7 +290,11 @@ export function registerConfigurationRoutes(api: StorageApp, ctx: EmulatorContex
     applyCommonFields(cfg, body);
     bumpVersion(ctx, cfg, token, changeDescription);
     ctx.state.storage.configs[key] = cfg;
-    return c.json(configJson(cfg), 201);
+    // The answer has no rows and no rowsSortOrder (apiary.apib "Create Configuration"):
+    // keboola-sdk-go's CreateConfigRequest decodes it into the configuration it creates and then
+    // creates that configuration's rows, so a `rows: []` here would drop them.
+    const { rows: _rows, rowsSortOrder: _order, ...created } = configJson(cfg);
+    return c.json(created, 201);
   });
 
   api.get(`${base}/:configId`, auth, (c) => {

@@ -51,6 +51,7 @@ export const errors = {
       `The table "${name}" was not found in the bucket "${bucketId}" in the project "${projectId}"`,
     ),
   fileNotFound: () => new StorageHttpError(404, "storage.files.notFound", "File not found."),
+  tokenNotFound: (id: string) => new StorageHttpError(404, "storage.tokens.notFound", `Token ${id} not found`),
   jobNotFound: (id: string) => new StorageHttpError(404, "storage.jobs.notFound", `Job "${id}" not found.`),
   configNotFound: (id: string) => new StorageHttpError(404, "storage.configuration.notFound", `Configuration "${id}" not found`),
   rowNotFound: (id: string) => new StorageHttpError(404, "notFound", `Row ${id} not found`),

@@ -22,16 +22,16 @@ import { requireTable } from "./table-routes";
 // the table detail `columnMetadata` too. keboola/keboola-sdk-go storage_table_metadata.go sends
 // JSON with `columnsMetadata: {all: [{columnName, key, value}]}` and reads the object answer.
 
-const validation = (field: string, problem: string): StorageHttpError =>
+export const validation = (field: string, problem: string): StorageHttpError =>
   new StorageHttpError(400, "storage.metadata.validation", `Invalid parameters - ${field}: ${problem}`);
 
-interface MetadataInput {
+export interface MetadataInput {
   key: string;
   value: string;
   columnName?: string;
 }
 
-function entriesOf(raw: unknown, field: string): MetadataInput[] {
+export function entriesOf(raw: unknown, field: string): MetadataInput[] {
   const items: unknown[] = Array.isArray(raw) ? raw : isRecord(raw) ? Object.values(raw) : [];
   return items.map((item, i) => {
     // A list item has no key or value either (PHP reads its missing keys as null).
@@ -79,7 +79,7 @@ function removeEntry(list: MetadataEntry[] | undefined, id: string): boolean {
   return true;
 }
 
-const metadataNotFound = (id: string): StorageHttpError => new StorageHttpError(404, "storage.metadata.notFound", `Metadata with id "${id}" not found.`);
+export const metadataNotFound = (id: string): StorageHttpError => new StorageHttpError(404, "storage.metadata.notFound", `Metadata with id "${id}" not found.`);
 
 export function registerMetadataRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);

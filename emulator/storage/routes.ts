@@ -9,6 +9,8 @@ import { registerConfigurationRoutes } from "./configurations";
 import { StorageHttpError, errors, storageErrorResponse } from "./errors";
 import { registerFileRoutes } from "./files";
 import { registerStorageJobs } from "./jobs";
+import { registerEventRoutes } from "./events";
+import { registerKeyMetadataRoutes } from "./key-metadata";
 import { registerMetadataRoutes } from "./metadata";
 import { registerRowRoutes } from "./rows";
 import { registerIndexRoutes } from "./service-index";
@@ -17,6 +19,7 @@ import { registerTableRoutes } from "./table-routes";
 import { registerTableSchemaRoutes } from "./table-schema";
 import { registerTokenRoutes } from "./tokens";
 import { registerVersionRoutes } from "./versions";
+import { registerWorkspaceRoutes } from "./workspaces";
 
 // The Storage API, mounted at `/v2/storage`. Routes of the project (the index, dev branches, a
 // component's detail) answer once; routes of a branch answer at `/<path>` (the default branch)
@@ -43,6 +46,9 @@ export function storageApp(ctx: EmulatorContext): Hono<StorageEnv> {
   registerTableRoutes(branch, ctx);
   registerTableSchemaRoutes(branch, ctx);
   registerMetadataRoutes(branch, ctx);
+  registerKeyMetadataRoutes(branch, ctx);
+  registerEventRoutes(branch, ctx);
+  registerWorkspaceRoutes(branch, ctx);
   registerFileRoutes(branch, ctx);
   registerConfigurationRoutes(branch, ctx);
   registerRowRoutes(branch, ctx);

@@ -20,8 +20,11 @@ export function registerIndexRoutes(api: StorageApp, ctx: EmulatorContext): void
       version: "v2",
       ...(exclude.includes("components") ? {} : { components: stackComponents(ctx.state.storage).map((k) => indexEntry(k, details)) }),
       services: [
+        { id: "data-science", url: urls.dataScience },
+        { id: "editor", url: urls.editor },
         { id: "encryption", url: urls.encryption },
         { id: "import", url: urls.import },
+        { id: "notification", url: urls.notification },
         { id: "queue", url: urls.queue },
         { id: "scheduler", url: urls.scheduler },
         { id: "stream", url: urls.stream },

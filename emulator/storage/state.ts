@@ -49,6 +49,47 @@ export interface TableRecord {
   columnMetadata?: Record<string, MetadataEntry[]>;
 }
 
+/**
+ * A metadata entry of a branch or a configuration: these have no provider (keboola/storage-api-php-client
+ * apiary.apib "Development Branch Metadata", "Components Configurations Metadata";
+ * keboola/sapi-python-client tests/mocks/branches_responses.py).
+ */
+export type KeyMetadataEntry = Omit<MetadataEntry, "provider">;
+
+/** A branch of the project: the default one ("Main") and the development branches. */
+export interface BranchRecord {
+  id: number;
+  name: string;
+  description: string;
+  created: string;
+  isDefault: boolean;
+  /** Who created a development branch (`{id, name}`); the default branch has none (PHP's `[]`). */
+  creatorToken: { id: number; name: string } | null;
+  metadata: KeyMetadataEntry[];
+}
+
+/** An event of the project (`POST /v2/storage/events`, and the storage events of the emulator's own operations). */
+export interface EventRecord {
+  id: string;
+  uuid: string;
+  event: string;
+  component: string;
+  message: string;
+  description: string;
+  type: "info" | "success" | "warn" | "error";
+  runId: string | null;
+  created: string;
+  configurationId: string | null;
+  objectId: string | null;
+  objectName: string | null;
+  objectType: string | null;
+  params: { [key: string]: JsonValue };
+  results: { [key: string]: JsonValue };
+  performance: { [key: string]: JsonValue };
+  token: { id: string; name: string };
+  idBranch: number;
+}
+
 /** Who did something: the `creatorToken` object of Storage responses. */
 export interface CreatorToken {
   id: number;
@@ -178,6 +219,8 @@ export interface ConfigRecord {
   currentVersion: VersionInfo;
   /** Every version, oldest first (absent in state files of older emulators). */
   versions?: ConfigVersionRecord[];
+  /** Metadata of the configuration (kept while it is in the trash). */
+  metadata?: KeyMetadataEntry[];
 }
 
 /** A configuration as it was at one version (`GET .../configs/{id}/versions/{version}`). */
@@ -204,10 +247,26 @@ export interface StorageState {
   configs: Record<string, ConfigRecord>;
   /** Components added to the stack's catalog (EmulatorOptions.components), by id. */
   addedComponents: Record<string, ComponentRecord>;
+  /** The project's branches by id: the default one and the development branches (branches.ts). */
+  branches: Record<string, BranchRecord>;
+  /** Events, oldest first (the newest MAX_EVENTS, events.ts). */
+  events: EventRecord[];
 }
 
 export function initialStorageState(): StorageState {
-  return { buckets: {}, tables: {}, files: {}, objects: {}, credentials: {}, multipartUploads: {}, jobs: {}, configs: {}, addedComponents: {} };
+  return {
+    buckets: {},
+    tables: {},
+    files: {},
+    objects: {},
+    credentials: {},
+    multipartUploads: {},
+    jobs: {},
+    configs: {},
+    addedComponents: {},
+    branches: {},
+    events: [],
+  };
 }
 
 /** Fills, in place, the parts missing from a state saved by an older emulator version. */

@@ -3,7 +3,9 @@ import type { TokenRecord } from "../core/tokens";
 import type { StorageProject, StorageToken } from "../../keboola/storage-answers";
 import { authenticated, type StorageApp } from "./auth";
 import { bucketPermission } from "./permissions";
+import { errors } from "./errors";
 import { nowStorage, storageTime } from "./format";
+import { projectFeatures } from "./project-features";
 
 // `GET /v2/storage/tokens/verify` (also branch-scoped): what the token may do and whose project
 // it is. Shape as the Storage API reference and keboola-sdk-go's Token: numeric `owner.id`,
@@ -58,7 +60,7 @@ function ownerDetail(ctx: EmulatorContext): StorageProject {
     region: "us-east-1",
     created: "2024-01-01T00:00:00+0000",
     expires: null,
-    features: [],
+    features: projectFeatures(ctx),
     dataSizeBytes: 0,
     rowsCount,
     hasMysql: false,
@@ -86,7 +88,32 @@ function ownerDetail(ctx: EmulatorContext): StorageProject {
   };
 }
 
+/**
+ * A token as `GET /tokens` lists it: the detail without the project and the organization
+ * (apiary.apib "List all tokens").
+ */
+function listedToken(ctx: EmulatorContext, token: TokenRecord): Omit<StorageToken, "owner" | "organization"> {
+  const { owner: _owner, organization: _organization, ...listed } = tokenDetail(ctx, token);
+  return listed;
+}
+
 export function registerTokenRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
   api.get("/tokens/verify", auth, (c) => c.json(tokenDetail(ctx, c.var.token)));
+  // The project's tokens (apiary.apib "Tokens Collection", "Delete Token"): listed for a token
+  // that may manage tokens; only a token that is not a master token can be deleted. The
+  // keboola-sdk-go project cleaning (CleanProjectRequest) lists them and deletes the others.
+  api.get("/tokens", auth, (c) => {
+    if (!c.var.token.canManageTokens) throw errors.accessDenied();
+    return c.json(ctx.state.tokens.map((t) => listedToken(ctx, t)));
+  });
+  api.delete("/tokens/:tokenId", auth, (c) => {
+    if (!c.var.token.canManageTokens) throw errors.accessDenied();
+    const i = ctx.state.tokens.findIndex((t) => t.id === c.req.param("tokenId"));
+    const found = ctx.state.tokens[i];
+    if (!found) throw errors.tokenNotFound(c.req.param("tokenId"));
+    if (found.isMasterToken) throw errors.accessDenied();
+    ctx.state.tokens.splice(i, 1);
+    return c.body(null, 204);
+  });
 }

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { getJsonnetEngine, type TemplateContext } from "../../jsonnet/engine";
 import { getNested, isContentTypeJSON, parseBody, pathFromStr, type JsonObject } from "../../jsonnet/body";
 import { clientIpString, headersMap } from "../../jsonnet/globals";
+import { uuidV7 } from "../core/random";
 import { goJSON } from "./respond";
 import { lookup, parseJSON, serialize, type JNode } from "./jsonvalue";
 import type { ColumnRecord } from "./state";
@@ -69,17 +69,6 @@ export class MappedRecord {
     if (!this.bodyMapCache.ok) throw new Error(this.bodyMapCache.error);
     return this.bodyMapCache.value;
   }
-}
-
-/** UUID version 7 (time-ordered), as the real uuid columns. */
-export function uuidV7(nowMs: number): string {
-  const bytes = randomBytes(16);
-  const ts = BigInt(nowMs);
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ts >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Path column over a JSON body (Content-Type is JSON): the value's JSON text, as in the body. */

@@ -48,7 +48,8 @@ describe("token verification", () => {
       canPurgeTrash: true,
       isExpired: false,
       isDisabled: false,
-      owner: { id: 4242, name: "Emulated Project", features: [], defaultBackend: "snowflake" },
+      // The features of a real production project (keboola/sapi-python-client tests/mocks/token_responses.py).
+      owner: { id: 4242, name: "Emulated Project", features: ["syrup-jobs-limit-10", "oauth-v3", "queuev2", "storage-types", "allow-ai", "alternat"], defaultBackend: "snowflake" },
       admin: { role: "admin" },
       organization: { id: "1" },
     });
