@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { EmulatorContext } from "../core/context";
 import { isJsonObject, parseJson, type JsonObject } from "../../keboola/json";
 import type { StorageConfigRow, StorageConfiguration } from "../../keboola/storage-answers";
@@ -179,6 +180,9 @@ export function dropBranchConfigs(ctx: EmulatorContext, branchId: number): void 
   for (const [k, cfg] of Object.entries(ctx.state.storage.configs)) if (cfg.branchId === branchId) delete ctx.state.storage.configs[k];
 }
 
+/** What a version of a configuration keeps (its state is not versioned). */
+const versioned = (cfg: ConfigRecord) => [cfg.name, cfg.description, cfg.configuration, cfg.isDisabled, cfg.rowsSortOrder];
+
 export function generatedId(ctx: EmulatorContext): string {
   return String(ctx.nextId("storage.configurationId", 100000001));
 }
@@ -315,8 +319,14 @@ export function registerConfigurationRoutes(api: StorageApp, ctx: EmulatorContex
     const draft = structuredClone(cfg);
     applyCommonFields(draft, body);
     if (order) draft.rowsSortOrder = order;
+    const changed = !isDeepStrictEqual(versioned(draft), versioned(cfg));
     Object.assign(cfg, draft);
-    bumpVersion(ctx, cfg, token, str(body.changeDescription) || "Configuration updated");
+    // An update that changes nothing of the versioned content is no new version and keeps the
+    // change description (storage-api-php-client tests/Common/ComponentsTest.php
+    // testComponentConfigUpdateVersioning "Update without change should not add version", and
+    // the state is no versioned content; keboola-as-code test/cli/push/variables-add-relation
+    // expects the configuration it updates without a change to keep its description).
+    if (changed) bumpVersion(ctx, cfg, token, str(body.changeDescription) || "Configuration updated");
     return c.json(configJson(cfg));
   });
 

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { EmulatorContext } from "../core/context";
 import { authenticated, type StorageApp } from "./auth";
 import { readBody, readQuery, str } from "./body";
@@ -13,6 +14,9 @@ import type { RowRecord } from "./state";
 // defaulting to "Row <id> added" / "Row <id> changed" / "Row <id> deleted"; an unknown row is
 // 404 `notFound` "Row <id> not found" (Storage API client tests). A row added to a
 // configuration with a `rowsSortOrder` is appended to it; a deleted row is removed from it.
+
+/** What a version of a row keeps (its state is not versioned). */
+const versioned = (row: RowRecord) => structuredClone([row.name, row.description, row.configuration, row.isDisabled]);
 
 export function registerRowRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
@@ -78,11 +82,16 @@ export function registerRowRoutes(api: StorageApp, ctx: EmulatorContext): void {
     const state = jsonObjectParam(body.state, "state");
     const name = str(body.name);
     const description = str(body.description);
+    const before = versioned(row);
     if (name !== undefined) row.name = name;
     if (description !== undefined) row.description = description;
     if (configuration !== undefined) row.configuration = configuration;
     if (state !== undefined) row.state = state;
     if (body.isDisabled !== undefined) row.isDisabled = truthy(body.isDisabled);
+    // No change of the versioned content: no new version of the row or of its configuration
+    // (storage-api-php-client tests/Common/ComponentsTest.php testComponentConfigRowVersionRollback
+    // "update row 1st - without change", then versions 2, 3 and a rollback as 4).
+    if (isDeepStrictEqual(versioned(row), before)) return c.json(rowJson(row));
     const changeDescription = str(body.changeDescription) || `Row ${row.id} changed`;
     row.version += 1;
     row.changeDescription = changeDescription;
