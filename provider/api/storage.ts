@@ -269,6 +269,15 @@ export class StorageApi {
   setTableMetadata(branch: string, tableId: string, provider: string, entries: Array<{ key: string; value: string }>) {
     return this.call<unknown>("POST", tablesPath(branch, `/tables/${enc(tableId)}/metadata`), { json: { provider, metadata: entries }, retry: "idempotent" });
   }
+  // Configuration metadata (keboola/storage-api-php-client apiary.apib "Components Configurations
+  // Metadata"; keboola-sdk-go pkg/keboola/storage_config.go AppendConfigMetadataRequest): entries
+  // {id, key, value, timestamp} without a provider, set by key.
+  configMetadata(branch: string, componentId: string, configId: string) {
+    return this.call<Array<{ id: string; key: string; value: string }>>("GET", `${configsPath(branch, componentId)}/${enc(configId)}/metadata`);
+  }
+  setConfigMetadata(branch: string, componentId: string, configId: string, entries: Array<{ key: string; value: string }>) {
+    return this.call<unknown>("POST", `${configsPath(branch, componentId)}/${enc(configId)}/metadata`, { json: { metadata: entries }, retry: "idempotent" });
+  }
   deleteTableMetadata(branch: string, tableId: string, metadataId: string | number) {
     return orUndefined(this.call<unknown>("DELETE", tablesPath(branch, `/tables/${enc(tableId)}/metadata/${enc(String(metadataId))}`), { retry: "idempotent" }));
   }

@@ -13,7 +13,7 @@ import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema 
 import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import { PartialFailure, type Props } from "./types";
-import { splitMarker, withMarker } from "./ownership";
+import { withMarker } from "./ownership";
 import { componentConfigFacts, declareConfig, declaredConfig, plainSecretPaths, plainSecretWarning } from "./program";
 import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type SealedDoc, type SecretValues } from "./secret-values";
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
@@ -397,9 +397,6 @@ async function finish(storage: StorageApi, p: Parsed, sealed: Record<string, unk
   const configuration = withBinding(sealed, p.variables);
   if (!same(current.configuration, configuration)) body.configuration = configuration;
   if (!same(orderedRows(current).map((r) => r.id), rowIds)) body.rowsSortOrder = rowIds;
-  // A configuration taken over (adoptExisting) gets this resource's owner marker even when nothing else differs.
-  const marker = splitMarker(p.changeDescription).owner;
-  if (Object.keys(body).length === 0 && marker && splitMarker(current.changeDescription).owner !== marker) body.description = p.description;
   if (Object.keys(body).length === 0) return current;
   await storage.updateConfig(p.branchId, p.componentId, configId, { ...body, changeDescription: p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION });
   return normalizeConfig(await storage.getConfig(p.branchId, p.componentId, configId));

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
-import { derivedConfigId, splitMarker, withMarker } from "./ownership";
+import { derivedConfigId, OWNER_KEY, splitMarker, withMarker } from "./ownership";
 import { same as sameJson } from "./common";
 import { createOnce } from "./create-once";
 import { containsUnknown } from "../validation/check";
@@ -192,6 +192,22 @@ export interface ConfigCreate {
   body: Omit<ConfigBody, "configurationId">;
 }
 
+type Where = { branch: string; componentId: string; configId: string };
+
+/**
+ * The owner a configuration records: its metadata's OWNER_KEY, else the marker of the change
+ * description our create wrote (a crash came before the metadata was set; see ownership.ts).
+ */
+export async function configOwner(storage: StorageApi, at: Where, config: Configuration): Promise<string | undefined> {
+  const metadata = await storage.configMetadata(at.branch, at.componentId, at.configId);
+  return metadata.find((m) => m.key === OWNER_KEY)?.value ?? splitMarker(config.changeDescription).owner;
+}
+
+/** Records the owner in the configuration's metadata (a no-op without an owner). */
+export async function markConfig(storage: StorageApi, at: Where, owner: string | undefined): Promise<void> {
+  if (owner) await storage.setConfigMetadata(at.branch, at.componentId, at.configId, [{ key: OWNER_KEY, value: owner }]);
+}
+
 /** Whether a failed create says the configuration (or row) exists. */
 const alreadyExists = (err: unknown): boolean => err instanceof KeboolaApiError && (err.code === "configurationAlreadyExists" || err.status === 409);
 
@@ -205,22 +221,32 @@ const alreadyExists = (err: unknown): boolean => err instanceof KeboolaApiError 
  */
 export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Promise<{ config: Configuration; existed: boolean }> {
   const id = c.configId ?? (c.owner ? derivedConfigId(c.owner) : undefined);
-  const send = async () => normalizeConfig({ ...(await storage.createConfig(c.branch, c.componentId, { ...c.body, configurationId: id })), rows: [], rowsSortOrder: [] });
+  type Owned = { config: Configuration; owner: string | undefined };
+  const send = async (): Promise<Owned> => ({
+    config: normalizeConfig({ ...(await storage.createConfig(c.branch, c.componentId, { ...c.body, configurationId: id })), rows: [], rowsSortOrder: [] }),
+    owner: undefined,
+  });
   // Without an id of ours (no owner known) nothing can be looked up: one plain create.
-  if (id === undefined) return { config: await send(), existed: false };
-  const created = await createOnce<Configuration>({
+  if (id === undefined) return { config: (await send()).config, existed: false };
+  const at = { branch: c.branch, componentId: c.componentId, configId: id };
+  const created = await createOnce<Owned>({
     label: `${c.label}: configuration "${id}" of ${c.componentId}`,
     where: `in branch ${c.branch}`,
     owner: c.owner,
     adoptExisting: c.adoptExisting,
     fix: "Set another configId, or set adoptExisting: true to take it over (it is then brought to the declared state).",
-    find: () => findLiveConfig(storage, c.branch, c.componentId, id),
-    ownerOf: (found) => splitMarker(found.changeDescription).owner,
+    find: async () => {
+      const config = await findLiveConfig(storage, c.branch, c.componentId, id);
+      return config && { config, owner: await configOwner(storage, at, config) };
+    },
+    ownerOf: (found) => found.owner,
     create: async () => ({ object: await send() }),
     exists: alreadyExists,
     whenExistsUnreadable: "fail",
   });
-  return { config: created.object, existed: created.existed };
+  // Ours from now on: recorded in its metadata unless it already says so (see ownership.ts).
+  if (created.object.owner !== c.owner) await markConfig(storage, at, c.owner);
+  return { config: created.object.config, existed: created.existed };
 }
 
 /**
@@ -323,9 +349,7 @@ export interface WholeConfig {
 
 /**
  * Brings an existing configuration without rows to the declared state, writing only what differs
- * (one update, or none); a configuration taken over (adoptExisting, or found again after a lost
- * answer without our marker) gets this resource's owner marker even when nothing else differs.
- * Returns the configuration as it stands afterwards.
+ * (one update, or none). Returns the configuration as it stands afterwards.
  */
 export async function convergeWholeConfig(
   storage: StorageApi,
@@ -339,8 +363,6 @@ export async function convergeWholeConfig(
   if (current.description !== desired.description) body.description = desired.description;
   if (!sameJson(current.configuration, desired.configuration)) body.configuration = desired.configuration;
   if (desired.isDisabled !== undefined && current.isDisabled !== desired.isDisabled) body.isDisabled = desired.isDisabled;
-  const marker = splitMarker(changeDescription).owner;
-  if (Object.keys(body).length === 0 && marker && splitMarker(current.changeDescription).owner !== marker) body.description = desired.description;
   if (Object.keys(body).length === 0) return { config: current, written: false };
   await storage.updateConfig(where.branch, where.componentId, where.configId, { ...body, changeDescription });
   return { config: normalizeConfig(await storage.getConfig(where.branch, where.componentId, where.configId)), written: true };

@@ -9,8 +9,14 @@ import type { Props } from "./types";
 // Where the marker lives is dictated by the real APIs: Stream's create payload has no
 // changeDescription (keboola/keboola-as-code api/stream/design.go: CreateSourceRequest and
 // CreateSinkRequest take only id, type, name, description and table), so sources and sinks carry
-// it at the end of their `description`; Storage configurations carry it in the version's
-// `changeDescription`, which every write of ours sets (create, update, rows, delete).
+// it at the end of their `description`. Storage configurations carry it in their metadata (key
+// OWNER_KEY, configurations.ts markConfig), written right after the create and on a takeover, and
+// in the `changeDescription` of the create itself, so that a configuration our create made is
+// recognised even when a crash came between the create and its metadata. Metadata, because a
+// `changeDescription` is the last version's: a user's edit replaces it, and an update that
+// changes nothing makes no version, so it cannot carry a takeover's marker
+// (keboola/storage-api-php-client tests/Common/ComponentsTest.php "Update without change should
+// not add version"); metadata stays until deleted and is copied into a new dev branch.
 
 const PREFIX = "managed by keboola-pulumi: ";
 const TRAILER = /(?:^|\n\n)managed by keboola-pulumi: (urn:pulumi:\S+)$/;

@@ -4,7 +4,7 @@ import { KeboolaApiError } from "../api/errors";
 import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
-import { findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
+import { configOwner, findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
 import type { ProgramConfiguration, ProgramFacts } from "./facts";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { containsUnknown, isUnknown, UNKNOWN } from "../validation/check";
@@ -153,9 +153,10 @@ export async function sinkSlotFailure(
 /** An explicit configId of a new configuration is free, or ours (or taken over with adoptExisting). */
 export async function configSlotFailure(ctx: ResourceContext, p: { branchId: string; componentId: string; configId?: string; adoptExisting: boolean }, owner: string | undefined): Promise<Failure> {
   if (p.configId === undefined) return undefined;
-  const existing = await findLiveConfig(ctx.client().storage, p.branchId, p.componentId, p.configId);
+  const storage = ctx.client().storage;
+  const existing = await findLiveConfig(storage, p.branchId, p.componentId, p.configId);
   if (!existing) return undefined;
-  const found = splitMarker(existing.changeDescription).owner;
+  const found = await configOwner(storage, { branch: p.branchId, componentId: p.componentId, configId: p.configId }, existing);
   if (p.adoptExisting || (owner !== undefined && found === owner)) return undefined;
   return {
     property: "configId",

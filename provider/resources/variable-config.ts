@@ -27,7 +27,7 @@ import {
   VALUES_ROW_NAME,
   VARIABLES_COMPONENT,
 } from "./configurations";
-import { splitMarker, withMarker } from "./ownership";
+import { withMarker } from "./ownership";
 import { declareConfig, declaredConfig } from "./program";
 
 // Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
@@ -167,8 +167,6 @@ async function converge(storage: StorageApi, p: Parsed, configId: string, curren
   // Other keys someone added to the configuration are kept.
   if (!same(declarationsFrom(current), p.variables)) body.configuration = { ...current.configuration, variables: p.variables };
   // A configuration taken over (adoptExisting) gets this resource's owner marker even when nothing else differs.
-  const marker = splitMarker(changeDescription).owner;
-  if (Object.keys(body).length === 0 && marker && splitMarker(current.changeDescription).owner !== marker) body.description = p.description;
   if (Object.keys(body).length) await storage.updateConfig(p.branchId, VARIABLES_COMPONENT, configId, { ...body, changeDescription });
 
   const row = valuesRowId ? current.rows.find((r) => r.id === valuesRowId) : undefined;

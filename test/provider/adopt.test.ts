@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { componentConfig, variableConfig, sourceSettings } from "./hosted";
-import { splitMarker } from "../../provider/resources/ownership";
+import { OWNER_KEY } from "../../provider/resources/ownership";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 
 // Taking over what exists (what an exported manifest does): `adoptExisting: true` on the
 // configuration resources brings an existing configuration to the declared state writing only
 // what differs, and settings write only the values that differ from the service's. The one write a
 // takeover always makes is its bookkeeping: the configuration gets this resource's owner marker
-// (in the version's changeDescription), so later runs recognise it as theirs.
+// (in its metadata), so later runs recognise it as theirs.
 
 let h: Harness;
 
@@ -30,9 +30,9 @@ describe("adoptExisting on configurations", () => {
 
     h.emu.clearRequests();
     const same = await createVia(variableConfig, h.ctx, "vars", { ...args, defaultValues: { limit: "5" } });
-    expect(h.writes()).toEqual([`PUT ${base("keboola.variables", "vars-a")}`]);
+    expect(h.writes()).toEqual([`POST ${base("keboola.variables", "vars-a")}/metadata`]);
     const marked = h.emu.state.storage.configs["101/keboola.variables/vars-a"];
-    expect(splitMarker(marked.changeDescription).owner).toBe(ownerUrn("vars"));
+    expect(marked.metadata?.find((m) => m.key === OWNER_KEY)?.value).toBe(ownerUrn("vars"));
     expect(marked.configuration).toEqual({ variables: [{ name: "limit", type: "int" }] });
     h.emu.clearRequests();
     expect(same.outs).toMatchObject({ configId: "vars-a", valuesRowId: String(row.id), defaultValues: { limit: "5" } });
@@ -66,8 +66,8 @@ describe("adoptExisting on configurations", () => {
 
     h.emu.clearRequests();
     const same = await createVia(componentConfig, h.ctx, "orders", args("Closed"));
-    expect(h.writes()).toEqual([`PUT ${base("keboola.ex-generic-v2", "cfg-a")}`]);
-    expect(splitMarker(h.emu.state.storage.configs["101/keboola.ex-generic-v2/cfg-a"].changeDescription).owner).toBe(ownerUrn("orders"));
+    expect(h.writes()).toEqual([`POST ${base("keboola.ex-generic-v2", "cfg-a")}/metadata`]);
+    expect(h.emu.state.storage.configs["101/keboola.ex-generic-v2/cfg-a"].metadata?.find((m) => m.key === OWNER_KEY)?.value).toBe(ownerUrn("orders"));
     h.emu.clearRequests();
     expect(same.outs.rowIds).toEqual([String(open.id), String(closed.id)]);
 

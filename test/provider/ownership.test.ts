@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { source, componentConfig, variableConfig } from "./hosted";
-import { splitMarker } from "../../provider/resources/ownership";
+import { OWNER_KEY, splitMarker } from "../../provider/resources/ownership";
 import type { Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 
@@ -45,8 +45,21 @@ describe("owner markers", () => {
     await createVia(componentConfig, h.ctx, "original", args);
     const adopted = await createVia(componentConfig, h.ctx, "adopter", { ...args, adoptExisting: true });
     expect(adopted.outs.configId).toBe("adoptable");
-    expect(splitMarker(h.emu.state.storage.configs[cfgPath("adoptable")].changeDescription).owner).toBe(ownerUrn("adopter"));
+    expect(h.emu.state.storage.configs[cfgPath("adoptable")].metadata?.find((m) => m.key === OWNER_KEY)?.value).toBe(ownerUrn("adopter"));
     expect(Object.keys(h.emu.state.storage.configs).filter((k) => k.endsWith("/adoptable"))).toHaveLength(1);
+  });
+
+  it("still knows a configuration as its own after a user's edit replaced its change description", async () => {
+    // The marker is in the configuration's metadata: an edit in the UI writes a new version with
+    // its own changeDescription, which would otherwise lose it (ownership.ts).
+    const args = { componentId: "keboola.ex-generic-v2", configId: "edited", name: "Edited", configuration: { parameters: { a: 1 } } };
+    await createVia(componentConfig, h.ctx, "keeper", args);
+    await h.ctx.client().storage.updateConfig("default", "keboola.ex-generic-v2", "edited", { configuration: { parameters: { a: 2 } }, changeDescription: "edited in the UI" });
+    expect(splitMarker(h.emu.state.storage.configs[cfgPath("edited")].changeDescription).owner).toBeUndefined();
+    // The same resource created again (its state lost): found as its own and brought back, no conflict.
+    const again = await createVia(componentConfig, h.ctx, "keeper", args);
+    expect(again.outs.configId).toBe("edited");
+    expect(h.emu.state.storage.configs[cfgPath("edited")].configuration).toEqual({ parameters: { a: 1 } });
   });
 
   it("derives a configuration id from the owner, so a repeated create finds its own configuration instead of making a second", async () => {

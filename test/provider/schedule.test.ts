@@ -42,8 +42,9 @@ describe("Flow", () => {
     await createVia(componentConfig, h.ctx, "orders", extractor("orders"));
     h.emu.clearRequests();
     const f = await createVia(flow, h.ctx, "nightly", { name: "Nightly", phases: phases("users", "orders") });
-    expect(h.writes()).toEqual([`POST ${CONFIGS}/keboola.flow/configs`]);
     const stored = h.emu.state.storage.configs[Object.keys(h.emu.state.storage.configs).find((k) => h.emu.state.storage.configs[k]!.componentId === "keboola.flow")!]!;
+    // The create, then the owner marker in the configuration's metadata (ownership.ts).
+    expect(h.writes()).toEqual([`POST ${CONFIGS}/keboola.flow/configs`, `POST ${CONFIGS}/keboola.flow/configs/${stored.id}/metadata`]);
     expect(stored.configuration).toEqual({
       phases: [{ id: 1, name: "extract", dependsOn: [] }, { id: 2, name: "load", dependsOn: [1] }],
       tasks: [
@@ -90,8 +91,8 @@ describe("Schedule", () => {
 
   it("creates the scheduler configuration and its activation, lists the next runs, re-activates on a cron change in place, and deletes both", async () => {
     const s = await createVia(schedule, h.ctx, "daily", { name: "Daily", cron: "0 3 * * *", timezone: "Europe/Prague", target });
-    expect(h.writes()).toEqual([`POST ${CONFIGS}/keboola.scheduler/configs`, "POST /scheduler/schedules"]);
     const configId = s.outs.configId as string;
+    expect(h.writes()).toEqual([`POST ${CONFIGS}/keboola.scheduler/configs`, `POST ${CONFIGS}/keboola.scheduler/configs/${configId}/metadata`, "POST /scheduler/schedules"]);
     const [active] = schedules().filter((x) => x.configurationId === configId);
     expect(active).toMatchObject({ id: s.outs.scheduleId, configurationVersionId: String(s.outs.version), schedule: { cronTab: "0 3 * * *", timezone: "Europe/Prague", state: "enabled" }, target: { componentId: EXTRACTOR, configurationId: "users", mode: "run" } });
     const runs = s.outs.nextRuns as string[];
