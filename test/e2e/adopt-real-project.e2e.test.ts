@@ -243,11 +243,10 @@ describe("e2e: export -> up -> no-change preview on a project shaped like real o
     const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 600_000 });
     expect(up.code, describeResult(up)).toBe(0);
     const writes = emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
-    // Owner markers: in a source's or sink's description, a configuration's, and Storage metadata on
-    // buckets and tables. A scheduler configuration's marker is a save, and a save is followed by the
-    // activation of its new version (keboola-as-code internal/pkg/mapper/scheduler/remote_activate.go).
+    // Owner markers: in a source's or sink's description, and Storage metadata on configurations,
+    // buckets and tables (provider/resources/ownership.ts).
     const markerWrite =
-      /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|PUT \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+|POST \/v2\/storage\/(buckets|tables)\/[^/]+\/metadata|POST \/scheduler\/schedules)$/;
+      /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|POST \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+\/metadata|POST \/v2\/storage\/(buckets|tables)\/[^/]+\/metadata|POST \/scheduler\/schedules)$/;
     expect(writes.filter((w) => !markerWrite.test(w))).toEqual([]);
     const storageObjects = Object.keys(emu.state.storage.buckets).length + Object.keys(emu.state.storage.tables).length;
     const schedules = before.configs.filter((c) => c.componentId === "keboola.scheduler").length;

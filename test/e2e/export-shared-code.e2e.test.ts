@@ -115,9 +115,9 @@ describe("e2e: export a project with shared code links and row-bound variables, 
     const up = await ws.up([], { timeoutMs: 300_000 });
     expect(up.code, describeResult(up)).toBe(0);
     expect(up.stdout).toMatch(/\+ 5 created/); // 2 variables, 2 configurations and the stack
-    // Taking over writes only each configuration's owner marker (its changeDescription), once.
+    // Taking over writes only each configuration's owner marker (in its metadata), once.
     const writes = emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
-    expect(writes.filter((w) => !/^PUT \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+$/.test(w))).toEqual([]);
+    expect(writes.filter((w) => !/^POST \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+\/metadata$/.test(w))).toEqual([]);
     expect(writes).toHaveLength(before.length);
     expect(contents()).toEqual(before);
 

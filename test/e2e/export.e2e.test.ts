@@ -184,7 +184,7 @@ describe("e2e: export a live project and take it over with the exported manifest
     expect(up.code, describeResult(up)).toBe(0);
     expect(up.stdout).toMatch(/\+ 15 created/); // 9 resources, the 2 buckets and 3 tables the sinks write, and the stack
     const writes = emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
-    const markerWrite = /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|PUT \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+|POST \/v2\/storage\/(buckets|tables)\/[^/]+\/metadata)$/;
+    const markerWrite = /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|POST \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+\/metadata|POST \/v2\/storage\/(buckets|tables)\/[^/]+\/metadata)$/;
     expect(writes.filter((w) => !markerWrite.test(w))).toEqual([]);
     expect(writes).toHaveLength(new Set(writes).size);
     // Every source and sink, and the configurations the export chose (the other component's is left alone).
