@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { isRecord } from "../../keboola/json";
 import type { EmulatorContext, JsonValue } from "../core/context";
 import { tableNameProblem } from "../../keboola/storage";
 import type { TokenRecord } from "../core/tokens";
@@ -11,6 +10,7 @@ import { truthy } from "./format";
 import { createFile, fileContents, fileObjects, fileTextPiecesAsync, findFile, putObject, textPieces } from "./files";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
+import { rowSelection, rowSelectionSchema, selectRows } from "./table-reads";
 import { listedTableJson, tableJson } from "./representations";
 import type { StorageTable } from "../../keboola/storage-answers";
 import { requireBucket } from "./buckets";
@@ -256,7 +256,7 @@ function toTableRows(table: TableRecord, header: string[], rows: string[][]): st
 const csvWork = { fileId: z.number(), delimiter: z.string(), enclosure: z.string() };
 const tableCreateWork = z.object({ ...csvWork, bucketId: z.string(), name: z.string(), primaryKey: z.array(z.string()) });
 const tableImportWork = z.object({ ...csvWork, incremental: z.boolean(), columns: z.array(z.string()).nullable() });
-const tableExportWork = z.object({ columns: z.array(z.string()), limit: z.number().nullable() });
+const tableExportWork = z.object({ selection: rowSelectionSchema, limit: z.number().nullable() });
 
 function runTableCreate(ctx: EmulatorContext, job: StorageJobRecord, prepared: Prepared): StorageTable {
   const w = tableCreateWork.parse(job.work);
@@ -374,10 +374,7 @@ function runTableImport(ctx: EmulatorContext, job: StorageJobRecord, prepared: P
 function runTableExport(ctx: EmulatorContext, job: StorageJobRecord, token: TokenRecord): { [key: string]: JsonValue } {
   const w = tableExportWork.parse(job.work);
   const table = jobTable(ctx, job);
-  const cols = w.columns.length ? w.columns : table.columns;
-  const idx = cols.map((c) => table.columns.indexOf(c));
-  let rows = table.rows.map((r) => idx.map((i) => r[i]));
-  if (w.limit !== null) rows = rows.slice(0, w.limit);
+  const rows = selectRows(table, w.selection, w.limit);
   // Snowflake exports are sliced files without a header line; the manifest lists the slices.
   const content = rows.map((r) => r.map(csvValue).join(",") + "\n").join("");
   const file = createFile(ctx, token, job.branchId, { name: `${table.id}.csv`, isSliced: true, tags: ["table-export"] });
@@ -388,36 +385,15 @@ function runTableExport(ctx: EmulatorContext, job: StorageJobRecord, token: Toke
   return { file: { id: file.id }, cacheHit: false };
 }
 
+/** The rows of a data preview: the request's selection, at most `limit` (default 100, at most 1000) rows. */
 function previewRows(c: Context, table: TableRecord): { columns: string[]; rows: string[][] } {
   const q = readQuery(c);
   const limit = str(q.limit) === undefined ? 100 : Number(str(q.limit));
   if (!Number.isInteger(limit) || limit < 0 || limit > 1000) {
     throw new StorageHttpError(400, "storage.tables.validation", "Invalid parameters - limit: This value should be between 0 and 1000.");
   }
-  const columns = list(q.columns) ?? [];
-  const unknown = columns.filter((col) => !table.columns.includes(col));
-  if (unknown.length) {
-    throw new StorageHttpError(400, "storage.tables.nonExistingColumns", `Columns ${unknown.join(", ")} not found in the table "${table.id}".`);
-  }
-  let rows = table.rows;
-  const filters: Array<{ column: string; operator: string; values: string[] }> = [];
-  const whereColumn = str(q.whereColumn);
-  if (Array.isArray(q.whereFilters)) {
-    for (const item of q.whereFilters) {
-      const f = isRecord(item) ? item : {};
-      filters.push({ column: str(f.column) ?? "", operator: str(f.operator) ?? "eq", values: list(f.values) ?? [] });
-    }
-  } else if (whereColumn) {
-    filters.push({ column: whereColumn, operator: str(q.whereOperator) ?? "eq", values: list(q.whereValues) ?? [] });
-  }
-  for (const f of filters) {
-    const i = table.columns.indexOf(f.column);
-    if (i < 0) throw new StorageHttpError(400, "storage.tables.nonExistingColumns", `Columns ${f.column} not found in the table "${table.id}".`);
-    rows = rows.filter((r) => (f.operator === "ne" ? !f.values.includes(r[i]) : f.values.includes(r[i])));
-  }
-  const cols = columns.length ? columns : table.columns;
-  const idx = cols.map((col) => table.columns.indexOf(col));
-  return { columns: cols, rows: rows.slice(0, limit).map((r) => idx.map((i) => r[i])) };
+  const sel = rowSelection(table, q);
+  return { columns: sel.columns, rows: selectRows(table, sel, limit) };
 }
 
 export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void {
@@ -551,10 +527,7 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
     const table = requireTable(ctx, branchId, c.req.param("tableId"));
     const { body } = await readBody(c);
     const columns = list(body.columns) ?? [];
-    const unknown = columns.filter((col) => !table.columns.includes(col));
-    if (unknown.length) {
-      throw new StorageHttpError(400, "storage.tables.nonExistingColumns", `Columns ${unknown.join(", ")} not found in the table "${table.id}".`);
-    }
+    const selection = rowSelection(table, body);
     const limit = str(body.limit) === undefined ? null : Number(str(body.limit));
     const job = createStorageJob(
       ctx,
@@ -570,14 +543,14 @@ export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void
           changedUntil: null,
           gzipOutput: truthy(body.gzip),
           format: str(body.format) ?? "rfc",
-          whereFilters: [],
+          whereFilters: selection.where,
           fileType: "csv",
           timezone: null,
         },
         queue: "main_fast",
       },
       table.id,
-      { columns, limit } satisfies z.input<typeof tableExportWork>,
+      { selection, limit } satisfies z.input<typeof tableExportWork>,
     );
     return c.json(storageJobJson(ctx, job), 202);
   });
