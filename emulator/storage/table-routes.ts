@@ -376,8 +376,11 @@ function runTableExport(ctx: EmulatorContext, job: StorageJobRecord, token: Toke
   const table = jobTable(ctx, job);
   const rows = selectRows(table, w.selection, w.limit);
   // Snowflake exports are sliced files without a header line; the manifest lists the slices.
+  // The file is encrypted, named by the table as it is (keboola/keboola-as-code
+  // test/cli/remote-table-unload/run-ok/expected-state.json: "in.c-test.accounts.csv",
+  // isEncrypted true; apiary.apib "Files": "Internally, all files are stored encrypted").
   const content = rows.map((r) => r.map(csvValue).join(",") + "\n").join("");
-  const file = createFile(ctx, token, job.branchId, { name: `${table.id}.csv`, isSliced: true, tags: ["table-export"] });
+  const file = createFile(ctx, token, job.branchId, { name: `${table.id}.csv`, isSliced: true, isEncrypted: true, tags: ["table-export"] });
   const sliceKey = `${file.key}0_0_0.csv`;
   putObject(ctx, file.bucket, sliceKey, content, "text/csv");
   putObject(ctx, file.bucket, `${file.key}manifest`, JSON.stringify({ entries: [{ url: `s3://${file.bucket}/${sliceKey}`, mandatory: true }] }), "application/json");

@@ -109,6 +109,21 @@ describe("files", () => {
     expect(missing.body).toMatchObject({ code: "storage.files.notFound", error: "File not found." });
   });
 
+  it("keeps a client's file name lowercase with other characters than letters, digits, dot and underscore replaced", async () => {
+    // keboola/storage-api-php-client apiary.apib "Create File Resource" ("someFile.csv" -> "somefile.csv");
+    // keboola/keboola-as-code test/cli/remote-table-upload/*/expected-state.json ("table_header_in.c-my-bucket.data" ->
+    // "table_header_in.c_my_bucket.data", "data.csv" kept).
+    for (const [given, kept] of [
+      ["someFile.csv", "somefile.csv"],
+      ["table_header_in.c-my-bucket.data", "table_header_in.c_my_bucket.data"],
+      ["data.csv", "data.csv"],
+    ]) {
+      const prep = await api("POST", "/v2/storage/files/prepare", { json: { name: given, federationToken: true } });
+      expect(prep.body.name).toBe(kept);
+      expect(prep.body.uploadParams.key).toMatch(new RegExp(`/${prep.body.id}\\.${kept.replace(/\./g, "\\.")}$`));
+    }
+  });
+
   it("accepts an upload through the upload helper and serves it at the file url", async () => {
     const form = new FormData();
     form.append("data", new Blob(["x,y\n1,2\n"]), "helper.csv");
@@ -268,7 +283,8 @@ describe("tables", () => {
     const job = await waitJob(r.body);
     expect(job).toMatchObject({ status: "success", operationName: "tableExport", results: { cacheHit: false } });
     const file = (await api("GET", `/v2/storage/files/${job.results.file.id}?federationToken=1`)).body;
-    expect(file).toMatchObject({ isSliced: true, tags: ["table-export"] });
+    // Named by the table as it is, encrypted (keboola/keboola-as-code test/cli/remote-table-unload/run-ok/expected-state.json).
+    expect(file).toMatchObject({ name: "in.c-export-test.t.csv", isSliced: true, isEncrypted: true, tags: ["table-export"] });
     const manifest = (await (await fetch(file.url)).json()) as { entries: Array<{ url: string }> };
     expect(manifest.entries).toHaveLength(1);
     const [, bucket, key] = /^s3:\/\/([^/]+)\/(.+)$/.exec(manifest.entries[0].url) as RegExpExecArray;
