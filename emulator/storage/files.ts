@@ -14,6 +14,7 @@ import { StorageHttpError, errors } from "./errors";
 import { colonTime, nowStorage, rng, truthy } from "./format";
 import { creatorToken } from "./permissions";
 import { blobs } from "./blobs";
+import type { StoredChecksum } from "./checksums";
 import { REGION, issueCredentials, presignedGetUrl } from "./s3-auth";
 import type { FileRecord, StoredObject } from "./state";
 
@@ -40,8 +41,9 @@ export function objectKey(bucket: string, key: string): string {
 }
 
 /**
- * Stores an object's bytes and metadata; uploading a file's content (or a sliced file's manifest)
- * marks the file uploaded.
+ * Stores an object's bytes and metadata (with the checksum its upload sent; S3's default one is
+ * computed when a client first asks for it, s3.ts); uploading a file's content (or a sliced file's
+ * manifest) marks the file uploaded.
  */
 export function putObject(
   ctx: EmulatorContext,
@@ -51,11 +53,13 @@ export function putObject(
   contentType = "application/octet-stream",
   contentEncoding?: string,
   etag?: string,
+  checksum?: StoredChecksum,
 ): StoredObject {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   blobs(ctx).put(objectKey(bucket, key), buf);
   const stored: StoredObject = { contentType, size: buf.length, etag: etag ?? `"${createHash("md5").update(buf).digest("hex")}"` };
   if (contentEncoding) stored.contentEncoding = contentEncoding;
+  if (checksum) stored.checksum = checksum;
   ctx.state.storage.objects[objectKey(bucket, key)] = stored;
   for (const f of Object.values(ctx.state.storage.files)) {
     if (f.bucket !== bucket) continue;
