@@ -81,8 +81,23 @@ export interface StorageTable {
   columnMetadata?: Record<string, StorageMetadata[]> | [];
   /** The table's bucket (in a table's detail). */
   bucket?: StorageBucket;
-  /** A typed table's columns as the backend stores them (`isTyped`). */
-  definition?: { primaryKeysNames: string[]; columns: StoredColumnDefinition[] };
+  /**
+   * The table's columns: a typed table's as the backend stores them (`isTyped`), an untyped
+   * table's by name with an empty `definition` (StorageUntypedColumn). In a table's detail only.
+   */
+  definition?: { primaryKeysNames: string[]; columns: Array<StoredColumnDefinition | StorageUntypedColumn> };
+}
+
+/**
+ * A column of an untyped table in the detail's `definition`: its name and an empty `definition`
+ * (PHP's empty array). keboola/keboola-sdk-go v2.21.0 pkg/keboola/storage_table_test.go ("The
+ * Storage API now returns a definition block even for untyped tables, with each column carrying
+ * an empty (non-object) definition") and storage_table_column_test.go (the payload of the bug
+ * report: `{"name":"inward_issue_id","definition":[]}`).
+ */
+export interface StorageUntypedColumn {
+  name: string;
+  definition: [];
 }
 
 /** The user behind a master token (`admin` of a token's detail). */

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { crc32 } from "node:zlib";
 import { Hono, type Context } from "hono";
 import { basePath } from "hono/route";
 import type { EmulatorContext } from "../core/context";
@@ -7,6 +6,7 @@ import type { ServiceEnv } from "../core/http";
 import { randomString } from "../core/random";
 import { readBody, str } from "./body";
 import { blobs } from "./blobs";
+import { CHECKSUM_ALGORITHMS, type StoredChecksum, algorithmNamed, checksumHeader, compositeChecksum, defaultChecksum, digest } from "./checksums";
 import { FILE_BUCKET, getObject, objectKey, putObject } from "./files";
 import { rng } from "./format";
 import { S3Error, allows, authenticate, s3Errors, type Principal } from "./s3-auth";
@@ -24,8 +24,9 @@ import type { MultipartUpload } from "./state";
 //   AbortMultipartUpload    DELETE /<b>/<k>?uploadId=U
 // plus the legacy browser form upload (`POST /<b>` with `key`, `policy`, `signature` and `file`
 // fields) that a prepare without `federationToken` describes. Bodies may come `aws-chunked` (the
-// SDK's streaming uploads with a trailing checksum); sha256 payload hashes, Content-MD5 and CRC32
-// checksums are verified as S3 does. Errors are S3's XML documents. Only the files bucket exists.
+// SDK's streaming uploads with a trailing checksum); sha256 payload hashes, Content-MD5 and the
+// CRC32, CRC64NVME, SHA1 and SHA256 checksums are verified as S3 does, and an object answers its
+// checksum when asked (checksums.ts). Errors are S3's XML documents. Only the files bucket exists.
 
 const XMLNS = "http://s3.amazonaws.com/doc/2006-03-01/";
 /** S3's minimum size of every part but the last. */
@@ -72,8 +73,12 @@ function decodeAwsChunked(body: Buffer): { data: Buffer; trailers: Record<string
   return { data: Buffer.concat(chunks), trailers };
 }
 
-/** The body of an upload, decoded and checked against the hashes and checksums the client sent. */
-async function uploadedBytes(c: Context<ServiceEnv>): Promise<Buffer> {
+/**
+ * The body of an upload, decoded and checked against the hashes and checksums the client sent,
+ * with the checksum the object (or part) keeps: the one the client sent (a header, or an
+ * `aws-chunked` trailer), if any.
+ */
+async function uploadedBytes(c: Context<ServiceEnv>): Promise<{ data: Buffer; checksum?: StoredChecksum }> {
   let data: Buffer = Buffer.from(await c.req.arrayBuffer());
   const checks: Record<string, string> = {};
   for (const [k, v] of c.req.raw.headers.entries()) if (k.startsWith("x-amz-checksum-") && k !== "x-amz-checksum-mode") checks[k] = v;
@@ -94,19 +99,18 @@ async function uploadedBytes(c: Context<ServiceEnv>): Promise<Buffer> {
   if (contentMd5 && md5(data).toString("base64") !== contentMd5) {
     throw new S3Error(400, "BadDigest", "The Content-MD5 you specified did not match what we received.");
   }
-  const crc = checks["x-amz-checksum-crc32"];
-  if (crc) {
-    const got = Buffer.alloc(4);
-    got.writeUInt32BE(crc32(data) >>> 0);
-    if (got.toString("base64") !== crc) throw new S3Error(400, "BadDigest", "The CRC32 you specified did not match the calculated checksum.");
-  }
-  for (const [name, algo] of [["x-amz-checksum-sha256", "sha256"], ["x-amz-checksum-sha1", "sha1"]] as const) {
-    const want = checks[name];
-    if (want && createHash(algo).update(data).digest("base64") !== want) {
-      throw new S3Error(400, "BadDigest", `The ${algo.toUpperCase()} you specified did not match the calculated checksum.`);
+  let kept: StoredChecksum | undefined;
+  for (const algorithm of CHECKSUM_ALGORITHMS) {
+    const want = checks[checksumHeader(algorithm)];
+    if (!want) continue;
+    // CRC32C is kept as sent: the emulator does not compute it.
+    const got = digest(algorithm, [data]);
+    if (got && got.toString("base64") !== want) {
+      throw new S3Error(400, "BadDigest", `The ${algorithm} you specified did not match the calculated checksum.`);
     }
+    kept ??= { algorithm, value: want, type: "FULL_OBJECT" };
   }
-  return data;
+  return kept ? { data, checksum: kept } : { data };
 }
 
 /** Content-Encoding to keep with the object: the transfer's `aws-chunked` removed. */
@@ -119,6 +123,21 @@ function storedEncoding(c: Context<ServiceEnv>): string | undefined {
 }
 
 const partBlob = (uploadId: string, partNumber: number): string => `multipart:${uploadId}/${partNumber}`;
+
+/**
+ * The checksum of a completed multipart upload that named an algorithm: composite (of its parts'
+ * checksums) or full-object, as CreateMultipartUpload asked; none without an algorithm (S3's
+ * default is then computed when first asked for) or when a part's checksum is unknown.
+ */
+function multipartChecksum(u: MultipartUpload, parts: Buffer[], partChecksums: string[]): StoredChecksum | undefined {
+  const algorithm = u.checksumAlgorithm;
+  if (!algorithm) return undefined;
+  if (u.checksumType === "FULL_OBJECT") {
+    const d = digest(algorithm, parts);
+    return d ? { algorithm, value: d.toString("base64"), type: "FULL_OBJECT" } : undefined;
+  }
+  return partChecksums.length === parts.length ? compositeChecksum(algorithm, partChecksums) : undefined;
+}
 
 export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
   const api = new Hono<ServiceEnv>();
@@ -153,7 +172,7 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
 
   api.put("/*", async (c) => {
     const { bucket, key, query } = await authorize(c);
-    const data = await uploadedBytes(c);
+    const { data, checksum } = await uploadedBytes(c);
     if (query.has("uploadId") || query.has("partNumber")) {
       const u = upload(query.get("uploadId"), bucket, key);
       const partNumber = Number(query.get("partNumber"));
@@ -162,11 +181,17 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
       }
       const etag = `"${md5(data).toString("hex")}"`;
       blobs(ctx).put(partBlob(u.uploadId, partNumber), data);
-      u.parts[String(partNumber)] = { etag, size: data.length };
+      // The part's checksum in the upload's algorithm: as sent, else computed.
+      const partChecksum = u.checksumAlgorithm
+        ? checksum?.algorithm === u.checksumAlgorithm
+          ? checksum.value
+          : digest(u.checksumAlgorithm, [data])?.toString("base64")
+        : undefined;
+      u.parts[String(partNumber)] = partChecksum ? { etag, size: data.length, checksum: partChecksum } : { etag, size: data.length };
       return c.body(null, 200, { ETag: etag });
     }
     const contentType = c.req.header("content-type") ?? "binary/octet-stream";
-    const stored = putObject(ctx, bucket, key, data, contentType, storedEncoding(c));
+    const stored = putObject(ctx, bucket, key, data, contentType, storedEncoding(c), undefined, checksum);
     return c.body(null, 200, { ETag: stored.etag ?? "" });
   });
 
@@ -176,6 +201,7 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
     const { bucket, key, query } = await authorize(c);
     if (query.has("uploads")) {
       const uploadId = randomString(rng(ctx), 64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+      const checksumAlgorithm = algorithmNamed(c.req.header("x-amz-checksum-algorithm"));
       ctx.state.storage.multipartUploads[uploadId] = {
         uploadId,
         bucket,
@@ -183,6 +209,13 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
         contentType: c.req.header("content-type") ?? "binary/octet-stream",
         contentEncoding: storedEncoding(c),
         initiated: new Date(ctx.now()).toISOString(),
+        ...(checksumAlgorithm
+          ? {
+              checksumAlgorithm,
+              // CRC64NVME is always a full-object checksum; the others are composite unless asked otherwise.
+              checksumType: checksumAlgorithm === "CRC64NVME" || c.req.header("x-amz-checksum-type") === "FULL_OBJECT" ? "FULL_OBJECT" : "COMPOSITE",
+            }
+          : {}),
         parts: {},
       };
       return c.body(xmlDoc("InitiateMultipartUploadResult", { Bucket: bucket, Key: key, UploadId: uploadId }), 200, { "Content-Type": "application/xml" });
@@ -197,6 +230,7 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
       const invalidPart = () =>
         new S3Error(400, "InvalidPart", "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.");
       const parts: Buffer[] = [];
+      const partChecksums: string[] = [];
       listed.forEach((p, i) => {
         if (i > 0 && p.partNumber <= listed[i - 1].partNumber) {
           throw new S3Error(400, "InvalidPartOrder", "The list of parts was not in ascending order. Parts must be ordered by part number.");
@@ -209,10 +243,11 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
           throw new S3Error(400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed object size.");
         }
         parts.push(bytes);
+        if (have.checksum) partChecksums.push(have.checksum);
       });
       const data = Buffer.concat(parts);
       const etag = `"${md5(Buffer.concat(parts.map(md5))).toString("hex")}-${parts.length}"`;
-      putObject(ctx, bucket, key, data, u.contentType, u.contentEncoding, etag);
+      putObject(ctx, bucket, key, data, u.contentType, u.contentEncoding, etag, multipartChecksum(u, parts, partChecksums));
       for (const n of Object.keys(u.parts)) blobs(ctx).delete(partBlob(u.uploadId, Number(n)));
       delete ctx.state.storage.multipartUploads[u.uploadId];
       const location = `${ctx.urls().files}/${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
@@ -261,6 +296,14 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
       "Accept-Ranges": "bytes",
     };
     if (meta.contentEncoding) headers["Content-Encoding"] = meta.contentEncoding;
+    // The checksum only when asked for (AWS S3 API reference, GetObject and HeadObject:
+    // x-amz-checksum-mode "To retrieve the checksum, this mode must be enabled"). S3's default
+    // checksum is computed here once, not on every upload (a load of a gigabyte need not pay for it).
+    if ((c.req.header("x-amz-checksum-mode") ?? "").toUpperCase() === "ENABLED") {
+      meta.checksum ??= defaultChecksum(data);
+      headers[checksumHeader(meta.checksum.algorithm)] = meta.checksum.value;
+      headers["x-amz-checksum-type"] = meta.checksum.type;
+    }
     if (c.req.method === "HEAD") return c.body(null, 200, headers);
     // A view of the stored bytes, not a copy (objects may be large).
     return c.body(new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.length), 200, headers);

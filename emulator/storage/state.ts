@@ -5,6 +5,7 @@
 import type { JsonValue } from "../core/context";
 import type { StoredColumnDefinition } from "../../keboola/storage";
 import type { StorageConfigRow, StorageJobResults } from "../../keboola/storage-answers";
+import type { ChecksumAlgorithm, StoredChecksum } from "./checksums";
 import type { ComponentRecord } from "./components";
 
 /** A metadata entry of a bucket or table (`GET .../metadata`). */
@@ -125,6 +126,8 @@ export interface StoredObject {
   size?: number;
   /** S3's ETag, quoted: the MD5 of the bytes, or for a multipart upload `<md5 of the part md5s>-<parts>`. */
   etag?: string;
+  /** The checksum the upload sent or S3 made (checksums.ts); S3's default is computed when first asked for. */
+  checksum?: StoredChecksum;
   /** State files of older emulators kept the bytes here. */
   contentBase64?: string;
 }
@@ -152,7 +155,11 @@ export interface MultipartUpload {
   contentType: string;
   contentEncoding?: string;
   initiated: string;
-  parts: Record<string, { etag: string; size: number }>;
+  /** The algorithm CreateMultipartUpload named (`x-amz-checksum-algorithm`) and its `x-amz-checksum-type`. */
+  checksumAlgorithm?: ChecksumAlgorithm;
+  checksumType?: "FULL_OBJECT" | "COMPOSITE";
+  /** Each part's ETag, size and, with an algorithm, its checksum. */
+  parts: Record<string, { etag: string; size: number; checksum?: string }>;
 }
 
 export interface StorageJobError {

@@ -27,8 +27,11 @@ export interface StorageTable {
   columns: string[];
   primaryKey: string[];
   isTyped?: boolean;
-  /** Typed tables only: the columns' native definitions. */
-  definition?: { primaryKeysNames?: string[]; columns: Array<{ name: string; definition: ColumnDefinition; basetype?: string }> };
+  /**
+   * In a table's detail: a typed table's columns with their native definitions, an untyped
+   * table's with an empty `definition` (`[]`, keboola/storage-answers.ts StorageUntypedColumn).
+   */
+  definition?: { primaryKeysNames?: string[]; columns: Array<{ name: string; definition: ColumnDefinition | []; basetype?: string }> };
   rowsCount?: number | null;
   dataSizeBytes?: number | null;
   lastImportDate?: string | null;

@@ -141,7 +141,8 @@ const tableIdOf = (p: { bucketId: string; name: string }) => `${p.bucketId}.${p.
 /** The declaration a table of the service amounts to (read, drift, export; never its data). */
 export function tableFromRemote(t: StorageTable) {
   const bucketId = t.id.split(".").slice(0, 2).join(".");
-  const definition = t.isTyped && t.definition ? Object.fromEntries(t.definition.columns.map((c) => [c.name, definitionFromRemote(c.definition)])) : undefined;
+  // Only a typed table declares types: an untyped table's detail lists its columns with empty definitions.
+  const definition = t.isTyped && t.definition ? Object.fromEntries(t.definition.columns.flatMap((c) => (Array.isArray(c.definition) ? [] : [[c.name, definitionFromRemote(c.definition)]]))) : undefined;
   return { bucketId, name: t.name, columns: [...t.columns], primaryKey: [...(t.primaryKey ?? [])], ...(definition ? { definition } : {}) };
 }
 

@@ -78,10 +78,21 @@ describe("typed tables", () => {
     expect(await bad(typedDefinition)).toMatchObject({ code: "storage.buckets.tableAlreadyExists" });
   });
 
-  it("creates an untyped table when no column has a type", async () => {
+  it("creates an untyped table when no column has a type; its detail lists the columns with empty definitions", async () => {
     const job = await accepted("POST", "/v2/storage/buckets/out.c-schema/tables-definition", { name: "plain", columns: [{ name: "a" }, { name: "b" }] });
     expect(job.results).toMatchObject({ isTyped: false, columns: ["a", "b"] });
-    expect(job.results.definition).toBeUndefined();
+    await accepted("POST", "/v2/storage/buckets/out.c-schema/tables-definition", { name: "keyed", primaryKeysNames: ["a"], columns: [{ name: "a" }, { name: "b" }] });
+    // keboola/keboola-sdk-go v2.21.0 pkg/keboola/storage_table_test.go: "The Storage API now returns a
+    // definition block even for untyped tables, with each column carrying an empty (non-object)
+    // definition" (storage_table_column_test.go: `{"name":"inward_issue_id","definition":[]}`);
+    // keboola/keboola-as-code test/cli/remote-create/table-interactive/expected-state.json.
+    const untyped = { primaryKeysNames: ["a"], columns: [{ name: "a", definition: [] }, { name: "b", definition: [] }] };
+    expect((await api("GET", "/v2/storage/tables/out.c-schema.keyed")).body).toMatchObject({ isTyped: false, definition: untyped });
+    expect((await api("GET", "/v2/storage/tables/out.c-schema.plain")).body.definition).toEqual({ ...untyped, primaryKeysNames: [] });
+    // The list has no definition, typed or not (keboola-as-code internal/pkg/utils/testproject/snapshot.go).
+    const listed = (await api("GET", "/v2/storage/buckets/out.c-schema/tables")).body as Array<Record<string, unknown>>;
+    expect(listed.map((t) => t.id).sort()).toEqual(["out.c-schema.keyed", "out.c-schema.orders", "out.c-schema.plain"]);
+    for (const t of listed) expect(t).not.toHaveProperty("definition");
   });
 
   it("loads a typed table only with its columns", async () => {
