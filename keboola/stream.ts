@@ -136,6 +136,65 @@ export interface StreamSink {
   disabled?: StreamDisabled;
 }
 
+/** A page of a list answer (design.go `PaginatedResponse`). */
+export interface StreamPage {
+  limit: number;
+  totalCount: number;
+  afterId: string;
+  lastId: string;
+}
+
+/** The versions of a source or a sink (design.go `EntityVersions`). */
+export interface StreamVersions {
+  versions: StreamVersion[];
+  page: StreamPage;
+}
+
+/** The statistics of one storage level, or of all of them (design.go `Level`); sizes in bytes. */
+export interface StreamStatisticsLevel {
+  firstRecordAt?: string;
+  lastRecordAt?: string;
+  recordsCount: number;
+  compressedSize: number;
+  uncompressedSize: number;
+}
+
+/** Only the levels holding any record are shown (design.go `Levels`). */
+export interface StreamStatisticsLevels {
+  local?: StreamStatisticsLevel;
+  staging?: StreamStatisticsLevel;
+  target?: StreamStatisticsLevel;
+}
+
+/** `GET .../statistics/total` (design.go `SinkStatisticsTotalResult`). */
+export interface StreamSinkStatisticsTotal {
+  total: StreamStatisticsLevel;
+  levels: StreamStatisticsLevels;
+}
+
+/** A file of a sink (design.go `SinkFile`); `total` is null while the file holds no record. */
+export interface StreamSinkFile {
+  state: "writing" | "closing" | "importing" | "imported";
+  openedAt: string;
+  closingAt?: string;
+  importingAt?: string;
+  importedAt?: string;
+  retryAttempt?: number;
+  retryReason?: string;
+  retryAfter?: string;
+  statistics?: { total: StreamStatisticsLevel | null; levels: StreamStatisticsLevels };
+}
+
+/** A sink in the aggregation answer: the sink with its statistics and files. */
+export interface StreamAggregatedSink extends StreamSink {
+  statistics?: StreamSinkStatisticsTotal & { files: StreamSinkFile[] };
+}
+
+/** A source in the aggregation answer (`GET .../aggregation/sources`): the source with its sinks. */
+export interface StreamAggregatedSource extends StreamSource {
+  sinks: StreamAggregatedSink[];
+}
+
 export interface StreamSetting {
   key: string;
   type: string;

@@ -80,6 +80,13 @@ export interface EmulatorOptions {
    * the state, so a restart from the state file lists them without the option.
    */
   components?: ComponentSpec[];
+  /**
+   * The public URLs the Stream service writes into its answers (task and object urls, the
+   * index's documentation link, sources' ingestion urls), as the real service's
+   * STREAM_API_PUBLIC_URL and STREAM_SOURCE_HTTP_PUBLIC_URL settings; by default the emulator's
+   * own `urls.stream` and `urls.streamIn`. Requests are still served at the emulator's address.
+   */
+  streamPublicUrls?: { api?: string; in?: string };
 }
 
 /** What every route module gets: the state and the shared mechanisms. */

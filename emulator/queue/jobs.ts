@@ -15,6 +15,7 @@ import { VariablesError, loadVariables, missingPlaceholdersError, render, resolv
 import { SHARED_CODE_COMPONENT, rowSharedCodeOf, sharedCodeOf } from "../../keboola/shared-code";
 import { CipherTextError, decryptForJob, encryptDocument, type JobCipherScope } from "../encryption/cipher";
 import { runsFlow, startFlow, taskJobFinished } from "./flow";
+import { APPLICATION_ERROR_MESSAGE, runComponent } from "./components";
 
 // Queue jobs: created (`created`), then `waiting`, `processing` after half of taskDurationMs,
 // and finished after taskDurationMs: the configuration (and its enabled rows, or the
@@ -34,6 +35,8 @@ import { runsFlow, startFlow, taskJobFinished } from "./flow";
 //   `decryptConfiguration`; see encryption/cipher.ts `decryptForJob` for the scopes accepted); a
 //   value that does not decrypt fails the job with object-encryptor's message as `result.message`
 //   (a user error). What the component got is kept in memory only (`jobInputs`), never in state.
+// The component itself is not run: it succeeds, unless components.ts knows what it does with its
+// configuration (keboola.runner-config-test).
 // Fault injection: `failTasks` may name a job id, `queue.job` or a component id.
 // Jobs of keboola.flow / keboola.orchestrator with a configuration run its phases instead (flow.ts).
 
@@ -244,8 +247,10 @@ function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
   const branchId = Number(job.branchId);
   if (!job.config) {
     const configuration = job.configData ?? {};
-    keepInputs(ctx, job.id, decryptInputs(ctx, job, branchId, { configuration, state: {}, rows: [] }));
+    const inputs = decryptInputs(ctx, job, branchId, { configuration, state: {}, rows: [] });
+    keepInputs(ctx, job.id, inputs);
     ctx.state.queue.resolved[job.id] = { configuration, rows: [], variables: {} };
+    runOrFail(job, inputs);
     return null;
   }
   const cfg = findConfig(ctx, branchId, job.component, job.config);
@@ -292,7 +297,14 @@ function run(ctx: EmulatorContext, job: QueueJobRecord): string | null {
   });
   keepInputs(ctx, job.id, inputs);
   ctx.state.queue.resolved[job.id] = { configuration, rows, variables: values ?? {} };
+  runOrFail(job, inputs);
   return String(cfg.version);
+}
+
+/** The component runs on what it got (components.ts); its failure fails the job. */
+function runOrFail(job: QueueJobRecord, inputs: JobInputs): void {
+  const failure = runComponent(job.component, inputs);
+  if (failure) throw new JobError(failure.message, failure.type);
 }
 
 /** The arguments of a job's deferred steps (createQueueJob). */
@@ -335,7 +347,7 @@ export function registerQueueJobHandlers(ctx: EmulatorContext): void {
     try {
       const faults = ctx.faults();
       if (taskShouldFail(faults, job.id, "queue.job") || taskShouldFail(faults, job.id, job.component)) {
-        throw new JobError("Internal Server Error occurred.", "application");
+        throw new JobError(APPLICATION_ERROR_MESSAGE, "application");
       }
       const configVersion = run(ctx, job);
       job.status = "success";

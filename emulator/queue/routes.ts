@@ -4,6 +4,7 @@ import type { EmulatorContext } from "../core/context";
 import type { NodeBindings } from "../core/http";
 import type { TokenRecord } from "../core/tokens";
 import { list, readQuery, setFormValue, str } from "../storage/body";
+import { noRouteMessage } from "../core/api-error-control";
 import { QueueHttpError, queueErrorResponse } from "./errors";
 import { createQueueJob, queueJobJson, registerQueueJobHandlers } from "./jobs";
 import { isRecord } from "../../keboola/json";
@@ -96,9 +97,19 @@ export function queueApp(ctx: EmulatorContext): Hono<QueueEnv> {
   api.get("/jobs", authenticated, listJobs);
   api.get("/search/jobs", authenticated, listJobs);
 
-  // Symfony's answer for unknown routes (no token needed).
+  // Symfony's router, before authentication: a known path with another method is 405 with the
+  // methods it allows, any other path 404 (RouterListener's messages, rendered by
+  // api-error-control like every error: see core/api-error-control.ts). The paths and their
+  // methods are the Job Queue API's (job-queue-api 1.3.8: `/jobs` GET and POST, `/jobs/{jobId}`
+  // GET, `/search/jobs` GET; copy in api-evangelist/keboola openapi/keboola-queue-api-openapi.yml).
+  const otherMethod = (allowed: string[]) => (c: Context<QueueEnv>) => {
+    throw new QueueHttpError(405, noRouteMessage(c.req.method, c.req.url, allowed));
+  };
+  api.all("/jobs", otherMethod(["GET", "POST"]));
+  api.all("/jobs/:jobId", otherMethod(["GET"]));
+  api.all("/search/jobs", otherMethod(["GET"]));
   api.all("*", (c) => {
-    throw new QueueHttpError(404, `No route found for "${c.req.method} ${c.req.url}"`);
+    throw new QueueHttpError(404, noRouteMessage(c.req.method, c.req.url));
   });
 
   api.onError((err, c) => {

@@ -45,11 +45,25 @@ export function applicationError(ctx: EmulatorContext, code = "internalError"): 
   return new StreamError(500, `stream.api.${code}`, DEFAULT_ERROR_MESSAGE.replace("%s", exceptionId), exceptionId);
 }
 
-export const notFound = (what: "source" | "sink" | "branch", id: string, where: string): StreamError =>
-  apiError(404, `${what}NotFound`, `${what} "${id}" not found in the ${where}`);
+/** The error writer's name of an error: `"source version"` -> `"sourceVersion"` (lower camel case). */
+const lowerCamel = (words: string): string =>
+  words
+    .split(" ")
+    .map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1)))
+    .join("");
+
+/**
+ * ResourceNotFoundError (keboola-as-code internal/pkg/service/common/errors/resourcenotfound.go):
+ * `stream.api.<what>NotFound`, e.g. "source", "deleted sink", "source version".
+ */
+export const notFound = (what: string, id: string, where: string): StreamError =>
+  apiError(404, `${lowerCamel(what)}NotFound`, `${what} "${id}" not found in the ${where}`);
 
 export const alreadyExists = (what: "source" | "sink", id: string, where: string): StreamError =>
   apiError(409, `${what}AlreadyExists`, `${what} "${id}" already exists in the ${where}`);
+
+/** No route for the path (the router's not-found handler, EndpointNotFoundError). */
+export const endpointNotFound = (path: string): StreamError => apiError(404, "endpointNotFound", `no endpoint found for path "${path}"`);
 
 export const badRequest = (message: string): StreamError => apiError(400, "badRequest", message);
 

@@ -6,7 +6,9 @@ import { StreamError } from "./errors";
 import { asSentence, goQuote } from "./gofmt";
 import { clientIp, ColumnError, headersOf, MappedRecord, mapRow } from "./mapping";
 import { prettyJSONResponse } from "./respond";
+import { writingFile } from "./files";
 import { effectiveSetting } from "./settings";
+import { countRecord } from "./stats";
 import { sinksOf } from "./store";
 import { streamState, type ColumnRecord, type SinkRecord, type SourceRecord } from "./state";
 import { rawHeaders, remoteAddress, signalAccepted } from "./testendpoint";
@@ -16,7 +18,8 @@ import { rawHeaders, remoteAddress, signalAccepted } from "./testendpoint";
 // The real service writes each record to a local CSV slice, uploads slices to a staging file and
 // imports files into the table when the trigger settings say so. The emulator skips the local and
 // staging levels: the settings are stored and validated, but every accepted record is appended to
-// the destination table at once, so a test can read it right after the POST.
+// the destination table at once, so a test can read it right after the POST; the sink's
+// statistics count it at the target level of its open file (stats.ts).
 
 const SERVER_HEADER = "Keboola/Stream/HTTPSource";
 const INGEST = "/stream/:projectId/:sourceId/:secret";
@@ -68,12 +71,17 @@ function writeToSink(ctx: EmulatorContext, source: SourceRecord, sink: SinkRecor
     const row: Record<string, string> = {};
     sink.table.mapping.columns.forEach((col, i) => (row[col.name] = values[i]));
     appendRows(table, [row], record.input.receivedAt);
+    const file = writingFile(ctx, sink);
+    if (file) countRecord(ctx, file, record.input.receivedAt, Buffer.byteLength(csvLine(values)));
   }
   const wait = effectiveSetting("storage.level.local.encoding.sync.wait", source.config, sink.config) !== false;
   return wait
     ? { sinkId: sink.sinkId, statusCode: 200, message: "processed" }
     : { sinkId: sink.sinkId, statusCode: 202, message: "accepted" };
 }
+
+/** The record as a CSV line (every value quoted), the size the statistics count. */
+const csvLine = (values: string[]): string => `${values.map((v) => `"${v.replace(/"/g, '""')}"`).join(",")}\n`;
 
 function summary(all: number, ok: number): string {
   if (all === 0) return "No enabled sink found.";

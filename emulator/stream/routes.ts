@@ -2,8 +2,10 @@ import { Hono, type Context } from "hono";
 import { basePath } from "hono/route";
 import type { EmulatorContext } from "../core/context";
 import type { ServiceEnv } from "../core/http";
-import { apiError, applicationError, StreamError } from "./errors";
+import { aggregationSources } from "./aggregation";
+import { applicationError, endpointNotFound, StreamError } from "./errors";
 import { authenticate, decode, endpoint } from "./request";
+import { streamPublicUrls } from "./public-urls";
 import { jsonResponse } from "./respond";
 import { NullSettingValue } from "./settings";
 import {
@@ -29,15 +31,27 @@ import {
   updateSource,
   updateSourceSettings,
 } from "./sources";
+import { sinkStatisticsClear, sinkStatisticsFiles, sinkStatisticsTotal, sourceStatisticsClear } from "./statistics";
 import { getTask, registerTaskRunner, TaskLockError, taskView } from "./tasks";
 import { testSource } from "./testendpoint";
+import { listDeletedSinks, listDeletedSources, registerUndeleteTasks, undeleteSink, undeleteSource } from "./undelete";
+import {
+  listSinkVersions,
+  listSourceVersions,
+  registerVersionTasks,
+  rollbackSinkVersion,
+  rollbackSourceVersion,
+  sinkVersionDetail,
+  sourceVersionDetail,
+} from "./versions";
 
 // The Stream API, mounted at the path of `ctx.urls().stream` (a real stack serves it at
 // `https://stream.<stack>`). Each resource path lists its methods, then answers any other method
 // as Goa's mux does: 405 with the methods it allows, or the CORS preflight for OPTIONS. Unknown
 // paths are `endpointNotFound`. Every error is thrown and rendered by the app's onError.
 
-const SOURCES = "/v1/branches/:branchId/sources";
+const BRANCH = "/v1/branches/:branchId";
+const SOURCES = `${BRANCH}/sources`;
 const SOURCE = `${SOURCES}/:sourceId`;
 const SINKS = `${SOURCE}/sinks`;
 const SINK = `${SINKS}/:sinkId`;
@@ -57,6 +71,11 @@ function corsPreflight(): Response {
 const otherMethod = (allow: string) => (c: Context<ServiceEnv>) =>
   c.req.method === "OPTIONS" ? corsPreflight() : c.body(null, 405, { Allow: allow });
 
+/** The router's answer for a path without an endpoint (the path below the API's mount). */
+function notFoundEndpoint(c: Context<ServiceEnv>): never {
+  throw endpointNotFound(new URL(c.req.url).pathname.slice(basePath(c).length) || "/");
+}
+
 /** `GET /v1/tasks/{taskId}` (the id has slashes): project scope, no branch. */
 const getTaskEndpoint = (ctx: EmulatorContext) =>
   endpoint.createHandlers(
@@ -75,6 +94,8 @@ const getTaskEndpoint = (ctx: EmulatorContext) =>
 export function streamApp(ctx: EmulatorContext): Hono<ServiceEnv> {
   registerSourceTasks();
   registerSinkTasks();
+  registerVersionTasks();
+  registerUndeleteTasks();
   registerTaskRunner(ctx);
 
   const api = new Hono<ServiceEnv>();
@@ -84,12 +105,16 @@ export function streamApp(ctx: EmulatorContext): Hono<ServiceEnv> {
   api.get("/health-check", (c) => c.body("OK", 200, { "Content-Type": "text/plain" }));
 
   api
-    .get("/v1", () => jsonResponse(200, { api: "stream", documentation: `${ctx.urls().stream}/v1/documentation` }))
+    .get("/v1", () => jsonResponse(200, { api: "stream", documentation: `${streamPublicUrls(ctx).api}/v1/documentation` }))
     .all(otherMethod("GET"));
   api
     .get(SOURCES, ...listSources(ctx))
     .post(...createSource(ctx))
     .all(otherMethod("GET, POST"));
+  // Static segments before the parameter of the same place ("deleted" is no source id), as the
+  // real router (httptreemux) prefers them.
+  api.get(`${SOURCES}/deleted`, ...listDeletedSources(ctx)).all(otherMethod("GET"));
+  api.get(`${BRANCH}/aggregation/sources`, ...aggregationSources(ctx)).all(otherMethod("GET"));
   api
     .get(SOURCE, ...getSource(ctx))
     .patch(...updateSource(ctx))
@@ -103,10 +128,16 @@ export function streamApp(ctx: EmulatorContext): Hono<ServiceEnv> {
   api.post(`${SOURCE}/rotate-secret`, ...rotateSourceSecret(ctx)).all(otherMethod("POST"));
   api.put(`${SOURCE}/disable`, ...switchSource(ctx, false)).all(otherMethod("PUT"));
   api.put(`${SOURCE}/enable`, ...switchSource(ctx, true)).all(otherMethod("PUT"));
+  api.put(`${SOURCE}/undelete`, ...undeleteSource(ctx)).all(otherMethod("PUT"));
+  api.delete(`${SOURCE}/statistics/clear`, ...sourceStatisticsClear(ctx)).all(otherMethod("DELETE"));
+  api.get(`${SOURCE}/versions`, ...listSourceVersions(ctx)).all(otherMethod("GET"));
+  api.get(`${SOURCE}/versions/:versionNumber`, ...sourceVersionDetail(ctx)).all(otherMethod("GET"));
+  api.put(`${SOURCE}/versions/:versionNumber/rollback`, ...rollbackSourceVersion(ctx)).all(otherMethod("PUT"));
   api
     .get(SINKS, ...listSinks(ctx))
     .post(...createSink(ctx))
     .all(otherMethod("GET, POST"));
+  api.get(`${SINKS}/deleted`, ...listDeletedSinks(ctx)).all(otherMethod("GET"));
   api
     .get(SINK, ...getSink(ctx))
     .patch(...updateSink(ctx))
@@ -118,13 +149,20 @@ export function streamApp(ctx: EmulatorContext): Hono<ServiceEnv> {
     .all(otherMethod("GET, PATCH"));
   api.put(`${SINK}/disable`, ...switchSink(ctx, false)).all(otherMethod("PUT"));
   api.put(`${SINK}/enable`, ...switchSink(ctx, true)).all(otherMethod("PUT"));
+  api.put(`${SINK}/undelete`, ...undeleteSink(ctx)).all(otherMethod("PUT"));
+  api.get(`${SINK}/statistics/total`, ...sinkStatisticsTotal(ctx)).all(otherMethod("GET"));
+  api.get(`${SINK}/statistics/files`, ...sinkStatisticsFiles(ctx)).all(otherMethod("GET"));
+  api.delete(`${SINK}/statistics/clear`, ...sinkStatisticsClear(ctx)).all(otherMethod("DELETE"));
+  api.get(`${SINK}/versions`, ...listSinkVersions(ctx)).all(otherMethod("GET"));
+  api.get(`${SINK}/versions/:versionNumber`, ...sinkVersionDetail(ctx)).all(otherMethod("GET"));
+  api.put(`${SINK}/versions/:versionNumber/rollback`, ...rollbackSinkVersion(ctx)).all(otherMethod("PUT"));
+  // The router's catch-all `/v1/tasks/*taskId` does not match an empty id: "/v1/tasks/" has no endpoint.
+  api.all("/v1/tasks", notFoundEndpoint);
+  api.all("/v1/tasks/", notFoundEndpoint);
   api.get("/v1/tasks/*", ...getTaskEndpoint(ctx));
-  api.all("/v1/tasks/:taskId{.*}", otherMethod("GET"));
+  api.all("/v1/tasks/:taskId{.+}", otherMethod("GET"));
 
-  api.all("*", (c) => {
-    const path = new URL(c.req.url).pathname.slice(basePath(c).length) || "/";
-    throw apiError(404, "endpointNotFound", `no endpoint found for path "${path}"`);
-  });
+  api.all("*", notFoundEndpoint);
 
   api.onError((err) => {
     if (err instanceof StreamError) return err.response();

@@ -8,7 +8,7 @@ import { templateCompileError } from "./mapping";
 import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { checkSettingsPatch, dumpSettings, effectiveSettingsValid, mergeSettings } from "./settings";
-import { ensureSinkTable, issueSinkToken, revokeSinkToken, tableIdError } from "./sinkstorage";
+import { ensureSinkTable, sinkActivated, sinkDeactivated, tableIdError, type SinkSave } from "./sinkstorage";
 import { mustGetSource, pageParams, settingsPatchBody } from "./sources";
 import { activeSink, activeSource, findSink, MAX_SINKS_PER_SOURCE, nextVersion, sinkKey, sinksOf } from "./store";
 import { streamState, type ColumnRecord, type SinkPatch, type SinkRecord, type TaskRecord } from "./state";
@@ -20,7 +20,7 @@ import { paginate, sinkView } from "./views";
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-function idParams(c: Context, errs: GoaErrors, withSink = true): { sourceId: string; sinkId: string } {
+export function idParams(c: Context, errs: GoaErrors, withSink = true): { sourceId: string; sinkId: string } {
   const sourceId = c.req.param("sourceId") ?? "";
   validateIdParam(errs, "sourceId", sourceId);
   const sinkId = withSink ? (c.req.param("sinkId") ?? "") : "";
@@ -29,7 +29,7 @@ function idParams(c: Context, errs: GoaErrors, withSink = true): { sourceId: str
 }
 
 /** The source must exist, then the sink (the real "sink must exist" check). */
-function mustExistSink(ctx: EmulatorContext, branchId: number, sourceId: string, sinkId: string): SinkRecord {
+export function mustExistSink(ctx: EmulatorContext, branchId: number, sourceId: string, sinkId: string): SinkRecord {
   mustGetSource(ctx, branchId, sourceId);
   return mustGetSinkOnly(ctx, branchId, sourceId, sinkId);
 }
@@ -255,21 +255,22 @@ export const updateSinkSettings = (ctx: EmulatorContext) =>
 
 // ---- Task operations ----------------------------------------------------------------------------
 
-function taskSink(ctx: EmulatorContext, task: TaskRecord): SinkRecord {
+export function taskSink(ctx: EmulatorContext, task: TaskRecord): SinkRecord {
   const sink = activeSink(ctx, task.branchId, task.sourceId, task.sinkId ?? "");
   if (!sink) throw new TaskFailure(`Sink "${task.sinkId}" not found in the source.`);
   return sink;
 }
 
 /**
- * A sink opens a new file: the effective settings must be valid (the real service fails with an
- * error without a user message), the table must fit the mapping, and a new token is issued.
+ * A sink becomes active or an active one changes: the effective settings must be valid (the real
+ * service fails with an error without a user message), the table must fit the mapping; then it
+ * gets a new token and a new file (sinkstorage.ts sinkActivated).
  */
-function activate(ctx: EmulatorContext, sink: SinkRecord, now: number): void {
+export function activate(ctx: EmulatorContext, sink: SinkRecord, now: number, save: SinkSave): void {
   const source = activeSource(ctx, sink.branchId, sink.sourceId);
   if (!effectiveSettingsValid(source?.config ?? [], sink.config)) throw new TaskFailure(UNKNOWN_ERROR);
   ensureSinkTable(ctx, sink);
-  issueSinkToken(ctx, sink, now);
+  sinkActivated(ctx, sink, now, save);
 }
 
 function createSinkOp(ctx: EmulatorContext, task: TaskRecord, now: number): TaskSuccess {
@@ -293,7 +294,7 @@ function createSinkOp(ctx: EmulatorContext, task: TaskRecord, now: number): Task
   } else {
     created.version = { number: 0, hash: "", description: "", at, by: task.by };
   }
-  activate(ctx, created, now);
+  activate(ctx, created, now, "activation");
   created.version = nextVersion(created, at, task.by, "New sink.");
   streamState(ctx.state).sinks[sinkKey(task.branchId, task.sourceId, input.sinkId)] = created;
   return { result: "Sink has been created successfully." };
@@ -314,7 +315,7 @@ function updateSinkOp(ctx: EmulatorContext, task: TaskRecord, now: number): Task
     if (patch.table.tableId === undefined) throw new TaskFailure(UNKNOWN_ERROR);
     updated.table.tableId = patch.table.tableId;
   }
-  if (!updated.disabled) activate(ctx, updated, now);
+  if (!updated.disabled) activate(ctx, updated, now, "modification");
   updated.version = nextVersion(updated, isoTime(now), task.by, changeDescription);
   Object.assign(sink, updated);
   return { result: "Sink has been updated successfully." };
@@ -323,7 +324,7 @@ function updateSinkOp(ctx: EmulatorContext, task: TaskRecord, now: number): Task
 function deleteSinkOp(ctx: EmulatorContext, task: TaskRecord, now: number): TaskSuccess {
   const sink = taskSink(ctx, task);
   sink.deleted = { at: isoTime(now), by: task.by, directly: true };
-  revokeSinkToken(ctx, sink);
+  sinkDeactivated(ctx, sink, now);
   return { result: "Sink has been deleted successfully." };
 }
 
@@ -333,7 +334,7 @@ function disableSinkOp(ctx: EmulatorContext, task: TaskRecord, now: number): Tas
     const at = isoTime(now);
     sink.disabled = { at, by: task.by, reason: "API", directly: true };
     sink.version = nextVersion(sink, at, task.by, "Disabled.");
-    revokeSinkToken(ctx, sink);
+    sinkDeactivated(ctx, sink, now);
   }
   return { result: "Sink has been disabled successfully." };
 }
@@ -342,7 +343,7 @@ function enableSinkOp(ctx: EmulatorContext, task: TaskRecord, now: number): Task
   const sink = taskSink(ctx, task);
   // Only a sink disabled directly is enabled (one disabled with its source follows the source).
   if (sink.disabled?.directly) {
-    activate(ctx, sink, now);
+    activate(ctx, sink, now, "activation");
     delete sink.disabled;
     sink.version = nextVersion(sink, isoTime(now), task.by, "Enabled.");
   }
@@ -354,7 +355,7 @@ function updateSinkSettingsOp(ctx: EmulatorContext, task: TaskRecord, now: numbe
   const sink = taskSink(ctx, task);
   const updated = structuredClone(sink);
   updated.config = mergeSettings(sink.config, task.operation.patch);
-  if (!updated.disabled) activate(ctx, updated, now);
+  if (!updated.disabled) activate(ctx, updated, now, "modification");
   updated.version = nextVersion(updated, isoTime(now), task.by, task.operation.changeDescription);
   Object.assign(sink, updated);
   return { result: "Sink settings have been updated successfully." };

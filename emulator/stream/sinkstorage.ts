@@ -2,6 +2,7 @@ import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
 import { ensureTable, getTable, parseTableId } from "../storage/tables";
 import { asSentence, goJSONStrings, goQuote } from "./gofmt";
+import { closeSinkFiles, openSinkFile } from "./files";
 import { isoTime } from "./ids";
 import { sinkKey } from "./store";
 import { streamState, type SinkRecord } from "./state";
@@ -70,4 +71,22 @@ export function issueSinkToken(ctx: EmulatorContext, sink: SinkRecord, atMs: num
 
 export function revokeSinkToken(ctx: EmulatorContext, sink: SinkRecord): void {
   delete streamState(ctx.state).sinkTokens[sinkKey(sink.branchId, sink.sourceId, sink.sinkId)];
+}
+
+/** Whether a sink becomes active (created, enabled, undeleted) or an active one changes. */
+export type SinkSave = "activation" | "modification";
+
+/**
+ * A sink becomes active or an active one changes: it gets a new token and a new file (a change
+ * rotates: the writing file is closed).
+ */
+export function sinkActivated(ctx: EmulatorContext, sink: SinkRecord, nowMs: number, save: SinkSave): void {
+  issueSinkToken(ctx, sink, nowMs);
+  openSinkFile(ctx, sink, nowMs, save === "modification");
+}
+
+/** A sink stops being active (disabled, deleted): its token is removed, its writing files closed. */
+export function sinkDeactivated(ctx: EmulatorContext, sink: SinkRecord, nowMs: number): void {
+  revokeSinkToken(ctx, sink);
+  closeSinkFiles(ctx, sink, nowMs);
 }

@@ -8,13 +8,15 @@ import { isoTime, newSourceSecret, normalizeName } from "./ids";
 import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { checkSettingsPatch, dumpSettings, effectiveSettingsValid, mergeSettings } from "./settings";
-import { ensureSinkTable, issueSinkToken, revokeSinkToken } from "./sinkstorage";
+import { ensureSinkTable, sinkActivated, sinkDeactivated } from "./sinkstorage";
 import {
   activeSource,
   activeSources,
   findSource,
   MAX_SOURCES_PER_BRANCH,
   nextVersion,
+  purgeVersions,
+  saveVersions,
   sinkKey,
   sinksOf,
   sourceKey,
@@ -29,7 +31,7 @@ import { paginate, sourceView } from "./views";
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /** Path parameter sourceId: validated while decoding (1..48 characters). */
-function sourceIdParam(c: Context, errs: GoaErrors): string {
+export function sourceIdParam(c: Context, errs: GoaErrors): string {
   const id = c.req.param("sourceId") ?? "";
   validateIdParam(errs, "sourceId", id);
   return id;
@@ -189,11 +191,12 @@ export const rotateSourceSecret = (ctx: EmulatorContext) =>
     const source = mustGetSource(ctx, scope.branchId, input.sourceId);
     source.secret = newSourceSecret(ctx);
     source.version = nextVersion(source, isoTime(ctx.now()), scope.auth.by, "Rotated secret.");
+    saveVersions(ctx, scope.branchId, source.sourceId);
     return jsonResponse(200, sourceView(ctx, source));
   });
 
 /** Go's strconv.ParseBool. */
-function parseGoBool(s: string): boolean | undefined {
+export function parseGoBool(s: string): boolean | undefined {
   if (["1", "t", "T", "TRUE", "true", "True"].includes(s)) return true;
   if (["0", "f", "F", "FALSE", "false", "False"].includes(s)) return false;
   return undefined;
@@ -250,7 +253,7 @@ export const updateSourceSettings = (ctx: EmulatorContext) =>
 
 // ---- Task operations ----------------------------------------------------------------------------
 
-function taskSource(ctx: EmulatorContext, task: TaskRecord): SourceRecord {
+export function taskSource(ctx: EmulatorContext, task: TaskRecord): SourceRecord {
   const source = activeSource(ctx, task.branchId, task.sourceId);
   if (!source) throw new TaskFailure(`Source "${task.sourceId}" not found in the branch.`);
   return source;
@@ -306,7 +309,7 @@ function deleteSourceOp(ctx: EmulatorContext, task: TaskRecord, now: number): Ta
     source.deleted = { at, by: task.by, directly: true };
     for (const sink of sinksOf(ctx, source.branchId, source.sourceId)) {
       sink.deleted = { at, by: task.by, directly: false };
-      revokeSinkToken(ctx, sink);
+      sinkDeactivated(ctx, sink, now);
     }
     return { result: "Source has been deleted successfully." };
   }
@@ -315,7 +318,7 @@ function deleteSourceOp(ctx: EmulatorContext, task: TaskRecord, now: number): Ta
   const sinks = sinksOf(ctx, source.branchId, source.sourceId, true);
   const buckets = new Set<string>();
   for (const sink of sinks) {
-    revokeSinkToken(ctx, sink);
+    sinkDeactivated(ctx, sink, now);
     delete state.sinks[sinkKey(sink.branchId, sink.sourceId, sink.sinkId)];
     const parsed = parseTableId(sink.table.tableId);
     deleteTable(ctx, sink.branchId, sink.table.tableId);
@@ -326,6 +329,7 @@ function deleteSourceOp(ctx: EmulatorContext, task: TaskRecord, now: number): Ta
     deleteBucket(ctx, source.branchId, bucketId);
   }
   delete state.sources[sourceKey(source.branchId, source.sourceId)];
+  purgeVersions(ctx, source.branchId, source.sourceId);
   return { result: "Source and its destination tables and bucket have been deleted." };
 }
 
@@ -338,7 +342,7 @@ function disableSourceOp(ctx: EmulatorContext, task: TaskRecord, now: number): T
     for (const sink of sinksOf(ctx, source.branchId, source.sourceId)) {
       if (sink.disabled) continue;
       sink.disabled = { at, by: task.by, reason: AUTO_DISABLED_WITH_SOURCE, directly: false };
-      revokeSinkToken(ctx, sink);
+      sinkDeactivated(ctx, sink, now);
     }
   }
   return { result: "Source has been disabled successfully." };
@@ -358,7 +362,7 @@ function enableSourceOp(ctx: EmulatorContext, task: TaskRecord, now: number): Ta
     source.version = nextVersion(source, at, task.by, "Enabled.");
     for (const sink of sinks) {
       delete sink.disabled;
-      issueSinkToken(ctx, sink, now);
+      sinkActivated(ctx, sink, now, "activation");
     }
   }
   return { result: "Source has been enabled successfully." };

@@ -118,7 +118,11 @@ export type TaskOperation =
   | { kind: "deleteSink" }
   | { kind: "disableSink" }
   | { kind: "enableSink" }
-  | { kind: "updateSinkSettings"; patch: SettingPatchKV[]; changeDescription: string };
+  | { kind: "updateSinkSettings"; patch: SettingPatchKV[]; changeDescription: string }
+  | { kind: "rollbackSource"; number: number }
+  | { kind: "rollbackSink"; number: number }
+  | { kind: "undeleteSource" }
+  | { kind: "undeleteSink" };
 
 export interface SourcePatch {
   name?: string;
@@ -161,23 +165,109 @@ export interface TaskOutputs {
   sinkId?: string;
 }
 
+/** The storage levels of the real service: a record is written locally, uploaded to staging, imported into the table. */
+export type StorageLevel = "local" | "staging" | "target";
+
+/**
+ * A file of a sink, as the real service's storage keeps it (`storage/file/all/...`): one file at
+ * a time is "writing"; it is closed when the sink is deactivated or changed, then imported.
+ */
+export interface FileRecord {
+  branchId: number;
+  sourceId: string;
+  sinkId: string;
+  /** Its id: when it was opened. */
+  openedAt: string;
+  state: "writing" | "closing" | "importing" | "imported";
+  closingAt?: string;
+  importingAt?: string;
+  importedAt?: string;
+  retryAttempt?: number;
+  retryReason?: string;
+  retryAfter?: string;
+}
+
+/** A statistics value (`statistics.Value`), sizes in bytes. */
+export interface StatsValue {
+  slicesCount?: number;
+  firstRecordAt?: string;
+  lastRecordAt?: string;
+  recordsCount: number;
+  uncompressedSize: number;
+  compressedSize: number;
+  stagingSize?: number;
+}
+
+/** The statistics of one slice of a file at one level (`storage/stats/<level>/.../<file>/<slice>`). */
+export interface StatsRecord {
+  level: StorageLevel;
+  branchId: number;
+  sourceId: string;
+  sinkId: string;
+  /** The file (its openedAt) the slice belongs to. */
+  fileOpenedAt: string;
+  /** The rest of the key: the volume, the slice and the node. */
+  slice: string;
+  value: StatsValue;
+}
+
+/** The last statistics reset of a sink: what its target level held then (`.../~reset`). */
+export interface StatsResetRecord {
+  resetAt: string;
+  value: StatsValue;
+}
+
 export interface StreamState {
   /** Keyed by `<branchId>/<sourceId>`. */
   sources: Record<string, SourceRecord>;
   /** Keyed by `<branchId>/<sourceId>/<sinkId>`. */
   sinks: Record<string, SinkRecord>;
+  /**
+   * Every saved version of each source, keyed by `<branchId>/<sourceId>`, then by number: the state
+   * of its last save with that number (the real service writes the version key on every save of
+   * an entity that is not deleted).
+   */
+  sourceVersions: Record<string, Record<string, SourceRecord>>;
+  /** Likewise for sinks, keyed by `<branchId>/<sourceId>/<sinkId>`. */
+  sinkVersions: Record<string, Record<string, SinkRecord>>;
   /** Keyed by `<branchId>/<sourceId>/<sinkId>`; absent while the sink is disabled or deleted. */
   sinkTokens: Record<string, SinkTokenRecord>;
+  /** Keyed by `<branchId>/<sourceId>/<sinkId>/<openedAt>`. */
+  files: Record<string, FileRecord>;
+  /** Keyed by `<level>/<branchId>/<sourceId>/<sinkId>/<fileOpenedAt>/<slice>`. */
+  stats: Record<string, StatsRecord>;
+  /** Keyed by `<branchId>/<sourceId>/<sinkId>`. */
+  statsResets: Record<string, StatsResetRecord>;
   /** Keyed by task id. */
   tasks: Record<string, TaskRecord>;
 }
 
 export function initialStreamState(): StreamState {
-  return { sources: {}, sinks: {}, sinkTokens: {}, tasks: {} };
+  return {
+    sources: {},
+    sinks: {},
+    sourceVersions: {},
+    sinkVersions: {},
+    sinkTokens: {},
+    files: {},
+    stats: {},
+    statsResets: {},
+    tasks: {},
+  };
 }
 
 /** Older state files may miss collections added later: they are added, empty. */
 export function streamState(state: { stream: Partial<StreamState> }): StreamState {
   const s = state.stream;
-  return { sources: (s.sources ??= {}), sinks: (s.sinks ??= {}), sinkTokens: (s.sinkTokens ??= {}), tasks: (s.tasks ??= {}) };
+  return {
+    sources: (s.sources ??= {}),
+    sinks: (s.sinks ??= {}),
+    sourceVersions: (s.sourceVersions ??= {}),
+    sinkVersions: (s.sinkVersions ??= {}),
+    sinkTokens: (s.sinkTokens ??= {}),
+    files: (s.files ??= {}),
+    stats: (s.stats ??= {}),
+    statsResets: (s.statsResets ??= {}),
+    tasks: (s.tasks ??= {}),
+  };
 }

@@ -58,3 +58,43 @@ export function nextVersion(entity: SourceRecord | SinkRecord, at: string, by: B
     by,
   };
 }
+
+// ---- Versions ---------------------------------------------------------------------------------
+// The real repository writes an entity's version key (`definition/<kind>/version/.../<number>`) on
+// every save of the entity while it is not deleted (keboola-as-code
+// internal/pkg/service/stream/definition/repository/{source,sink}/*_repo.go, `save`). A save
+// without a new number (a sink disabled with its source) overwrites that number's state.
+
+const versionKey = (n: number) => String(n);
+
+/**
+ * Saves the current state of the source and of its sinks that are not deleted as their current
+ * versions. Called after every change (a task's operation, a secret rotation): an object the
+ * change did not touch is saved unchanged, which writes what its version already holds.
+ */
+export function saveVersions(ctx: EmulatorContext, branchId: number, sourceId: string): void {
+  const state = streamState(ctx.state);
+  const source = activeSource(ctx, branchId, sourceId);
+  if (source) (state.sourceVersions[sourceKey(branchId, sourceId)] ??= {})[versionKey(source.version.number)] = structuredClone(source);
+  for (const sink of sinksOf(ctx, branchId, sourceId)) {
+    (state.sinkVersions[sinkKey(branchId, sourceId, sink.sinkId)] ??= {})[versionKey(sink.version.number)] = structuredClone(sink);
+  }
+}
+
+/** The saved versions of a source, by number ascending. */
+export function sourceVersions(ctx: EmulatorContext, branchId: number, sourceId: string): SourceRecord[] {
+  return Object.values(streamState(ctx.state).sourceVersions[sourceKey(branchId, sourceId)] ?? {}).sort((a, b) => a.version.number - b.version.number);
+}
+
+/** The saved versions of a sink, by number ascending. */
+export function sinkVersions(ctx: EmulatorContext, branchId: number, sourceId: string, sinkId: string): SinkRecord[] {
+  return Object.values(streamState(ctx.state).sinkVersions[sinkKey(branchId, sourceId, sinkId)] ?? {}).sort((a, b) => a.version.number - b.version.number);
+}
+
+/** Removes the versions of a purged source and of its sinks (`Purge` deletes the version keys too). */
+export function purgeVersions(ctx: EmulatorContext, branchId: number, sourceId: string): void {
+  const state = streamState(ctx.state);
+  delete state.sourceVersions[sourceKey(branchId, sourceId)];
+  const prefix = `${sourceKey(branchId, sourceId)}/`;
+  for (const key of Object.keys(state.sinkVersions)) if (key.startsWith(prefix)) delete state.sinkVersions[key];
+}

@@ -3,6 +3,8 @@ import type { Deferred, EmulatorContext, JsonValue } from "../core/context";
 import type { StreamTask } from "../../keboola/stream";
 import { taskShouldFail } from "../core/faults";
 import { isoTime, newTaskId } from "./ids";
+import { streamPublicUrls } from "./public-urls";
+import { saveVersions } from "./store";
 import { jsonResponse } from "./respond";
 import { streamState, type ByRecord, type TaskOperation, type TaskOutputs, type TaskRecord } from "./state";
 
@@ -40,7 +42,7 @@ export const UNKNOWN_ERROR = "Unknown error";
 
 export function taskOutputs(ctx: EmulatorContext, task: Pick<TaskRecord, "branchId" | "sourceId" | "sinkId">): TaskOutputs {
   const projectId = ctx.state.project.id;
-  let url = `${ctx.urls().stream}/v1/branches/${task.branchId}/sources/${task.sourceId}`;
+  let url = `${streamPublicUrls(ctx).api}/v1/branches/${task.branchId}/sources/${task.sourceId}`;
   const out: TaskOutputs = { url, projectId, branchId: task.branchId, sourceId: task.sourceId };
   if (task.sinkId !== undefined) {
     url += `/sinks/${task.sinkId}`;
@@ -63,6 +65,8 @@ function runTask(ctx: EmulatorContext, args: JsonValue, deferred: Deferred): voi
     const executor = executors.get(task.operation.kind);
     if (!executor) throw new Error(`emulator: no executor for stream task ${task.operation.kind}`);
     const outcome = executor(ctx, task, now);
+    // What the operation changed is saved: each object's current version keeps its state.
+    saveVersions(ctx, task.branchId, task.sourceId);
     task.result = outcome.result;
     task.outputs = outcome.outputs ?? taskOutputs(ctx, task);
   } catch (e) {
@@ -127,7 +131,7 @@ export function taskView(ctx: EmulatorContext, task: TaskRecord): StreamTask {
   const view: StreamTask = {
     taskId: task.taskId,
     type: task.type,
-    url: `${ctx.urls().stream}/v1/tasks/${task.taskId}`,
+    url: `${streamPublicUrls(ctx).api}/v1/tasks/${task.taskId}`,
     status: !task.finishedAt ? "processing" : task.error !== undefined ? "error" : "success",
     isFinished: !!task.finishedAt,
     createdAt: task.createdAt,

@@ -1,4 +1,5 @@
 import type { EmulatorContext } from "../core/context";
+import { streamPublicUrls } from "./public-urls";
 import type { StreamAtBy, StreamBy, StreamColumn, StreamDisabled, StreamSink, StreamSource, StreamVersion } from "../../keboola/stream";
 import type { AtBy, ByRecord, ColumnRecord, DisabledRecord, SinkRecord, SourceRecord, VersionRecord } from "./state";
 
@@ -16,7 +17,7 @@ function byView(by: ByRecord): StreamBy {
   return out;
 }
 
-const versionView = (v: VersionRecord): StreamVersion => ({
+export const versionView = (v: VersionRecord): StreamVersion => ({
   number: v.number,
   hash: v.hash,
   description: v.description,
@@ -29,7 +30,7 @@ const atByView = (v: AtBy): StreamAtBy => ({ at: v.at, by: byView(v.by) });
 const disabledView = (v: DisabledRecord): StreamDisabled => ({ at: v.at, by: byView(v.by), reason: v.reason });
 
 export function ingestionUrls(ctx: EmulatorContext, source: SourceRecord): Pick<StreamSource, "http" | "otlp"> {
-  const base = ctx.urls().streamIn;
+  const base = streamPublicUrls(ctx).in;
   if (source.type === "http") return { http: { url: `${base}/stream/${source.projectId}/${source.sourceId}/${source.secret}` } };
   const baseUrl = `${base}/otlp/${source.projectId}/${source.sourceId}`;
   return { otlp: { url: `${baseUrl}/${source.secret}`, baseUrl, secret: source.secret } };
@@ -89,10 +90,20 @@ export function sinkView(sink: SinkRecord): StreamSink {
   return out;
 }
 
+/**
+ * Whether a key lies after the offset as the service's etcd iterator starts there: an excluded
+ * start offset begins at the end of the offset's prefix range, so a key that starts with the
+ * offset is skipped too (keboola-as-code internal/pkg/service/common/etcdop/iterator/option.go,
+ * `start`: `etcd.GetPrefixRangeEnd(prefix + startOffset)`).
+ */
+export const afterOffset = (key: string, offset: string): boolean => offset === "" || (key > offset && !key.startsWith(offset));
+
+const byKey = <T>(idOf: (item: T) => string) => (a: T, b: T) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0);
+
 /** Pagination of the list endpoints: ascending by id, items after `afterId`, `lastId` of the page. */
 export function paginate<T>(items: T[], idOf: (item: T) => string, afterId: string, limit: number) {
-  const sorted = [...items].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
-  const page = sorted.filter((item) => afterId === "" || idOf(item) > afterId).slice(0, limit);
+  const sorted = [...items].sort(byKey(idOf));
+  const page = sorted.filter((item) => afterOffset(idOf(item), afterId)).slice(0, limit);
   return {
     page: { limit, totalCount: sorted.length, afterId, lastId: page.length > 0 ? idOf(page[page.length - 1]) : "" },
     items: page,

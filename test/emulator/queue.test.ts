@@ -36,7 +36,7 @@ const finished = (j: { isFinished: boolean }) => j.isFinished;
 async function runJob(body: Record<string, unknown>) {
   const created = await queue("POST", "/jobs", { json: { component: COMPONENT, mode: "run", ...body } });
   expect(created.status).toBe(201);
-  expect(created.body).toMatchObject({ status: "created", isFinished: false, component: COMPONENT, url: `${emu.urls.queue}/jobs/${created.body.id}` });
+  expect(created.body).toMatchObject({ status: "created", isFinished: false, component: body.component ?? COMPONENT, url: `${emu.urls.queue}/jobs/${created.body.id}` });
   const done = await pollUntil(() => queue("GET", `/jobs/${created.body.id}`), (r) => finished(r.body));
   return done.body;
 }
@@ -118,6 +118,61 @@ describe("queue jobs with variables", () => {
     const job = await runJob({ config: "plain" });
     expect(job.status).toBe("error");
     expect(job.result.error.type).toBe("application");
+  });
+});
+
+// keboola.runner-config-test does what `parameters.operation` says (keboola/runner-config-test
+// src/Component.php and its tests tests/functional/{user-error,application-error,
+// invalid-configuration}); the runner makes a user error of exit code 1 with the component's
+// error output as the message, and an application error of any other code, which the job shows
+// as "Internal Server Error occurred." (keboola/docker-bundle src/Docker/Container.php,
+// keboola/job-runner src/Helper/ExceptionConverter.php, keboola/api-error-control
+// ExceptionTransformer). keboola-as-code test/cli/remote-job/run-fail runs the fixture
+// internal/pkg/fixtures/configs/runner-fail.json (operation "user-error") and expects the job
+// to fail with "This is a user error.".
+describe("queue jobs of keboola.runner-config-test", () => {
+  const RUNNER = "keboola.runner-config-test";
+  const runnerConfig = async (id: string, parameters: Record<string, unknown>, rows: Array<Record<string, unknown>> = []) => {
+    await storage("POST", cfgPath(RUNNER), { json: { name: id, configurationId: id, configuration: { parameters } } });
+    for (const [i, row] of rows.entries()) await storage("POST", `${cfgPath(RUNNER)}/${id}/rows`, { json: { rowId: `${id}-${i}`, configuration: row } });
+  };
+
+  it("fails with the user error the configuration asks for", async () => {
+    await runnerConfig("runner-fail", { operation: "user-error" });
+    const job = await runJob({ component: RUNNER, config: "runner-fail" });
+    expect(job).toMatchObject({ status: "error", isFinished: true, isSuccess: false, component: RUNNER });
+    expect(job.result).toEqual({ message: "This is a user error.\n", error: { type: "user", exceptionId: expect.any(String) } });
+  });
+
+  it("fails with an application error, its cause hidden", async () => {
+    await runnerConfig("runner-app", { operation: "application-error" });
+    const job = await runJob({ component: RUNNER, config: "runner-app" });
+    expect(job.status).toBe("error");
+    expect(job.result).toMatchObject({ message: "Internal Server Error occurred.", error: { type: "application" } });
+  });
+
+  it("succeeds with another operation (test/cli/remote-job/run-ok: sleep)", async () => {
+    await runnerConfig("runner-ok", { operation: "sleep", timeout: 6 });
+    const job = await runJob({ component: RUNNER, config: "runner-ok" });
+    expect(job.status).toBe("success");
+  });
+
+  it("refuses a configuration without an operation, or with an unknown one", async () => {
+    await runnerConfig("runner-none", {});
+    const none = await runJob({ component: RUNNER, config: "runner-none" });
+    expect(none.result).toMatchObject({ message: 'Invalid configuration: Key "parameters.operation" does not exist\n', error: { type: "user" } });
+    await runnerConfig("runner-walk", { operation: "walk" });
+    const walk = await runJob({ component: RUNNER, config: "runner-walk" });
+    expect(walk.status).toBe("error");
+    expect(walk.result.message).toMatch(/^Invalid configuration for path "root\.parameters\.operation": Allowed operations are: application-error, create-result, /);
+  });
+
+  it("runs each row on the configuration merged with it, and inline configData too", async () => {
+    await runnerConfig("runner-rows", { operation: "sleep" }, [{ parameters: { timeout: 1 } }, { parameters: { operation: "user-error" } }]);
+    const rows = await runJob({ component: RUNNER, config: "runner-rows" });
+    expect(rows.result.message).toBe("This is a user error.\n");
+    const inline = await runJob({ component: RUNNER, configData: { parameters: { operation: "application-error" } } });
+    expect(inline.result.error.type).toBe("application");
   });
 });
 
@@ -217,6 +272,32 @@ describe("queue API errors", () => {
     const unknown = await queue("GET", "/jobs/999999");
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ error: 'Job "999999" not found', code: 404 });
+  });
+
+  it("another method: 405 with the methods the path allows; another path: 404, worded as Symfony's router", async () => {
+    // Symfony's RouterListener (MethodNotAllowedHttpException, status as code) rendered by
+    // keboola/api-error-control; the Job Queue API's paths and methods (job-queue-api 1.3.8, copy in
+    // api-evangelist/keboola openapi/keboola-queue-api-openapi.yml). The router answers before
+    // authentication: no token is needed.
+    const cases: Array<[string, string, string]> = [
+      ["DELETE", "/jobs/123", "GET"],
+      ["PUT", "/jobs", "GET, POST"],
+      ["POST", "/search/jobs", "GET"],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await queue(method, path, { token: null });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.body).toEqual({
+        error: `No route found for "${method} ${emu.urls.queue}${path}": Method Not Allowed (Allow: ${allow})`,
+        code: 405,
+        exceptionId: expect.any(String),
+        status: "error",
+        context: [],
+      });
+    }
+    const unknown = await queue("GET", "/nope?x=1");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ error: `No route found for "GET ${emu.urls.queue}/nope"`, code: 404 });
   });
 
   it("refuses jobs of configurations the token may not read", async () => {

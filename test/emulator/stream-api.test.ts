@@ -60,6 +60,35 @@ const UUID_BODY = [
   { type: "body", name: "body" },
 ];
 
+describe("public URLs", () => {
+  it("writes the configured public URLs into its answers, as STREAM_API_PUBLIC_URL and STREAM_SOURCE_HTTP_PUBLIC_URL do", async () => {
+    // keboola-as-code test/stream/api/api_test.go configures these two for every recorded case;
+    // the cases' answers (e.g. test/stream/api/base/api-startup, source/create-001-minimal-and-get)
+    // carry them in the documentation link, task and object urls and the ingestion url.
+    const pub = await startEmulator({
+      token: "master",
+      taskDurationMs: 1,
+      streamPublicUrls: { api: "https://stream.keboola.local", in: "https://stream-in.keboola.local" },
+    });
+    try {
+      const index = await call(pub.urls.stream, "GET", "/v1");
+      expect(index.body).toEqual({ api: "stream", documentation: "https://stream.keboola.local/v1/documentation" });
+      const created = await api("POST", "/v1/branches/default/sources", { json: { name: "Public", type: "http" } }, pub);
+      expect(created.body.url).toMatch(/^https:\/\/stream\.keboola\.local\/v1\/tasks\/api\.create\.source\/101\/public\//);
+      // The task is still served at the emulator's own address, under the public url's path.
+      const done = await pollUntil(
+        () => call(pub.urls.stream, "GET", new URL(created.body.url).pathname, { token: "master" }),
+        (r) => r.body.isFinished === true,
+      );
+      expect(done.body.outputs.url).toBe("https://stream.keboola.local/v1/branches/101/sources/public");
+      const source = await api("GET", "/v1/branches/default/sources/public", {}, pub);
+      expect(source.body.http.url).toMatch(/^https:\/\/stream-in\.keboola\.local\/stream\/4242\/public\/[0-9a-zA-Z]{48}$/);
+    } finally {
+      await pub.close();
+    }
+  });
+});
+
 describe("service", () => {
   it("redirects / to the index and answers unknown paths", async () => {
     const index = await call(em.urls.stream, "GET", "/");
@@ -247,6 +276,14 @@ describe("sources", () => {
 
       const end = await on("GET", "/v1/branches/default/sources?afterId=my-source-5");
       expect(end.body).toEqual({ projectId: 4242, branchId: 101, page: { limit: 100, totalCount: 5, afterId: "my-source-5", lastId: "" }, sources: [] });
+
+      // The list starts at the end of afterId's prefix range, so ids that begin with afterId are
+      // skipped too: keboola-as-code internal/pkg/service/common/etcdop/iterator/option.go `start`
+      // (etcd.GetPrefixRangeEnd), whose iterator_test.go "startOffset(excluded)" logs the range
+      // ["some/prefix/foo003", ...) for the offset "foo002".
+      const prefix = await on("GET", "/v1/branches/default/sources?afterId=my-source");
+      expect(prefix.body.sources).toEqual([]);
+      expect(prefix.body.page).toEqual({ limit: 100, totalCount: 5, afterId: "my-source", lastId: "" });
 
       const zero = await on("GET", "/v1/branches/default/sources?limit=0");
       expect(zero.body).toEqual({ statusCode: 400, error: "stream.api.invalidRange", message: "Limit must be greater or equal than 1 but got value 0." });
@@ -479,6 +516,17 @@ describe("sources", () => {
 });
 
 describe("tasks", () => {
+  it("has no endpoint without a task id", async () => {
+    // The router's catch-all `/v1/tasks/*taskId` (httptreemux, keboola-as-code
+    // internal/pkg/service/common/httpserver/muxer.go) does not match an empty value: httptreemux
+    // v5 README, "A catch-all path will not match an empty string". Not even the token is checked.
+    for (const path of ["/v1/tasks", "/v1/tasks/"]) {
+      const res = await api("GET", path, { token: null });
+      expect(res.status, path).toBe(404);
+      expect(res.body).toEqual({ statusCode: 404, error: "stream.api.endpointNotFound", message: `No endpoint found for path "${path}".` });
+    }
+  });
+
   it("answers an unknown task id as an unexpected error, like the real service", async () => {
     const res = await api("GET", "/v1/tasks/api.create.source/101/x/2024-01-01T00:00:00.000Z_abcde");
     expect(res.status).toBe(500);

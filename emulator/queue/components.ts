@@ -1,0 +1,91 @@
+import { isJsonObject, type JsonObject, type JsonValue } from "../../keboola/json";
+import type { JobInputs } from "./jobs";
+
+// What a job's component does with the configuration it gets. The emulator runs no component
+// image: a component is assumed to succeed, unless it is one the emulator knows the behaviour of
+// (below). Each failure is what the job runner makes of the component's exit (keboola/docker-bundle
+// src/Docker/Container.php `handleContainerFailure`: exit code 1 is a user error whose message is
+// the component's error output, any other code an application error; keboola/job-runner
+// src/Helper/ExceptionConverter.php with keboola/api-error-control ExceptionTransformer: the job's
+// `result.message` is the user error's message, or "Internal Server Error occurred." for an
+// application error).
+
+export interface ComponentFailure {
+  type: "user" | "application";
+  message: string;
+}
+
+/** The job result message of an application error (api-error-control hides the cause). */
+export const APPLICATION_ERROR_MESSAGE = "Internal Server Error occurred.";
+
+/**
+ * `array_replace_recursive(configuration, row)`: how the runner gives a row's job its
+ * configuration (objects merged key by key, anything else replaced).
+ */
+function mergeRow(base: JsonObject, row: JsonObject): JsonObject {
+  const out: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(row)) {
+    const prev = out[key];
+    out[key] = isJsonObject(prev) && isJsonObject(value) ? mergeRow(prev, value) : value;
+  }
+  return out;
+}
+
+// ---- keboola.runner-config-test ---------------------------------------------------------------
+// Keboola's component for testing the runner (keboola/runner-config-test, src/Component.php,
+// src/ConfigDefinition.php, src/Config.php; its tests tests/functional/{user-error,
+// application-error,invalid-configuration}): it does what `parameters.operation` says. php-component
+// writes a user error's message to the error output as one line and exits 1; any other exception
+// exits 2.
+
+const RUNNER_CONFIG_TEST = "keboola.runner-config-test";
+
+/** ConfigDefinition: the operations the configuration may name. */
+const OPERATIONS = [
+  "application-error",
+  "create-result",
+  "create-state",
+  "child-jobs",
+  "dump-config",
+  "dump-env",
+  "list",
+  "sleep",
+  "unsafe-dump-config",
+  "user-error",
+  "whoami",
+  "print-logs",
+];
+
+const userError = (line: string): ComponentFailure => ({ type: "user", message: `${line}\n` });
+
+function runnerConfigTest(configuration: JsonObject): ComponentFailure | undefined {
+  const parameters: JsonValue | undefined = configuration.parameters;
+  const operation = isJsonObject(parameters) ? parameters.operation : undefined;
+  if (operation !== undefined && operation !== null && !OPERATIONS.includes(String(operation))) {
+    // The configuration definition refuses it before the component runs (a user error).
+    return userError(`Invalid configuration for path "root.parameters.operation": Allowed operations are: ${OPERATIONS.join(", ")}`);
+  }
+  if (typeof operation !== "string") return userError('Invalid configuration: Key "parameters.operation" does not exist');
+  if (operation === "user-error") return userError("This is a user error.");
+  if (operation === "application-error") return { type: "application", message: APPLICATION_ERROR_MESSAGE };
+  return undefined;
+}
+
+const BEHAVIOURS: Record<string, (configuration: JsonObject) => ComponentFailure | undefined> = {
+  [RUNNER_CONFIG_TEST]: runnerConfigTest,
+};
+
+/**
+ * Runs the component on its inputs: the configuration, or each row on the configuration merged
+ * with it (the first failing one fails the job). Undefined: the component succeeded.
+ */
+export function runComponent(componentId: string, inputs: JobInputs): ComponentFailure | undefined {
+  const behaviour = BEHAVIOURS[componentId];
+  if (!behaviour) return undefined;
+  if (inputs.rows.length === 0) return behaviour(inputs.configuration);
+  for (const row of inputs.rows) {
+    const failure = behaviour(mergeRow(inputs.configuration, row.configuration));
+    if (failure) return failure;
+  }
+  return undefined;
+}
