@@ -175,6 +175,7 @@ export interface StreamSinkStatisticsTotal {
 /** A file of a sink (design.go `SinkFile`); `total` is null while the file holds no record. */
 export interface StreamSinkFile {
   state: "writing" | "closing" | "importing" | "imported";
+  /** The file's id: when it was opened. */
   openedAt: string;
   closingAt?: string;
   importingAt?: string;

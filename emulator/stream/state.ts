@@ -3,7 +3,7 @@
 // Sources and sinks are kept by key, soft-deleted ones included (`deleted` is set), exactly as
 // the real service keeps them in its "active" and "deleted" prefixes. Tasks are kept after they
 // finish, so their url keeps answering.
-import type { STREAM_COLUMN_TYPES, STREAM_SOURCE_TYPES, StreamSink } from "../../keboola/stream";
+import type { STREAM_COLUMN_TYPES, STREAM_SOURCE_TYPES, StreamSink, StreamSinkFile } from "../../keboola/stream";
 
 /** Who did an operation: `{type: "user", tokenId, tokenDesc, userId, userName}`. */
 export interface ByRecord {
@@ -172,19 +172,10 @@ export type StorageLevel = "local" | "staging" | "target";
  * A file of a sink, as the real service's storage keeps it (`storage/file/all/...`): one file at
  * a time is "writing"; it is closed when the sink is deactivated or changed, then imported.
  */
-export interface FileRecord {
+export interface FileRecord extends Omit<StreamSinkFile, "statistics"> {
   branchId: number;
   sourceId: string;
   sinkId: string;
-  /** Its id: when it was opened. */
-  openedAt: string;
-  state: "writing" | "closing" | "importing" | "imported";
-  closingAt?: string;
-  importingAt?: string;
-  importedAt?: string;
-  retryAttempt?: number;
-  retryReason?: string;
-  retryAfter?: string;
 }
 
 /** A statistics value (`statistics.Value`), sizes in bytes. */

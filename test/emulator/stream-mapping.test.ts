@@ -1,32 +1,11 @@
 // The stream emulator's record mapping: the test endpoint (every column type, OTLP signals,
 // mapping errors) and ingestion into the destination tables.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator/server";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getTable } from "../../emulator/storage/tables";
-import { call, pollUntil, type CallOptions } from "./helpers";
+import { call } from "./helpers";
+import { useStreamEmulator } from "./stream-harness";
 
-let em: Emulator;
-
-beforeAll(async () => {
-  em = await startEmulator({ token: "master", taskDurationMs: 10 });
-});
-
-afterAll(async () => {
-  await em?.close();
-});
-
-const api = (method: string, path: string, opts: CallOptions = {}) => call(em.urls.stream, method, path, { token: "master", ...opts });
-
-async function run(method: string, path: string, json?: unknown): Promise<any> {
-  const res = await api(method, path, json === undefined ? {} : { json });
-  expect(res.status, res.text).toBe(202);
-  const task = await pollUntil(
-    () => call(res.body.url, "GET", "", { token: "master" }),
-    (r) => r.body.isFinished === true,
-  );
-  expect(task.body.status, JSON.stringify(task.body)).toBe("success");
-  return task.body;
-}
+const { emulator, api, task: run } = useStreamEmulator();
 
 const sink = (name: string, tableId: string, columns: unknown[], extra: Record<string, unknown> = {}) => ({
   name,
@@ -173,7 +152,7 @@ describe("ingestion", () => {
     expect(res.status).toBe(200);
     expect(res.text).toBe("OK");
     expect(res.headers.get("Server")).toBe("Keboola/Stream/HTTPSource");
-    const table = getTable(em.context, 101, "in.c-ingest.raw");
+    const table = getTable(emulator().context, 101, "in.c-ingest.raw");
     expect(table?.columns).toEqual(["received", "user", "body"]);
     expect(table?.rows.at(-1)).toEqual([expect.stringMatching(/Z$/), "Ann", '{"user":{"name":"Ann"}}']);
 
@@ -206,7 +185,7 @@ describe("ingestion", () => {
       sources: [{ statusCode: 500, error: "stream.in.writeFailed", sinks: [{ sinkId: "raw", statusCode: 500, error: "stream.in.genericError" }] }],
     });
     expect(res.body.sources[0].sinks[0].message).toMatch(/^Cannot convert column .* to CSV value:\n- Path "user\.name" not found in the body\.$/);
-    expect(getTable(em.context, 101, "in.c-ingest.raw")?.rows).toHaveLength(2);
+    expect(getTable(emulator().context, 101, "in.c-ingest.raw")?.rows).toHaveLength(2);
   });
 
   it("refuses wrong secrets, other methods and disabled sources", async () => {
@@ -220,7 +199,7 @@ describe("ingestion", () => {
     const get = await call(url, "GET", "");
     expect(get.status).toBe(405);
     expect(get.headers.get("Allow")).toBe("OPTIONS, POST");
-    const other = await call(em.urls.streamIn, "GET", "/foo");
+    const other = await call(emulator().urls.streamIn, "GET", "/foo");
     expect(other.body).toEqual({
       statusCode: 404,
       error: "stream.in.routeNotFound",
@@ -244,6 +223,6 @@ describe("ingestion", () => {
     const none = await call(url + "?verbose=true", "POST", "", { json: { user: { name: "Eve" } } });
     expect(none.status).toBe(200);
     expect(none.body.message).toBe("No enabled sink found.");
-    expect(getTable(em.context, 101, "in.c-ingest.raw")?.rows.map((r) => r[1])).toEqual(["Ann", "Bob", "Dan"]);
+    expect(getTable(emulator().context, 101, "in.c-ingest.raw")?.rows.map((r) => r[1])).toEqual(["Ann", "Bob", "Dan"]);
   });
 });

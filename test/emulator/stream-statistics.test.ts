@@ -4,34 +4,14 @@
 // test/stream/api/source/{statistics-clear-*,aggregation-*}, and the service behind them,
 // internal/pkg/service/stream/api/service/{sink,source,aggregation}.go, api/mapper/sink.go and
 // storage/statistics (Value.With, AggregateIn, ResetSinkStats).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator/server";
+import { describe, expect, it } from "vitest";
 import { putFile } from "../../emulator/stream/files";
 import { putStats } from "../../emulator/stream/stats";
-import { call, pollUntil, type CallOptions } from "./helpers";
+import { call, pollUntil } from "./helpers";
+import { useStreamEmulator } from "./stream-harness";
+import { startEmulator } from "../../emulator/server";
 
-let em: Emulator;
-
-beforeAll(async () => {
-  em = await startEmulator({ token: "master", taskDurationMs: 10 });
-});
-
-afterAll(async () => {
-  await em?.close();
-});
-
-const api = (method: string, path: string, opts: CallOptions = {}) => call(em.urls.stream, method, path, { token: "master", ...opts });
-
-async function task(method: string, path: string, json?: unknown): Promise<any> {
-  const res = await api(method, path, json === undefined ? {} : { json });
-  expect(res.status, res.text).toBe(202);
-  const done = await pollUntil(
-    () => call(res.body.url, "GET", "", { token: "master" }),
-    (r) => r.status !== 200 || r.body.isFinished === true,
-  );
-  expect(done.body.status, done.text).toBe("success");
-  return done.body;
-}
+const { emulator, api, task } = useStreamEmulator();
 
 const SRC = "/v1/branches/default/sources";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -50,7 +30,7 @@ async function sourceWithSink(sourceId: string, sinkId = "my-sink"): Promise<str
 
 async function ingest(sourceId: string, body: string): Promise<void> {
   const url = (await api("GET", `${SRC}/${sourceId}`)).body.http.url as string;
-  const res = await fetch(url.replace(/^.*\/stream\//, `${em.urls.streamIn}/stream/`), { method: "POST", body });
+  const res = await fetch(url.replace(/^.*\/stream\//, `${emulator().urls.streamIn}/stream/`), { method: "POST", body });
   expect(res.status).toBe(200);
 }
 
@@ -100,11 +80,11 @@ describe("sink statistics", () => {
     const sink = await sourceWithSink("sorted");
     const ids = { branchId: 101, sourceId: "sorted", sinkId: "my-sink" };
     const at = (h: string) => `2000-01-01T${h}:00.000Z`;
-    putFile(em.context, { ...ids, openedAt: at("02:00"), state: "closing", closingAt: at("05:00"), retryAttempt: 2, retryReason: "some reason 2", retryAfter: at("07:08") });
-    putFile(em.context, { ...ids, openedAt: at("03:00"), state: "importing", importingAt: at("12:00") });
-    putFile(em.context, { ...ids, openedAt: at("08:00"), state: "imported", closingAt: at("05:00"), importingAt: at("12:00"), importedAt: at("13:00") });
-    putFile(em.context, { ...ids, openedAt: at("04:00"), state: "imported", importedAt: at("13:00") });
-    putStats(em.context, {
+    putFile(emulator().context, { ...ids, openedAt: at("02:00"), state: "closing", closingAt: at("05:00"), retryAttempt: 2, retryReason: "some reason 2", retryAfter: at("07:08") });
+    putFile(emulator().context, { ...ids, openedAt: at("03:00"), state: "importing", importingAt: at("12:00") });
+    putFile(emulator().context, { ...ids, openedAt: at("08:00"), state: "imported", closingAt: at("05:00"), importingAt: at("12:00"), importedAt: at("13:00") });
+    putFile(emulator().context, { ...ids, openedAt: at("04:00"), state: "imported", importedAt: at("13:00") });
+    putStats(emulator().context, {
       ...ids,
       level: "local",
       fileOpenedAt: at("04:00"),

@@ -3,32 +3,10 @@
 // test/stream/api/source/{list-deleted-*,undelete-*} and test/stream/api/sink/{list-deleted-*,
 // undelete-*}, and the service behind them, internal/pkg/service/stream/api/service/
 // {source,sink}.go (ListDeleted*, Undelete*) with definition/repository/{source,sink}/*_undelete.go.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator/server";
-import { call, pollUntil, type CallOptions } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { useStreamEmulator } from "./stream-harness";
 
-let em: Emulator;
-
-beforeAll(async () => {
-  em = await startEmulator({ token: "master", taskDurationMs: 10 });
-});
-
-afterAll(async () => {
-  await em?.close();
-});
-
-const api = (method: string, path: string, opts: CallOptions = {}) => call(em.urls.stream, method, path, { token: "master", ...opts });
-
-async function task(method: string, path: string, json?: unknown): Promise<any> {
-  const res = await api(method, path, json === undefined ? {} : { json });
-  expect(res.status, res.text).toBe(202);
-  const done = await pollUntil(
-    () => call(res.body.url, "GET", "", { token: "master" }),
-    (r) => r.status !== 200 || r.body.isFinished === true,
-  );
-  expect(done.body.status, done.text).toBe("success");
-  return done.body;
-}
+const { emulator, api, task } = useStreamEmulator();
 
 const SRC = "/v1/branches/default/sources";
 const sinkBody = (name: string) => ({
@@ -36,7 +14,7 @@ const sinkBody = (name: string) => ({
   type: "table",
   table: { type: "keboola", tableId: "in.c-undelete.t", mapping: { columns: [{ type: "uuid", name: "id" }, { type: "body", name: "body" }] } },
 });
-const tokenOf = (sourceId: string, sinkId: string) => em.state.stream.sinkTokens[`101/${sourceId}/${sinkId}`];
+const tokenOf = (sourceId: string, sinkId: string) => emulator().state.stream.sinkTokens[`101/${sourceId}/${sinkId}`];
 
 describe("deleted sources", () => {
   it("lists none, then the deleted ones with their deletion (test/stream/api/source/list-deleted-{empty-,}ok)", async () => {

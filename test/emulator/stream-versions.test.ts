@@ -4,34 +4,12 @@
 // create-013-disable-rollback,create-015-disable-rollback}, and the service behind them,
 // internal/pkg/service/stream/api/service/{source,sink}.go (List*Versions, *VersionDetail,
 // Rollback*Version) with the repositories' definition/repository/{source,sink}/*_version.go.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator/server";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getTable } from "../../emulator/storage/tables";
-import { call, pollUntil, type CallOptions } from "./helpers";
+import { call, pollUntil } from "./helpers";
+import { useStreamEmulator } from "./stream-harness";
 
-let em: Emulator;
-
-beforeAll(async () => {
-  em = await startEmulator({ token: "master", taskDurationMs: 10 });
-});
-
-afterAll(async () => {
-  await em?.close();
-});
-
-const api = (method: string, path: string, opts: CallOptions = {}) => call(em.urls.stream, method, path, { token: "master", ...opts });
-
-/** Starts a task (202) and waits until it finishes; returns the finished task. */
-async function task(method: string, path: string, json?: unknown): Promise<any> {
-  const res = await api(method, path, json === undefined ? {} : { json });
-  expect(res.status, res.text).toBe(202);
-  const done = await pollUntil(
-    () => call(res.body.url, "GET", "", { token: "master" }),
-    (r) => r.status !== 200 || r.body.isFinished === true,
-  );
-  expect(done.body.status, done.text).toBe("success");
-  return done.body;
-}
+const { emulator, api, task } = useStreamEmulator();
 
 const SRC = "/v1/branches/default/sources";
 const settings = (interval: string) => ({ settings: [{ key: "storage.level.staging.upload.trigger.interval", value: interval }] });
@@ -171,7 +149,7 @@ describe("sink versions", () => {
 
   it("rolls back the mapping and settings, as a new version (test/stream/api/sink/rollback-version-ok)", async () => {
     await task("PATCH", SINK, { table: { type: "keboola", tableId: "in.c-versions.other", mapping: { columns: [...UUID_BODY, { type: "ip", name: "ip" }] } } });
-    expect(getTable(em.context, 101, "in.c-versions.other")?.columns).toEqual(["id", "body", "ip"]);
+    expect(getTable(emulator().context, 101, "in.c-versions.other")?.columns).toEqual(["id", "body", "ip"]);
     const done = await task("PUT", `${SINK}/versions/2/rollback`);
     expect(done.result).toBe("Sink version was rolled back successfully.");
 
