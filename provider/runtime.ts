@@ -98,7 +98,7 @@ const METHODS: { [M in Method]: (c: Call) => Promise<Results[M]> } = {
   },
   async diff({ mod: { definition: def, handler: h }, ctx, args }) {
     const olds = def.parseState(props(args[1]));
-    return h.diff ? h.diff(ctx, String(args[0]), olds, props(args[2])) : markerDiff(def, olds, props(args[2]));
+    return h.diff ? h.diff(ctx, String(args[0]), olds, props(args[2])) : markerDiff(def, olds, props(args[2]), ctx.call.facts);
   },
   async create({ mod: { definition: def, handler: h }, ctx, args, about, label }) {
     const r = await h.create(ctx, parseChecked(def.inputs, props(args[0]), label));

@@ -1,18 +1,18 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { StorageApi, StorageBucket } from "../api/storage";
+import type { StorageApi, StorageBucket, StorageTable } from "../api/storage";
 import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, isUnknown, knownFields } from "../validation/check";
 import { branchSchema } from "../validation/ids";
 import { bucketDisplayNameSchema, bucketIdOf, bucketNameSchema, stageSchema } from "../validation/storage";
 import type { ArgsOf } from "./common";
 import { createOnce } from "./create-once";
-import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
+import { defineResource, KeboolaResource, markerDiff, replaces, unique, untracked, type CallContext, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import { branchFailure, isNew } from "./preflight";
 import { describeOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "./ownership";
 import { declareBucket, declaredBucket } from "./program";
-import { PartialFailure } from "./types";
+import { PartialFailure, type Props } from "./types";
 
 // A Storage bucket: stage and name make its id (`in.c-<name>`, as the service derives it), so a
 // new stage or name replaces it; description and display name update in place. Its owner marker
@@ -27,7 +27,9 @@ export const bucket = defineResource({
     stage: replaces(stageSchema.default("in")),
     name: replaces(bucketNameSchema.describe('The bucket name without the "c-" prefix the service adds: "ref" makes "in.c-ref".')),
     description: z.string().max(4096, "must be at most 4096 characters: shorten it").default("").describe("Bucket description."),
-    displayName: bucketDisplayNameSchema.optional().describe("Name shown in the UI (default: the name)."),
+    // The service keeps display names unique within a branch and stage (emulator/storage/buckets.ts):
+    // a bucket renamed with its display name kept is replaced by deleting the old one first.
+    displayName: unique(bucketDisplayNameSchema.optional().describe("Name shown in the UI (default: the name)."), { within: ["branchId", "stage"], orElse: "name", what: "display name" }),
     forceDelete: untracked(
       z.boolean().default(false).describe("On delete, also drop the tables this stack does not manage (otherwise the delete is refused with their list)."),
     ),
@@ -101,16 +103,28 @@ async function ownerOfBucket(storage: StorageApi, p: Parsed, b: StorageBucket, o
 
 export const handler: Handler<typeof bucket> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(bucket.inputs, news);
+    const { value, failures } = checkWith(bucket, news);
     if (!value) return { inputs: news, failures };
-    if (failures.length === 0 && !containsUnknown([news.branchId, news.stage, news.name]) && isNew(olds, "bucketId")) {
+    // A replacement (new stage, name or branch) deletes the old bucket: what it holds must be this
+    // stack's tables (replaced with it), or given up with forceDelete, or the delete fails at `up`
+    // after the new bucket was made.
+    if (failures.length === 0 && !isNew(olds, "bucketId")) {
+      const replacing = markerDiff(bucket, bucket.parseState(olds), news, ctx.call.facts);
+      if (replacing.replaces?.length) {
+        const refusal = await replacementFailure(ctx, olds, replacing.replaces, replacing.deleteBeforeReplace === true);
+        if (refusal) failures.push(refusal);
+      }
+    }
+    // Against the stack: the branch exists; a new bucket's id (from its stage and name) is free or ours.
+    const slot = knownFields(value, ["branchId", "stage", "name", "adoptExisting", "description"]);
+    if (failures.length === 0 && !isUnknown(value.branchId) && isNew(olds, "bucketId")) {
       const branch = await branchFailure(ctx, value.branchId);
       if (branch) failures.push(branch);
-      else if (!value.adoptExisting) {
-        const id = bucketIdOf(value.stage, value.name);
-        const found = await ctx.client().storage.findBucket(value.branchId, id);
+      else if (slot && !slot.adoptExisting) {
+        const id = bucketIdOf(slot.stage, slot.name);
+        const found = await ctx.client().storage.findBucket(slot.branchId, id);
         const owner = found ? metadataValue(found.metadata, OWNER_KEY) : undefined;
-        if (found && owner !== ctx.call.owner && (owner !== undefined || descriptionOf(found) !== value.description)) {
+        if (found && owner !== ctx.call.owner && (owner !== undefined || descriptionOf(found) !== slot.description)) {
           failures.push({
             property: "name",
             reason: `bucket "${id}" already exists and belongs to ${describeOwner(owner)}: choose another name, or set adoptExisting: true to take it over`,
@@ -181,11 +195,7 @@ export const handler: Handler<typeof bucket> = {
     const label = what(ctx.call.name, bucketId);
     const tables = await storage.listBucketTables(branchId, bucketId);
     if (tables === undefined) return; // gone already
-    const stack = stackOf(ctx.call.owner);
-    const foreign = tables.filter((t) => {
-      const owner = metadataValue(t.metadata, OWNER_KEY);
-      return !stack || !owner?.startsWith(stack);
-    });
+    const foreign = (await foreignTables(ctx, branchId, bucketId)) ?? [];
     if (foreign.length > 0 && !recorded.forceDelete) {
       throw new Error(
         `${label} still holds ${foreign.length} table(s) this stack does not manage: ${foreign.map((t) => t.id).join(", ")}. ` +
@@ -201,6 +211,39 @@ export const handler: Handler<typeof bucket> = {
     }
   },
 };
+
+/** The tables of a bucket that this stack does not manage (no owner marker of this stack). */
+async function foreignTables(ctx: CallContext, branchId: string, bucketId: string): Promise<StorageTable[] | undefined> {
+  const tables = await ctx.client().storage.listBucketTables(branchId, bucketId);
+  if (tables === undefined) return undefined;
+  const stack = stackOf(ctx.call.owner);
+  return tables.filter((t) => {
+    const owner = metadataValue(t.metadata, OWNER_KEY);
+    return !stack || !owner?.startsWith(stack);
+  });
+}
+
+/**
+ * A replacement deletes the old bucket (first, when it keeps the display name the service keeps
+ * unique): refused at preview when the old bucket holds tables this stack does not manage and its
+ * recorded forceDelete does not give them up, since its delete reads the recorded value.
+ */
+async function replacementFailure(ctx: CallContext, olds: Props, replaces: readonly string[], deleteFirst: boolean): Promise<dynamic.CheckFailure | undefined> {
+  const branchId = typeof olds.branchId === "string" ? olds.branchId : "default";
+  const bucketId = typeof olds.bucketId === "string" ? olds.bucketId : undefined;
+  if (!bucketId || olds.forceDelete === true) return undefined;
+  const foreign = await foreignTables(ctx, branchId, bucketId);
+  if (!foreign?.length) return undefined;
+  const how = deleteFirst
+    ? `and it keeps the display name, which the service keeps unique in the stage, so bucket "${bucketId}" is deleted before the new one is created`
+    : `and bucket "${bucketId}" is deleted once the new one exists`;
+  return {
+    property: replaces[0],
+    reason:
+      `changing ${replaces.join(", ")} replaces the bucket, ${how}; it holds ${foreign.length} table(s) this stack does not manage (${foreign.map((t) => t.id).join(", ")}). ` +
+      "Move or drop them first, or set forceDelete: true and run `pulumi up` before this change (the old bucket's delete reads its recorded forceDelete)",
+  };
+}
 
 /** Brings an existing bucket's description and display name to the declared ones. */
 async function converge(storage: StorageApi, p: Parsed, current: StorageBucket): Promise<StorageBucket> {

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { branchSchema, storageIdSchema, STORAGE_ID } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration, StorageApi } from "../api/storage";
-import { checkWith, containsUnknown, userInputs } from "../validation/check";
+import { checkWith, containsUnknown, isUnknown, knownFields, userInputs } from "../validation/check";
 import { variableDeclarationSchema, type VariableDeclaration } from "../validation/variables";
 import { checkPlaceholders, undeclaredMessage, type PlaceholderSource } from "../validation/placeholders";
 import { rowSharedCodeOf, sharedCodeOf, type SharedCodeUse } from "../../keboola/shared-code";
@@ -109,32 +109,30 @@ export const componentConfig = defineResource({
     purgeOnDelete: z.boolean().default(false).describe("On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored)."),
     adoptExisting: adoptExistingSchema,
   },
+  // Each rule runs on what is known: an unknown row, row id or configuration (an output of another
+  // resource) only leaves out the comparisons it is part of.
   refine: (v, ctx) => {
-    if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
+    if (v.adoptExisting === true && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
+    const rows = isUnknown(v.rows) ? [] : v.rows;
     const ids = new Map<string, number>();
-    v.rows.forEach((r, i) => {
+    rows.forEach((r, i) => {
+      if (isUnknown(r)) return;
       if (r.rowId === undefined && r.name === "") {
         ctx.addIssue({ code: "custom", path: ["rows", i, "name"], message: "must not be empty: a row without rowId is matched by its name; give it a name or a rowId" });
       }
-      if (r.rowId === undefined) return;
+      if (r.rowId === undefined || isUnknown(r.rowId)) return;
       const first = ids.get(r.rowId);
       if (first !== undefined) ctx.addIssue({ code: "custom", path: ["rows", i, "rowId"], message: `duplicate rowId "${r.rowId}" (also rows[${first}]): row ids must be unique` });
       else ids.set(r.rowId, i);
     });
-    if (v.variables) {
-      for (const key of ROOT_VARIABLE_KEYS) {
-        if (key in v.configuration) {
-          ctx.addIssue({ code: "custom", path: ["configuration", key], message: `is written from the variables input: remove ${key} from the configuration` });
-        }
-      }
-    }
-    v.rows.forEach((r, i) => {
-      if (!r.variables) return;
-      for (const key of ROOT_VARIABLE_KEYS) {
-        if (key in r.configuration) {
-          ctx.addIssue({ code: "custom", path: ["rows", i, "configuration", key], message: `is written from the row's variables input: remove ${key} from the row's configuration` });
-        }
-      }
+    const rootVariablesIn = (configuration: unknown, at: PropertyKey[], message: (key: string) => string) => {
+      if (!configuration || typeof configuration !== "object") return;
+      for (const key of ROOT_VARIABLE_KEYS) if (key in configuration) ctx.addIssue({ code: "custom", path: [...at, key], message: message(key) });
+    };
+    if (v.variables) rootVariablesIn(v.configuration, ["configuration"], (key) => `is written from the variables input: remove ${key} from the configuration`);
+    rows.forEach((r, i) => {
+      if (isUnknown(r) || !r.variables) return;
+      rootVariablesIn(r.configuration, ["rows", i, "configuration"], (key) => `is written from the row's variables input: remove ${key} from the row's configuration`);
     });
   },
   outputs: {
@@ -453,7 +451,7 @@ function expectedRows(news: unknown, olds: Partial<State>): unknown {
 
 export const handler: Handler<typeof componentConfig> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const main = checkWith(componentConfig.inputs, news);
+    const main = checkWith(componentConfig, news);
     const failures = [...main.failures, ...genericExtractorFailures(news)];
     const input = userInputs(news);
     // A binding whose declarations are not known yet (an Output): those of the VariableConfig of
@@ -468,12 +466,15 @@ export const handler: Handler<typeof componentConfig> = {
     if (Array.isArray(plain)) for (const path of plain) if (typeof path === "string") console.warn(plainSecretWarning(what(ctx.call.name), path));
     const unique = failures.filter((f, i) => failures.findIndex((g) => g.property === f.property && g.reason === f.reason) === i);
     if (!main.value) return { inputs: news, failures: unique };
-    if (unique.length === 0 && !containsUnknown([news.branchId, news.componentId, news.configId])) {
-      const v = main.value;
+    // Against the stack, each check on the inputs it needs, when they are known.
+    const v = main.value;
+    const at = knownFields(v, ["branchId", "componentId"]);
+    const slot = knownFields(v, ["branchId", "componentId", "configId", "adoptExisting"]);
+    if (unique.length === 0 && !isUnknown(v.branchId)) {
       const found = await firstFailure(
         () => branchFailure(ctx, v.branchId),
-        () => componentFailure(ctx, v.componentId, v.branchId),
-        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, v, ctx.call.owner) : undefined),
+        async () => (at ? componentFailure(ctx, at.componentId, at.branchId) : undefined),
+        async () => (slot && isNew(olds, "configId") ? configSlotFailure(ctx, slot, ctx.call.owner) : undefined),
       );
       if (found) unique.push(found);
     }

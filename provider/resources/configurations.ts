@@ -5,7 +5,8 @@ import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
 import { derivedConfigId, OWNER_KEY, splitMarker, withMarker } from "./ownership";
 import { same as sameJson } from "./common";
 import { createOnce } from "./create-once";
-import { containsUnknown } from "../validation/check";
+import { unknownAsOld, unknownsAsOld } from "../validation/check";
+export { unknownAsOld, unknownsAsOld };
 import type { Props, ResourceContext } from "./types";
 import { isRecord } from "../../keboola/json";
 
@@ -272,30 +273,6 @@ export async function createRowOnce(
     whenExistsUnreadable: "fail",
   });
   return created.object;
-}
-
-/**
- * For diff: a value unknown at preview counts as unchanged. A dynamic provider cannot preview an
- * update, so while a resource is being updated its outputs that are not inputs (configId,
- * valuesRowId) are unknown to its dependents; they almost never change on an update. When they do
- * (a replacement), `up` diffs again with the real values and updates the dependent then.
- */
-export function unknownAsOld(old: unknown, value: unknown): unknown {
-  return containsUnknown(value) ? old : value;
-}
-
-/**
- * unknownAsOld at every depth: each value unknown at preview inside `value` (a task's configId, a
- * schedule target's configId) stands for the old value at the same place, when there is one.
- */
-export function unknownsAsOld(old: unknown, value: unknown): unknown {
-  if (containsUnknown(value) && !Array.isArray(value) && (value === null || typeof value !== "object")) return old === undefined ? value : old;
-  if (Array.isArray(value)) return value.map((v, i) => unknownsAsOld(Array.isArray(old) ? old[i] : undefined, v));
-  if (value && typeof value === "object") {
-    const o = old && typeof old === "object" && !Array.isArray(old) ? (old as Record<string, unknown>) : {};
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unknownsAsOld(o[k], v)]));
-  }
-  return value;
 }
 
 /** Replace when an explicit configId differs from the current one; never when it is omitted. */

@@ -7,6 +7,7 @@ import type { Props, ResourceContext } from "./types";
 import { same } from "./common";
 import { kindOfType } from "../kinds/table";
 import { kindProvider } from "../kinds/provider";
+import { unknownsAsOld, withExpected, type PartlyKnown, type RuleContext } from "../validation/check";
 
 // One zod schema per resource says all there is about its data: the inputs a program passes,
 // what the provider computes (and which of it is secret), and what state keeps for the provider
@@ -42,6 +43,32 @@ export function replaces<T extends z.ZodType>(field: T, options: { whenSet?: boo
   return marked;
 }
 
+/**
+ * How the service keeps a field's value unique: among the objects that share the `within` fields
+ * (a bucket's display name within its branch and stage). When the field is omitted the service
+ * uses the value of `orElse` (a bucket's display name defaults to its name).
+ */
+export interface UniqueRule {
+  within: readonly string[];
+  orElse?: string;
+  /** How a message names the value: "display name". */
+  what: string;
+}
+
+const uniqueFields = new WeakMap<object, UniqueRule>();
+
+/**
+ * Marks an input whose value the service keeps unique (see UniqueRule). A replacement that keeps
+ * it, and the fields it is unique within, cannot be created beside the object it replaces: the
+ * old object is deleted first (deleteBeforeReplace), which the kind's check guards where deleting
+ * first would lose what the program does not declare.
+ */
+export function unique<T extends z.ZodType>(field: T, rule: UniqueRule): T {
+  const marked = field.clone();
+  uniqueFields.set(marked, rule);
+  return marked;
+}
+
 /** Marks an input that steers an operation and is never a change of the object by itself. */
 export function untracked<T extends z.ZodType>(field: T): T {
   const marked = field.clone();
@@ -57,14 +84,22 @@ export interface ResourceSpec<I extends Shape, O extends Shape, K extends Shape>
   description: string;
   /** What a program passes. */
   inputs: I;
-  /** Rules across input fields, each reported at its own path. */
-  refine?: (value: z.output<z.ZodObject<I>>, ctx: z.RefinementCtx) => void;
+  /**
+   * Rules across input fields, each reported at its own path. At preview a field may still be
+   * unknown (PartlyKnown): a rule that needs it skips, the others run (validation/check.ts).
+   */
+  refine?: (value: PartlyKnown<z.output<z.ZodObject<I>>>, ctx: RuleContext) => void;
   /** Computed by the provider and readable on the resource; an input may be repeated here with its settled type. */
   outputs: O;
   /** Bookkeeping state keeps for the provider alone: neither on the class nor in schema.json. */
   internal?: K;
   /** Rewrites state written by an older version into today's field names before it is parsed. */
   upgrade?: (old: Props) => Props;
+  /**
+   * What the program says about inputs that reference other resources of it (program.ts): the id
+   * each will have. Check and diff use it while the engine still passes the input as unknown.
+   */
+  expected?: (facts: ProgramFacts) => Partial<Record<keyof I, string>>;
 }
 
 // `{}` as a shape type: no extra fields (Record<string, never> would forbid extending).
@@ -72,7 +107,9 @@ type None = {};
 
 export function defineResource<I extends Shape, O extends Shape, K extends Shape = None>(spec: ResourceSpec<I, O, K>) {
   const base = z.object(spec.inputs).strict();
-  const inputs = spec.refine ? base.superRefine(spec.refine) : base;
+  const refine = spec.refine;
+  // A fully known value is a PartlyKnown one with no unknown in it.
+  const inputs = refine ? base.superRefine((v, ctx) => refine(v as PartlyKnown<z.output<typeof base>>, ctx)) : base;
   const outputs = z.object(spec.outputs);
   const visible = z.object(spec.inputs).extend(spec.outputs);
   const state = visible.extend(spec.internal ?? ({} as K));
@@ -83,9 +120,16 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
     replace: inputFields.flatMap(([n, f]) => (replacingFields.get(f)?.whenSet === false ? [n] : [])),
     replaceWhenSet: inputFields.flatMap(([n, f]) => (replacingFields.get(f)?.whenSet ? [n] : [])),
     update: inputFields.flatMap(([n, f]) => (replacingFields.has(f) || untrackedFields.has(f) ? [] : [n])),
+    unique: inputFields.flatMap(([n, f]) => {
+      const rule = uniqueFields.get(f);
+      return rule ? [{ field: n, ...rule }] : [];
+    }),
   };
   const definition = {
     lifecycle,
+    refine,
+    /** The ids the program says its references will have (spec.expected), for check and diff. */
+    expectedOf: (facts: ProgramFacts): Record<string, string | undefined> => (spec.expected ? spec.expected(facts) : {}),
     type: spec.type,
     description: spec.description,
     inputs,
@@ -134,6 +178,8 @@ export interface Lifecycle {
   /** Replace only when a value is given and differs (an omitted id keeps the object). */
   replaceWhenSet: readonly string[];
   update: readonly string[];
+  /** Inputs whose value the service keeps unique (unique()): a replacement keeping one deletes the old object first. */
+  unique: ReadonlyArray<UniqueRule & { field: string }>;
 }
 
 /**
@@ -141,21 +187,38 @@ export interface Lifecycle {
  * updates in place. Values compare as JSON regardless of key order; state was read through the
  * schema (parseState), so both sides are in canonical form.
  */
-export function markerDiff(def: Pick<AnyDefinition, "lifecycle">, olds: Props, news: Props): dynamic.DiffResult {
-  const { fields, replace, replaceWhenSet, update } = def.lifecycle;
-  // The new value in canonical form, as check gives it (a value not known yet stays as it is).
+export function markerDiff(def: Pick<AnyDefinition, "lifecycle" | "expectedOf">, olds: Props, news: Props, facts: ProgramFacts = {}): dynamic.DiffResult {
+  const { fields, replace, replaceWhenSet, update, unique: uniques } = def.lifecycle;
+  // A value unknown at preview is what the program says it will be (a reference to a resource of
+  // the same program), else it counts as unchanged: a dynamic provider cannot preview an update,
+  // so while a resource is updated its outputs are unknown to its dependents though they rarely
+  // change; when one does (a replacement), `up` diffs again with the real value.
+  const given = withExpected(news, def.expectedOf(facts));
+  // The new value in canonical form, as check gives it.
   const canonical = (f: string): unknown => {
-    const parsed = fields[f] ? z.safeParse(fields[f], news[f]) : undefined;
-    return parsed?.success ? parsed.data : news[f];
+    const value = unknownsAsOld(olds[f], given[f]);
+    const parsed = fields[f] ? z.safeParse(fields[f], value) : undefined;
+    return parsed?.success ? parsed.data : value;
   };
   const differs = (f: string) => !same(olds[f], canonical(f));
-  const replaces = [...replace.filter(differs), ...replaceWhenSet.filter((f) => news[f] !== undefined && news[f] !== "" && differs(f))];
+  const replaces = [...replace.filter(differs), ...replaceWhenSet.filter((f) => given[f] !== undefined && given[f] !== "" && differs(f))];
   const updates = update.filter(differs);
-  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 && keepsUnique(uniques, olds, canonical) };
+}
+
+/**
+ * Whether a replacement would keep a value the service keeps unique (see unique()): every field
+ * it is unique within unchanged, and the value (or the value the service takes when it is omitted)
+ * the same. The replacement could not be created beside the old object.
+ */
+export function keepsUnique(uniques: Lifecycle["unique"], olds: Props, canonical: (f: string) => unknown): boolean {
+  const valueOf = (get: (f: string) => unknown, u: UniqueRule & { field: string }) => get(u.field) ?? (u.orElse ? get(u.orElse) : undefined);
+  return uniques.some((u) => u.within.every((w) => same(olds[w], canonical(w))) && same(valueOf((f) => olds[f], u), valueOf(canonical, u)));
 }
 
 export interface AnyDefinition {
   lifecycle: Lifecycle;
+  expectedOf(facts: ProgramFacts): Record<string, string | undefined>;
   type: string;
   description: string;
   inputs: z.ZodType;

@@ -47,8 +47,12 @@ export const programFactsSchema = z.object({
   declaredBefore: fact(z.array(z.string())),
   /** Sink: the first other Sink of this program that writes the same table, with its columns. */
   sharedTable: fact(z.object({ sink: z.string(), columns: z.unknown() })),
-  /** Sink: the Table of this program it writes, with its declared columns and primary key. */
-  declaredTable: fact(z.object({ resource: z.string(), columns: z.unknown(), primaryKey: z.unknown() })),
+  /** Sink: the Table of this program it writes, with its id (when the program says it), declared columns and primary key. */
+  declaredTable: fact(z.object({ resource: z.string(), tableId: z.string().optional(), columns: z.unknown(), primaryKey: z.unknown() })),
+  /** Table: the id its Bucket of this program will have (when its stage and name are literal). */
+  bucketId: fact(z.string()),
+  /** Sink: the id its Source of this program will have (when given or derived from a literal name). */
+  sourceId: fact(z.string()),
   /** ComponentConfig: the VariableConfig of this program its binding names, with its declared variables. */
   boundVariables: fact(z.object({ resource: z.string(), declared: z.unknown() })),
   /** JobRun, Schedule: the ComponentConfig (or Flow) of this program it runs. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { branchSchema, storageIdSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration } from "../api/storage";
-import { checkWith, containsUnknown, isUnknown } from "../validation/check";
+import { checkWith, containsUnknown, isUnknown, knownFields, type Partly } from "../validation/check";
 import { FLOW_COMPONENT_ID, flowConfigurationSchema, flowProblems, type FlowConfiguration } from "../../keboola/flow";
 import { type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -79,8 +79,8 @@ export const flow = defineResource({
     adoptExisting: untracked(adoptExistingSchema),
   },
   refine: (v, ctx) => {
-    if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
-    for (const issue of flowIssues(v.phases)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    if (v.adoptExisting === true && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
+    if (!isUnknown(v.phases)) for (const issue of flowIssues(v.phases)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   },
   outputs: {
     configId: z.string().describe("Id of the keboola.flow configuration."),
@@ -174,24 +174,37 @@ export function phasesOf(configuration: unknown): Phase[] | undefined {
   }));
 }
 
-/** The structural problems of the declared phases, at their input paths, naming phases by name. */
-function flowIssues(phases: readonly Phase[]): Array<{ path: PropertyKey[]; message: string }> {
+/**
+ * The structural problems of the declared phases, at their input paths, naming phases by name. At
+ * preview a part may be unknown (a task's configId is another resource's output): each rule runs
+ * when what it compares is known.
+ */
+function flowIssues(phases: Partly<Phase>[]): Array<{ path: PropertyKey[]; message: string }> {
   const out: Array<{ path: PropertyKey[]; message: string }> = [];
   const names = new Map<string, number>();
   phases.forEach((p, i) => {
+    if (isUnknown(p) || isUnknown(p.name)) return;
     if (names.has(p.name)) out.push({ path: ["phases", i, "name"], message: `phase name "${p.name}" is used twice (also phases[${names.get(p.name)}]): give each phase its own name` });
     else names.set(p.name, i);
   });
+  // Whether a dependency names no phase can be told only when every phase's name is known.
+  const allNamed = phases.every((p) => !isUnknown(p) && !isUnknown(p.name));
   const known = [...names.keys()].map((n) => `"${n}"`).join(", ");
-  phases.forEach((p, i) =>
+  phases.forEach((p, i) => {
+    if (!allNamed || isUnknown(p) || isUnknown(p.dependsOn)) return;
     p.dependsOn.forEach((d, j) => {
       if (!names.has(d) && !isUnknown(d)) out.push({ path: ["phases", i, "dependsOn", j], message: `missing phase "${d}", referenced from "${p.name}": name an existing phase (one of: ${known})` });
-    }),
-  );
+    });
+  });
   if (out.length) return out;
+  // The shared rules (cycles, empty phases) need the whole structure: the phases, their
+  // dependencies and their tasks (a task's ids may stay unknown: they are only copied).
+  const whole = phases.every((p) => !isUnknown(p) && !isUnknown(p.dependsOn) && !p.dependsOn.some(isUnknown) && !isUnknown(p.tasks) && !p.tasks.some(isUnknown));
+  if (!allNamed || !whole) return out;
+  const declared = phases as Phase[];
   // The shared rules, on the configuration these phases write; its phase ids are positions.
-  const nameOf = (id: string) => phases[Number(id) - 1]?.name ?? id;
-  for (const problem of flowProblems(flowConfiguration(phases))) {
+  const nameOf = (id: string) => declared[Number(id) - 1]?.name ?? id;
+  for (const problem of flowProblems(flowConfiguration(declared))) {
     const m = /^phases\[(\d+)\](.*)$/.exec(problem.path);
     if (!m) continue; // task problems cannot arise from declared phases (every task has its phase and configuration)
     const rest = m[2].match(/[A-Za-z]+|\d+/g) ?? [];
@@ -242,13 +255,15 @@ function stateOf(intent: Intent, c: Configuration): State {
 const desiredOf = (p: Parsed) => ({ name: p.name, description: p.description, configuration: storedConfiguration(p.phases), isDisabled: p.isDisabled });
 
 /** Each task's configuration exists, unless it is a ComponentConfig of this program (then it is created before the flow). */
-async function taskFailures(ctx: Parameters<Handler<typeof flow>["check"]>[0], p: Parsed): Promise<dynamic.CheckFailure[]> {
+async function taskFailures(ctx: Parameters<Handler<typeof flow>["check"]>[0], p: { branchId: string; phases: Partly<Phase[]> }): Promise<dynamic.CheckFailure[]> {
   const declared = ctx.call.facts.declaredTasks;
   const storage = ctx.client().storage;
   const failures: dynamic.CheckFailure[] = [];
+  if (isUnknown(p.phases)) return failures;
   for (const [i, phase] of p.phases.entries()) {
+    if (isUnknown(phase) || isUnknown(phase.tasks)) continue;
     for (const [j, task] of phase.tasks.entries()) {
-      if (declared?.[i]?.[j] === true || containsUnknown([task.componentId, task.configId])) continue;
+      if (declared?.[i]?.[j] === true || isUnknown(task) || containsUnknown([task.componentId, task.configId])) continue;
       const found = await findLiveConfig(storage, p.branchId, task.componentId, task.configId);
       if (found) continue;
       failures.push({
@@ -262,12 +277,14 @@ async function taskFailures(ctx: Parameters<Handler<typeof flow>["check"]>[0], p
 
 export const handler: Handler<typeof flow> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(flow.inputs, news);
+    const { value, failures } = checkWith(flow, news);
     if (!value) return { inputs: news, failures };
-    if (failures.length === 0 && !containsUnknown([news.branchId, news.configId])) {
+    // Against the stack, each check on the inputs it needs, when they are known.
+    const slot = knownFields(value, ["branchId", "configId", "adoptExisting"]);
+    if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
         () => branchFailure(ctx, value.branchId),
-        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...value, componentId: FLOW_COMPONENT_ID }, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, "configId") ? configSlotFailure(ctx, { ...slot, componentId: FLOW_COMPONENT_ID }, ctx.call.owner) : undefined),
       );
       if (found) failures.push(found);
       else failures.push(...((await unlessForbidden(taskFailures(ctx, value))) ?? []));

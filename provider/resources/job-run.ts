@@ -4,7 +4,7 @@ import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
 import { KeboolaTimeoutError, isAmbiguous, asError } from "../api/errors";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, containsUnknown, isUnknown } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { jobFailures, unlessForbidden } from "./preflight";
 import { same, type ArgsOf } from "./common";
@@ -119,12 +119,12 @@ async function startJobOnce(queue: QueueApi, p: Parsed): Promise<QueueJob> {
 
 export const handler: Handler<typeof jobRun> = {
   async check(ctx, _olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(jobRun.inputs, news);
+    const { value, failures } = checkWith(jobRun, news);
     if (!value) return { inputs: news, failures };
     // A configuration of this program is checked as the program declares it, even before it exists
     // (its configId may not be known yet at preview); any other one as the stack has it.
     const facts = ctx.call.facts;
-    if (failures.length === 0 && !containsUnknown(news.branchId) && (facts.configuration || !containsUnknown([news.componentId, news.configId]))) {
+    if (failures.length === 0 && !isUnknown(value.branchId) && (facts.configuration || !containsUnknown([value.componentId, value.configId]))) {
       failures.push(...((await unlessForbidden(jobFailures(ctx, value, facts))) ?? []));
     }
     return { inputs: { ...news, ...value }, failures };

@@ -7,7 +7,7 @@ import { describeOwner, splitMarker } from "./ownership";
 import { configOwner, findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
 import type { ProgramConfiguration, ProgramFacts } from "./facts";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
-import { containsUnknown, isUnknown, UNKNOWN } from "../validation/check";
+import { containsUnknown, isUnknown, UNKNOWN, whenKnown, type Partly } from "../validation/check";
 import { declarationsIn, missingValues, noValueMessage, valueIssues, type VariableDeclaration } from "../validation/variables";
 import { isRecord } from "../../keboola/json";
 import type { Props, ResourceContext } from "./types";
@@ -137,10 +137,15 @@ export async function sinkSlotFailure(
   const stream = await ctx.client().stream();
   // The sinks this process already knows of the source, kept with its own writes (StreamApi.sinkRoster):
   // the sinks of one source are checked one after another, each listing would differ only by ours.
-  const list = await stream.sinkRoster(p.branchId, p.sourceId);
+  // A source id not known yet at preview: the Source of this program it comes from is created in this run.
+  const unknownSource = isUnknown(p.sourceId);
+  const list = unknownSource ? undefined : await stream.sinkRoster(p.branchId, p.sourceId);
   if (!list) {
     // Its Source is created in this same run, with the sinks this program declares.
-    if (facts.declared) return slot("sink", undefined, 0, MAX_SINKS_PER_SOURCE, `in source "${p.sourceId}" (created in this run)`, owner, p.adoptExisting, property, p.sinkId, plannedOf(facts, p.sinkId, []));
+    const where = unknownSource ? "in its source (a Source of this program, created in this run)" : `in source "${p.sourceId}" (created in this run)`;
+    if (facts.declared) return slot("sink", undefined, 0, MAX_SINKS_PER_SOURCE, where, owner, p.adoptExisting, property, p.sinkId, plannedOf(facts, p.sinkId, []));
+    if (unknownSource) return undefined; // an output of something else than a Source of this program: nothing to tell
+
     return {
       property: "sourceId",
       reason: `source "${p.sourceId}" does not exist in branch ${p.branchId}: pass the sourceId of a Source (for example events.sourceId, not the source's name), or create that source first`,
@@ -331,7 +336,7 @@ async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: Pr
  */
 export async function jobFailures(
   ctx: ResourceContext,
-  p: { branchId: string; componentId: string; configId: string; variableValuesData?: Record<string, string>; variableValuesId?: string },
+  p: { branchId: string; componentId: string; configId: string; variableValuesData?: Partly<Record<string, string>>; variableValuesId?: string },
   facts: ProgramFacts,
   /** How the fix names the resource that would start the job. */
   starter = "this JobRun",
@@ -347,10 +352,12 @@ export async function jobFailures(
     return givesValues ? [{ property, reason: `${t.label} has no variables bound (no variables_id), so the values would be ignored: ${t.bindFix}, or remove ${property}` }] : [];
   }
   const vars = t.variables;
-  if (!t.bound || !vars || containsUnknown([p.variableValuesData, p.variableValuesId])) return [];
+  // The values themselves are compared only when they are known.
+  const values = whenKnown(p.variableValuesData);
+  if (!t.bound || !vars || (p.variableValuesData !== undefined && values === undefined) || isUnknown(p.variableValuesId)) return [];
   if (!("row" in vars)) return [{ ...vars, property: givesValues ? property : vars.property }];
 
-  const data = p.variableValuesData ?? {};
+  const data = values ?? {};
   const failures: dynamic.CheckFailure[] = [];
   // The values the job renders with, and where a missing one is reported.
   let given: string[] | typeof UNKNOWN;

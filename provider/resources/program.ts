@@ -165,12 +165,24 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
   const declaredTable = tableOf(args.branchId, args.tableId);
   const key = sourceKey(args.branchId, args.sourceId);
   const before = branch && key !== undefined ? declaredBefore(sinksOfSource.get(`${branch}/${key}`), name) : [];
+  const tableId = declaredTable ? tableIdIn(declaredTable.args) : undefined;
   return {
     ...(before.length ? { declaredBefore: before } : {}),
     ...(source?.type ? { sourceType: source.type } : {}),
     declared: source !== undefined,
+    // The ids the Source and the Table of this program will have, when the program says them.
+    ...(source?.id !== undefined ? { sourceId: source.id } : {}),
     ...(table && table.sink !== name ? { sharedTable: { sink: table.sink, columns: table.columns } } : {}),
-    ...(declaredTable ? { declaredTable: { resource: declaredTable.name, columns: declaredTable.args.columns as pulumi.Input<unknown>, primaryKey: (declaredTable.args.primaryKey ?? []) as pulumi.Input<unknown> } } : {}),
+    ...(declaredTable
+      ? {
+          declaredTable: {
+            resource: declaredTable.name,
+            ...(tableId !== undefined ? { tableId } : {}),
+            columns: declaredTable.args.columns as pulumi.Input<unknown>,
+            primaryKey: (declaredTable.args.primaryKey ?? []) as pulumi.Input<unknown>,
+          },
+        }
+      : {}),
   };
 }
 
@@ -214,9 +226,16 @@ const declaredBucketIds = new Set<string>();
 /** Bucket outputs whose id the program does not know before deployment (stage or name not literal). */
 const bucketOutputsOfUnknownId = new WeakSet<object>();
 
-/** Table: whether its bucketId names a Bucket of this program (its output, or the literal id a declared Bucket makes). */
+/**
+ * Table: whether its bucketId names a Bucket of this program (its output, or the literal id a
+ * declared Bucket makes), and that Bucket's id when its literal stage and name say it: the table's
+ * checks and diff use it while the output is not known yet.
+ */
 export function tableFacts(args: TableDeclaration): FactsInput {
-  if (isOutput(args.bucketId)) return { declared: bucketIdsByOutput.has(args.bucketId) || bucketOutputsOfUnknownId.has(args.bucketId) };
+  if (isOutput(args.bucketId)) {
+    const id = bucketIdsByOutput.get(args.bucketId);
+    return { declared: id !== undefined || bucketOutputsOfUnknownId.has(args.bucketId), ...(id !== undefined ? { bucketId: id } : {}) };
+  }
   const branch = branchOf(args.branchId);
   return { declared: branch !== undefined && literal(args.bucketId) && declaredBucketIds.has(`${branch}/${args.bucketId}`) };
 }
@@ -224,6 +243,12 @@ export function tableFacts(args: TableDeclaration): FactsInput {
 /** The bucket id a Table's `bucketId` input names, when known in the program: literal, or a Bucket's output with literal stage and name. */
 function bucketIdIn(v: unknown): string | undefined {
   return literal(v) ? v : isOutput(v) ? bucketIdsByOutput.get(v) : undefined;
+}
+
+/** The id a Table of this program will have, when the program says its bucket's id and its name. */
+function tableIdIn(args: Record<string, unknown>): string | undefined {
+  const bucket = bucketIdIn(args.bucketId);
+  return bucket !== undefined && literal(args.name) ? `${bucket}.${args.name}` : undefined;
 }
 
 export interface TableDeclaration {
@@ -336,7 +361,11 @@ export function componentConfigFacts(args: { branchId?: unknown; variables?: unk
 /** What a JobRun's check may use: the ComponentConfig of this program it runs, and the VariableConfig that one binds. */
 export function jobFacts(args: { branchId?: unknown; componentId?: unknown; configId?: unknown }): FactsInput {
   const config = configOf(args.branchId, args.componentId, args.configId, "ComponentConfig");
-  if (!config) return { declared: false };
+  if (!config) {
+    // A Flow of this program runs as a job too (and takes no variable values).
+    const flow = configOf(args.branchId, args.componentId, args.configId, "Flow");
+    return flow ? flowTargetFacts(flow) : { declared: false };
+  }
   const binding = config.args.variables;
   const facts: ProgramConfiguration = { resource: config.name, isDisabled: config.args.isDisabled ?? false };
   if (binding === undefined) facts.bound = false;
@@ -379,10 +408,14 @@ export function scheduleFacts(args: { target?: unknown }, flowComponentIds: read
   const target = plainObject(args.target) ? args.target : {};
   if (literal(target.componentId) && flowComponentIds.includes(target.componentId)) {
     const flow = configOf(undefined, target.componentId, target.configId, "Flow");
-    if (!flow) return { declared: false };
-    return { declared: true, configuration: { type: "Flow", resource: flow.name, isDisabled: (flow.args.isDisabled ?? false) as pulumi.Input<unknown>, bound: false } };
+    return flow ? flowTargetFacts(flow) : { declared: false };
   }
   return jobFacts({ componentId: target.componentId, configId: target.configId });
+}
+
+/** What a job of a Flow of this program would find: the flow, enabled or not, which takes no variable values. */
+function flowTargetFacts(flow: DeclaredConfig): FactsInput {
+  return { declared: true, configuration: { type: "Flow", resource: flow.name, isDisabled: (flow.args.isDisabled ?? false) as pulumi.Input<unknown>, bound: false } };
 }
 
 // ---- deletedWith ------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { storageIdSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration, TokenInfo } from "../api/storage";
 import type { ScheduleActivation, SchedulerApi } from "../api/scheduler";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, containsUnknown, isUnknown, knownFields } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { checkCronTab, checkTimezone, nextRuns } from "../../keboola/cron";
 import { FLOW_COMPONENT_IDS } from "../../keboola/flow";
@@ -95,8 +95,8 @@ export const schedule = defineResource({
     adoptExisting: untracked(adoptExistingSchema),
   },
   refine: (v, ctx) => {
-    if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
-    if (v.target.variableValuesData !== undefined && v.target.variableValuesId !== undefined) {
+    if (v.adoptExisting === true && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
+    if (!isUnknown(v.target) && v.target.variableValuesData !== undefined && v.target.variableValuesId !== undefined) {
       ctx.addIssue({ code: "custom", path: ["target", "variableValuesId"], message: "set either variableValuesData or variableValuesId, not both" });
     }
   },
@@ -236,16 +236,18 @@ function assertMaster(token: TokenInfo, label: string): void {
 
 export const handler: Handler<typeof schedule> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(schedule.inputs, news);
+    const { value, failures } = checkWith(schedule, news);
     if (!value) return { inputs: news, failures };
-    if (failures.length === 0 && !containsUnknown(news.configId)) {
-      const found = await firstFailure(async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...value, branchId: BRANCH, componentId: SCHEDULER_COMPONENT_ID }, ctx.call.owner) : undefined));
+    const slot = knownFields(value, ["configId", "adoptExisting"]);
+    if (failures.length === 0 && slot) {
+      const found = await firstFailure(async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...slot, branchId: BRANCH, componentId: SCHEDULER_COMPONENT_ID }, ctx.call.owner) : undefined));
       if (found) failures.push(found);
     }
-    // The target as a job of it would find it: declared in this program, or as the stack has it.
+    // The target as a job of it would find it: declared in this program (then its ids may not be
+    // known yet), or as the stack has it.
     const facts = ctx.call.facts;
     const t = value.target;
-    if (failures.length === 0 && (facts.configuration || !containsUnknown([t.componentId, t.configId]))) {
+    if (failures.length === 0 && !isUnknown(t) && (facts.configuration || !containsUnknown([t.componentId, t.configId]))) {
       const job = { branchId: BRANCH, componentId: t.componentId, configId: t.configId, variableValuesData: t.variableValuesData, variableValuesId: t.variableValuesId };
       const found = (await unlessForbidden(jobFailures(ctx, job, facts, "this Schedule"))) ?? [];
       failures.push(...found.map((f) => ({ ...f, property: f.property ? `target.${f.property}` : "target" })));

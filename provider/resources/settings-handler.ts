@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, knownFields } from "../validation/check";
 import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
 import type { AnyDefinition, CallContext, Handler } from "./define";
 
@@ -55,10 +55,11 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
 
   return {
     async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-      const { value, failures } = checkWith(def.inputs, news);
-      if (value && failures.length === 0 && Object.keys(olds).length === 0 && !ctx.call.facts.declared && !containsUnknown([news.branchId, news.sourceId, news.sinkId])) {
-        // The source or sink must exist, unless this program creates it.
-        const t = target(value, "");
+      const { value, failures } = checkWith(def, news);
+      // The source or sink must exist, unless this program creates it (then its ids may be unknown).
+      const known = value && knownFields(value, ["branchId", "sourceId", "sinkId"]);
+      if (known && failures.length === 0 && Object.keys(olds).length === 0 && !ctx.call.facts.declared) {
+        const t = target(known, "");
         const stream = await ctx.client().stream();
         if (!(await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId)))) {
           const property = t.sinkId !== undefined ? "sinkId" : "sourceId";

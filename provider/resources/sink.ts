@@ -4,7 +4,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { sinkDisabledDirectly, type StreamApi, type StreamSink } from "../api/stream";
 import { notFoundAsUndefined, asError } from "../api/errors";
 import { createStreamObject } from "./stream-create";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, containsUnknown, isUnknown, knownFields, whenKnown } from "../validation/check";
 import { branchSchema, MAX_ID_LENGTH, TABLE_ID_PATTERN, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
 import { canonicalColumn, columnsSchema, mappingMismatch, primaryKeyMismatch, sharedTableMismatch, type Column } from "../validation/columns";
 import { templateFailures } from "../validation/templates";
@@ -50,6 +50,8 @@ export const sink = defineResource({
       .describe("Change this value to rotate the sink's Storage token (disable, then enable)."),
     adoptExisting: untracked(z.boolean().default(false).describe("Take over an existing sink with the same id instead of failing with 409.")),
   },
+  // Its Source and Table of the same program, when the program says their ids.
+  expected: (facts) => ({ sourceId: facts.sourceId, tableId: facts.declaredTable?.tableId }),
   outputs: {
     sinkId: z.string().describe("The sink id (given, or derived from the name)."),
     projectId: z.number().int().describe("Keboola project id."),
@@ -227,44 +229,51 @@ async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, curr
 
 export const handler: Handler<typeof sink> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(sink.inputs, news);
+    const { value, failures } = checkWith(sink, news, sink.expectedOf(ctx.call.facts));
     if (!value) {
-      // Template errors are worth reporting even when other inputs are not known yet.
+      // Template errors are worth reporting even when another input is wrong.
       const cols = news.columns;
       if (Array.isArray(cols)) failures.push(...(await templateFailures(cols)));
       return { inputs: news, failures };
     }
-    const p = {
-      ...value,
-      sinkId: streamObjectId(value.sinkId, value.name, olds.sinkId),
-    };
-    failures.push(...(await templateFailures(p.columns)));
-    const tooLong = markedLengthFailure("description", p.description, ctx.call.owner, 4096);
+    // Each check below runs on the inputs it needs when they are known, whatever else is unknown
+    // (the source is usually a Source of the same program, its id unknown at a first preview).
+    const sinkId = streamObjectId(value.sinkId, value.name, olds.sinkId);
+    const p = { ...value, sinkId };
+    const columns = whenKnown(value.columns);
+    if (!isUnknown(value.columns)) failures.push(...(await templateFailures(value.columns)));
+    const tooLong = markedLengthFailure("description", value.description, ctx.call.owner, 4096);
     if (tooLong) failures.push(tooLong);
-    if (p.sinkId === "") {
+    if (sinkId === "") {
       failures.push({ property: "name", reason: `${show(value.name)} has no Latin letter or digit to derive the sink id from (the service would refuse it): set sinkId, e.g. sinkId: "raw-events"` });
     }
     const facts = ctx.call.facts;
-    if (p.allowedSignals?.length && facts.sourceType === "http") {
+    const signals = whenKnown(value.allowedSignals);
+    if (signals?.length && facts.sourceType === "http") {
       // The Source is declared in this program: its type is known before it exists.
-      failures.push({ property: "allowedSignals", reason: signalsOnHttp(p.sourceId) });
+      failures.push({ property: "allowedSignals", reason: signalsOnHttp(value.sourceId) });
     }
-    if (failures.length === 0 && !containsUnknown([news.sourceId, news.allowedSignals, news.branchId])) {
-      const failure = facts.sourceType ? undefined : await signalsFailure(ctx, p);
+    const at = knownFields(p, ["branchId", "sourceId"]);
+    if (failures.length === 0 && at && signals !== undefined && !facts.sourceType) {
+      const failure = await signalsFailure(ctx, { ...at, allowedSignals: signals });
       if (failure) failures.push({ property: "allowedSignals", reason: failure });
     }
-    if (failures.length === 0 && !containsUnknown([news.sourceId, news.branchId, news.sinkId, news.name])) {
-      const branch = await branchFailure(ctx, p.branchId);
-      const taken = branch ?? (isNew(olds, "sinkId") ? await sinkSlotFailure(ctx, p, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
+    // The branch, and a free sink id in a source with room: a source of this program not created
+    // yet (its id unknown) has no sink yet but those this program declares before this one.
+    const slot = knownFields(p, ["branchId", "sinkId", "adoptExisting"]);
+    if (failures.length === 0 && slot && !isUnknown(value.name)) {
+      const branch = await branchFailure(ctx, slot.branchId);
+      const taken = branch ?? (isNew(olds, "sinkId") ? await sinkSlotFailure(ctx, { ...slot, sourceId: value.sourceId }, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
-    const known = !containsUnknown([news.tableId, news.columns, news.branchId]);
+    const mapping = knownFields(p, ["tableId", "branchId"]);
     const firstMapping = !olds.tableId;
-    if (known && facts.declaredTable !== undefined) {
-      const failure = declaredTableFailure(p.tableId, facts.declaredTable, p.columns);
+    if (mapping && columns && facts.declaredTable !== undefined) {
+      const failure = declaredTableFailure(mapping.tableId, facts.declaredTable, columns);
       if (failure) failures.push({ property: "columns", reason: failure });
-    } else if (failures.length === 0 && known && (firstMapping || mappingChanged(olds, p))) {
-      const failure = (await tableFailure(ctx, p.branchId, p.tableId, p.columns, true)) ?? (await sharedTableFailure(ctx, p, facts.sharedTable));
+    } else if (failures.length === 0 && mapping && columns && (firstMapping || mappingChanged(olds, { tableId: mapping.tableId, columns }))) {
+      const target = { ...mapping, columns };
+      const failure = (await tableFailure(ctx, target.branchId, target.tableId, target.columns, true)) ?? (await sharedTableFailure(ctx, target, facts.sharedTable));
       if (failure) failures.push({ property: "columns", reason: failure });
     }
     return { inputs: { ...news, ...p }, failures };

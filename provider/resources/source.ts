@@ -4,7 +4,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
 import { isAmbiguous, notFoundAsUndefined, asError } from "../api/errors";
 import { createStreamObject } from "./stream-create";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, isUnknown, knownFields } from "../validation/check";
 import { show } from "../validation/messages";
 import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
 import { branchSchema, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
@@ -138,7 +138,7 @@ const settled = (p: Parsed): Parsed & { sourceId: string } => ({ ...p, sourceId:
 
 export const handler: Handler<typeof source> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(source.inputs, news);
+    const { value, failures } = checkWith(source, news);
     if (!value) return { inputs: news, failures };
     const tooLong = markedLengthFailure("description", value.description, ctx.call.owner, 4096);
     if (tooLong) failures.push(tooLong);
@@ -146,10 +146,12 @@ export const handler: Handler<typeof source> = {
     if (sourceId === "") {
       failures.push({ property: "name", reason: `${show(value.name)} has no Latin letter or digit to derive the source id from (the service would refuse it): set sourceId, e.g. sourceId: "app-events"` });
     }
-    // Against the stack, only what is known: a new source's id must be free (or ours), the branch must exist and have room.
-    if (failures.length === 0 && !containsUnknown([news.branchId, news.sourceId, news.name])) {
+    // Against the stack, each check on what it needs when it is known: the branch exists; a new
+    // source's id (given, or derived from its name) is free or ours, and the branch has room.
+    const slot = knownFields({ ...value, sourceId }, ["branchId", "sourceId", "adoptExisting"]);
+    if (failures.length === 0 && !isUnknown(value.branchId)) {
       const branch = await branchFailure(ctx, value.branchId);
-      const taken = branch ?? (isNew(olds, "sourceId") ? await sourceSlotFailure(ctx, { ...value, sourceId }, ctx.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
+      const taken = branch ?? (slot && !isUnknown(value.name) && isNew(olds, "sourceId") ? await sourceSlotFailure(ctx, slot, ctx.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
     return { inputs: { ...news, ...value, sourceId }, failures };

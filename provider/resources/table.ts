@@ -5,7 +5,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StorageApi, StorageJob, StorageTable } from "../api/storage";
 import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
 import { describeProgress, goesSliced, slicing, uploadToStorage, type Uploaded } from "../api/upload";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, containsUnknown, knownFields, whenKnown } from "../validation/check";
 import { branchSchema } from "../validation/ids";
 import {
   baseTypeOf,
@@ -86,25 +86,38 @@ export const table = defineResource({
   outputs: {
     tableId: z.string().describe('The table id, e.g. "in.c-ref.countries".'),
   },
+  // Its Bucket of the same program, when the program says its id (literal stage and name).
+  expected: (facts) => ({ bucketId: facts.bucketId }),
+  // Each rule runs when the fields it compares are known (at preview the columns may be another resource's output).
   refine: (v, ctx) => {
-    v.primaryKey.forEach((k, i) => {
-      if (!v.columns.includes(k)) ctx.addIssue({ code: "custom", path: ["primaryKey", i], message: `"${k}" is not one of the columns [${v.columns.join(", ")}]: add it to columns or remove it from primaryKey` });
-    });
-    if (new Set(v.primaryKey).size !== v.primaryKey.length) ctx.addIssue({ code: "custom", path: ["primaryKey"], message: "names a column twice: list each once" });
-    if (v.definition) {
-      for (const c of v.columns) {
-        if (!v.definition[c]) ctx.addIssue({ code: "custom", path: ["definition"], message: `has no entry for column "${c}": a typed table defines every column` });
+    const columns = whenKnown(v.columns);
+    const primaryKey = whenKnown(v.primaryKey);
+    const definition = whenKnown(v.definition);
+    if (columns && primaryKey) {
+      primaryKey.forEach((k, i) => {
+        if (!columns.includes(k)) ctx.addIssue({ code: "custom", path: ["primaryKey", i], message: `"${k}" is not one of the columns [${columns.join(", ")}]: add it to columns or remove it from primaryKey` });
+      });
+    }
+    if (primaryKey && new Set(primaryKey).size !== primaryKey.length) ctx.addIssue({ code: "custom", path: ["primaryKey"], message: "names a column twice: list each once" });
+    if (definition && columns) {
+      for (const c of columns) {
+        if (!definition[c]) ctx.addIssue({ code: "custom", path: ["definition"], message: `has no entry for column "${c}": a typed table defines every column` });
       }
-      for (const [c, d] of Object.entries(v.definition)) {
-        if (!v.columns.includes(c)) ctx.addIssue({ code: "custom", path: ["definition", c], message: `"${c}" is not one of the columns: remove it or add the column` });
-        if (v.primaryKey.includes(c) && d.nullable === true) {
+      for (const c of Object.keys(definition)) {
+        if (!columns.includes(c)) ctx.addIssue({ code: "custom", path: ["definition", c], message: `"${c}" is not one of the columns: remove it or add the column` });
+      }
+    }
+    if (definition && primaryKey) {
+      for (const [c, d] of Object.entries(definition)) {
+        if (primaryKey.includes(c) && d.nullable === true) {
           ctx.addIssue({ code: "custom", path: ["definition", c, "nullable"], message: "a primary key column cannot be nullable (the backend refuses it): remove nullable" });
         }
       }
     }
-    if (v.data && typeof v.data === "object") {
-      v.data.rows.forEach((r, i) => {
-        if (r.length !== v.columns.length) ctx.addIssue({ code: "custom", path: ["data", "rows", i], message: `has ${r.length} values, but the table has ${v.columns.length} columns` });
+    const data = whenKnown(v.data);
+    if (data && typeof data === "object" && columns) {
+      data.rows.forEach((r, i) => {
+        if (r.length !== columns.length) ctx.addIssue({ code: "custom", path: ["data", "rows", i], message: `has ${r.length} values, but the table has ${columns.length} columns` });
       });
     }
   },
@@ -187,7 +200,7 @@ function stateOf(p: Parsed, t: StorageTable, dataContent: string | undefined): S
 
 type Source = { path: string } | { text: string };
 
-function dataSource(p: Parsed, root: string | undefined): Source | undefined {
+function dataSource(p: Pick<Parsed, "data" | "columns">, root: string | undefined): Source | undefined {
   if (p.data === undefined) return undefined;
   if (typeof p.data === "string") return { path: isAbsolute(p.data) ? p.data : resolve(root ?? process.cwd(), p.data) };
   return { text: inlineCsv(p.columns, p.data.rows) };
@@ -195,9 +208,14 @@ function dataSource(p: Parsed, root: string | undefined): Source | undefined {
 
 const rootOf = (props: Props): string | undefined => (typeof props.__root === "string" ? props.__root : undefined);
 
-/** Size and sha256 of the declared data, checked: a problem is `{ property, reason }`. */
-async function inspectData(p: Parsed, root: string | undefined): Promise<{ summary?: string; failure?: dynamic.CheckFailure }> {
-  const source = dataSource(p, root);
+/**
+ * Size and sha256 of the declared data, checked: a problem is `{ property, reason }`. A file is
+ * read and checked as a CSV whatever else is unknown; its header is compared with the columns when
+ * they are known, and inline rows need them to make the CSV.
+ */
+async function inspectData(p: { data: Parsed["data"]; columns: string[] | undefined }, root: string | undefined): Promise<{ summary?: string; failure?: dynamic.CheckFailure }> {
+  if (p.data === undefined || (typeof p.data !== "string" && p.columns === undefined)) return {};
+  const source = dataSource({ data: p.data, columns: p.columns ?? [] }, root);
   if (!source) return {};
   if ("text" in source) {
     const { createHash } = await import("node:crypto");
@@ -207,7 +225,7 @@ async function inspectData(p: Parsed, root: string | undefined): Promise<{ summa
   if (!fileExists(source.path)) return { failure: { property: "data", reason: `${shown}: no such file (looked at ${source.path}): give a CSV path relative to the program (or the manifest)` } };
   try {
     const scan = await scanCsvCached(source.path, slicing.sliceBytes);
-    const mismatch = headerMismatch(scan.header, p.columns);
+    const mismatch = p.columns === undefined ? undefined : headerMismatch(scan.header, p.columns);
     if (mismatch) return { failure: { property: "data", reason: `${shown}: ${mismatch}` } };
     return { summary: contentSummary(scan.bytes, scan.sha256) };
   } catch (err) {
@@ -278,7 +296,7 @@ async function load(storage: StorageApi, p: Parsed, tableId: string, root: strin
  * marker is written) ours when the job that created it loaded a file tagged with our owner tag,
  * or, for a typed table, when it is empty and has exactly the declared columns.
  */
-async function ownerOfTable(storage: StorageApi, p: Parsed, t: StorageTable, owner: string | undefined): Promise<string | undefined> {
+async function ownerOfTable(storage: StorageApi, p: Pick<Parsed, "name" | "definition" | "columns">, t: StorageTable, owner: string | undefined): Promise<string | undefined> {
   const marked = metadataValue(t.metadata, OWNER_KEY);
   if (marked || !owner) return marked;
   if (p.definition) return !t.rowsCount && same(t.columns, p.columns) ? owner : undefined;
@@ -307,64 +325,86 @@ function redefined(olds: RecordedOf<typeof table>, p: { definition?: Record<stri
 export const handler: Handler<typeof table> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
     const { dataContent: _given, ...given } = news;
-    const { value, failures } = checkWith(table.inputs, given);
+    const { value, failures } = checkWith(table, given, table.expectedOf(ctx.call.facts));
     if (!value) return { inputs: given, failures };
+    // Each check below runs on the inputs it needs when they are known, whatever else is unknown
+    // (the bucket is usually a Bucket of the same program, its id unknown at a first preview).
+    const columns = whenKnown(value.columns);
     let dataContent: string | undefined;
-    if (failures.length === 0) {
-      const data = await inspectData(value, rootOf(news));
-      if (data.failure) failures.push(data.failure);
-      dataContent = data.summary;
+    const data = whenKnown(value.data);
+    if (failures.length === 0 && data !== undefined) {
+      const inspected = await inspectData({ data, columns }, rootOf(news));
+      if (inspected.failure) failures.push(inspected.failure);
+      dataContent = inspected.summary;
     }
     // Columns already in the table keep their order; new ones come after them.
     const had = Array.isArray(olds.columns) ? (olds.columns as string[]) : undefined;
-    if (had && !isNew(olds, "tableId")) {
-      const kept = value.columns.filter((c) => had.includes(c));
-      const lastKept = Math.max(-1, ...kept.map((c) => value.columns.indexOf(c)));
-      const added = value.columns.filter((c) => !had.includes(c));
-      if (!same(kept, had.filter((c) => value.columns.includes(c))) || added.some((c) => value.columns.indexOf(c) < lastKept)) {
+    const settled = knownFields(value, ["columns", "primaryKey", "definition", "data", "allowRecreate", "allowDropColumns"]);
+    if (had && !isNew(olds, "tableId") && settled) {
+      const kept = settled.columns.filter((c) => had.includes(c));
+      const lastKept = Math.max(-1, ...kept.map((c) => settled.columns.indexOf(c)));
+      const added = settled.columns.filter((c) => !had.includes(c));
+      if (!same(kept, had.filter((c) => settled.columns.includes(c))) || added.some((c) => settled.columns.indexOf(c) < lastKept)) {
         failures.push({
           property: "columns",
           reason: `the table's columns are [${had.join(", ")}]; the service adds new columns at the end and cannot reorder them: keep these in this order and append new ones after them`,
         });
       }
       // A new column type cannot be altered in place: the table is replaced, and rows not declared here would be lost.
-      const retyped = redefined(olds as RecordedOf<typeof table>, value);
-      if (retyped.length > 0 && value.data === undefined && !value.allowRecreate) {
+      const retyped = redefined(olds as RecordedOf<typeof table>, settled);
+      if (retyped.length > 0 && settled.data === undefined && !settled.allowRecreate) {
         const was = (olds.definition ?? {}) as Record<string, TableColumnDefinition>;
         const shownType = (d: TableColumnDefinition | undefined) => (d ? `${d.type}${d.length ? `(${d.length})` : ""}` : "untyped");
         const what =
           retyped[0] === "(typed)"
-            ? `makes the table ${value.definition ? "typed" : "untyped"}`
-            : `changes the type of ${retyped.map((c) => `column "${c}" (${shownType(was[c])} → ${shownType(value.definition?.[c])})`).join(", ")}`;
+            ? `makes the table ${settled.definition ? "typed" : "untyped"}`
+            : `changes the type of ${retyped.map((c) => `column "${c}" (${shownType(was[c])} → ${shownType(settled.definition?.[c])})`).join(", ")}`;
         failures.push({
           property: "definition",
           reason: `${what}, which the backend cannot alter in place: the table would be replaced and its rows, which this table does not declare, lost. Set allowRecreate: true to give them up, declare data so it is loaded into the new table, or keep the type`,
         });
       }
-      const removed = had.filter((c) => !value.columns.includes(c));
-      if (removed.length > 0 && value.data === undefined && !value.allowDropColumns) {
+      const removed = had.filter((c) => !settled.columns.includes(c));
+      if (removed.length > 0 && settled.data === undefined && !settled.allowDropColumns) {
         failures.push({
           property: "columns",
           reason: `removes column(s) ${removed.map((c) => `"${c}"`).join(", ")} and the data in them, which this table does not declare: set allowDropColumns: true to give that data up, or keep the columns`,
         });
       }
     }
-    if (failures.length === 0 && isNew(olds, "tableId") && !containsUnknown([news.branchId, news.bucketId, news.name])) {
-      const branch = await branchFailure(ctx, value.branchId);
+    // A new name, bucket or branch replaces the table: the old one is dropped first (the diff says
+    // delete-before-replace) with its rows, which only declared data brings back.
+    if (failures.length === 0 && !isNew(olds, "tableId") && settled && settled.data === undefined && !settled.allowRecreate) {
+      const moved = markerDiff(table, table.parseState(olds), given, ctx.call.facts).replaces ?? [];
+      const oldId = typeof olds.tableId === "string" ? olds.tableId : undefined;
+      const rows = moved.length && oldId ? ((await ctx.client().storage.findTableDetail(typeof olds.branchId === "string" ? olds.branchId : "default", oldId))?.rowsCount ?? 0) : 0;
+      if (rows > 0) {
+        const changes = moved.map((f) => `${f} (${show(olds[f])} → ${show(value[f as keyof typeof value])})`).join(", ");
+        failures.push({
+          property: moved[0],
+          reason: `changing ${changes} replaces the table: "${oldId}" is dropped with its ${rows} row(s), which this table does not declare. Set allowRecreate: true to give them up, declare data so it is loaded into the new table, or keep the ${moved[0]}`,
+        });
+      }
+    }
+    // Against the stack: the branch, the bucket and a free table id. Needs the table's id: a bucket
+    // whose id is unknown is a Bucket of this program not created yet, so no table of it exists.
+    const slot = knownFields(value, ["branchId", "bucketId", "name", "adoptExisting", "columns", "definition"]);
+    if (failures.length === 0 && isNew(olds, "tableId") && slot) {
+      const branch = await branchFailure(ctx, slot.branchId);
       const bucketMissing =
-        !branch && !ctx.call.facts.declared && !(await ctx.client().storage.findBucket(value.branchId, value.bucketId))
+        !branch && !ctx.call.facts.declared && !(await ctx.client().storage.findBucket(slot.branchId, slot.bucketId))
           ? {
               property: "bucketId",
-              reason: `bucket "${value.bucketId}" does not exist in branch ${value.branchId}, and no Bucket of this program declares it: declare it (a Bucket, or an entry under buckets: in the manifest) and pass its bucketId, or name an existing bucket`,
+              reason: `bucket "${slot.bucketId}" does not exist in branch ${slot.branchId}, and no Bucket of this program declares it: declare it (a Bucket, or an entry under buckets: in the manifest) and pass its bucketId, or name an existing bucket`,
             }
           : undefined;
       if (branch) failures.push(branch);
       else if (bucketMissing) failures.push(bucketMissing);
-      else if (!value.adoptExisting) {
-        const id = tableIdOf(value);
-        const found = await ctx.client().storage.findTableDetail(value.branchId, id);
+      else if (!slot.adoptExisting) {
+        const id = tableIdOf(slot);
+        const found = await ctx.client().storage.findTableDetail(slot.branchId, id);
         // Unmarked but ours (a crash after our create job was submitted): the same rule as create's.
-        const owner = found ? await ownerOfTable(ctx.client().storage, value, found, ctx.call.owner) : undefined;
+        const owner = found ? await ownerOfTable(ctx.client().storage, slot, found, ctx.call.owner) : undefined;
         if (found && owner !== undefined && owner !== ctx.call.owner) {
           failures.push({ property: "name", reason: `table "${id}" already exists and belongs to ${describeOwner(owner)}: choose another name, or set adoptExisting: true to take it over` });
         } else if (found && owner === undefined) {
@@ -375,8 +415,8 @@ export const handler: Handler<typeof table> = {
     return { inputs: { ...given, ...value, ...(dataContent !== undefined ? { dataContent } : {}) }, failures };
   },
 
-  async diff(_ctx, _id, olds, news) {
-    const base = markerDiff(table, olds, news);
+  async diff(ctx, _id, olds, news) {
+    const base = markerDiff(table, olds, news, ctx.call.facts);
     const retyped = !containsUnknown(news.definition) && redefined(olds, { definition: news.definition as Record<string, TableColumnDefinition> | undefined, primaryKey: (news.primaryKey as string[] | undefined) ?? [] });
     const replaces = [...(base.replaces ?? []), ...(retyped && retyped.length ? ["definition"] : [])];
     const dataChanged = news.dataContent !== undefined && news.dataContent !== olds.dataContent;

@@ -4,7 +4,7 @@ import { branchSchema, storageIdSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound, asError } from "../api/errors";
-import { checkWith, containsUnknown } from "../validation/check";
+import { checkWith, isUnknown, knownFields, whenKnown } from "../validation/check";
 import { declarationsIn, stringValue, valueIssues, valuesIn, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
 import { same, type ArgsOf } from "./common";
@@ -58,8 +58,13 @@ export const variableConfig = defineResource({
     adoptExisting: untracked(adoptExistingSchema),
   },
   refine: (v, ctx) => {
-    if (v.adoptExisting && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
-    for (const issue of valueIssues(v.defaultValues ?? {}, v.variables)) ctx.addIssue({ code: "custom", path: ["defaultValues", issue.name], message: issue.message });
+    if (v.adoptExisting === true && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
+    // The known values against the declarations, when those are known (a value may be an output).
+    const declared = whenKnown(v.variables);
+    if (declared && !isUnknown(v.defaultValues)) {
+      const values = Object.fromEntries(Object.entries(v.defaultValues ?? {}).filter(([, x]) => !isUnknown(x)));
+      for (const issue of valueIssues(values, declared)) ctx.addIssue({ code: "custom", path: ["defaultValues", issue.name], message: issue.message });
+    }
   },
   outputs: {
     configId: z.string().describe("Id of the keboola.variables configuration."),
@@ -191,12 +196,13 @@ async function converge(storage: StorageApi, p: Parsed, configId: string, curren
 
 export const handler: Handler<typeof variableConfig> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(variableConfig.inputs, news);
+    const { value, failures } = checkWith(variableConfig, news);
     if (!value) return { inputs: news, failures };
-    if (failures.length === 0 && !containsUnknown([news.branchId, news.configId])) {
+    const slot = knownFields(value, ["branchId", "configId", "adoptExisting"]);
+    if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
         () => branchFailure(ctx, value.branchId),
-        async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...value, componentId: VARIABLES_COMPONENT }, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, "configId") ? configSlotFailure(ctx, { ...slot, componentId: VARIABLES_COMPONENT }, ctx.call.owner) : undefined),
       );
       if (found) failures.push(found);
     }

@@ -1,15 +1,55 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { describeIssues } from "./messages";
+import { pathOf } from "./paths";
+import { schemaDef, type Schema } from "./schema-def";
 
 // Validation at `check`: parse the new inputs with a resource's zod schema. Values that are not
 // known yet at preview (outputs of other resources) are skipped, not reported.
 
 /** The marker the Pulumi engine puts in place of a value unknown at preview. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9" as const;
+export type Unknown = typeof UNKNOWN;
 
-export function isUnknown(v: unknown): boolean {
+export function isUnknown(v: unknown): v is Unknown {
   return v === UNKNOWN;
+}
+
+/**
+ * A value as `check` may see it at preview: any part of it may still be unknown (an output of
+ * another resource). A string absorbs the marker (it is a string); every other position says so
+ * in its type, so code that reads it must decide what an unknown there means.
+ */
+export type Partly<T> = T extends string
+  ? T
+  : T extends ReadonlyArray<infer E>
+    ? Partly<E>[] | Unknown
+    : T extends object
+      ? { [K in keyof T]: Partly<T[K]> } | Unknown
+      : T | Unknown;
+
+/** A resource's parsed inputs at check: the object is there, any field in it may be unknown. */
+export type PartlyKnown<T> = { [K in keyof T]: Partly<T[K]> };
+
+/** A partly known type with every unknown taken out: what a value is once nothing in it is unknown. */
+export type Known<V> = V extends Unknown
+  ? never
+  : V extends string
+    ? V
+    : V extends ReadonlyArray<infer E>
+      ? Known<E>[]
+      : V extends object
+        ? { [K in keyof V]: Known<V[K]> }
+        : V;
+
+/** The value when nothing in it is unknown at preview (typed so), else undefined. */
+export function whenKnown<V>(v: V): Known<V> | undefined {
+  return containsUnknown(v) ? undefined : (v as Known<V>);
+}
+
+/** The named fields of a partly known value, when every one of them is wholly known, else undefined. */
+export function knownFields<V extends object, K extends keyof V>(v: V, keys: readonly K[]): { [P in K]: Known<V[P]> } | undefined {
+  return keys.some((k) => containsUnknown(v[k])) ? undefined : (v as unknown as { [P in K]: Known<V[P]> });
 }
 
 export function containsUnknown(v: unknown): boolean {
@@ -37,17 +77,111 @@ export function userInputs(props: Record<string, unknown>): Record<string, unkno
 }
 
 export interface Checked<T> {
-  /** Parsed inputs with defaults applied, or undefined when unknowns prevented a full parse. */
-  value?: T;
+  /**
+   * The inputs parsed with their defaults applied, as far as they are known: a part not known yet
+   * at preview stays the UNKNOWN marker (see parseKnown). Undefined only when a known input is
+   * wrong (then `failures` says what).
+   */
+  value?: PartlyKnown<T>;
   failures: dynamic.CheckFailure[];
 }
 
-export function checkWith<S extends z.ZodType>(schema: S, props: Record<string, unknown>): Checked<z.output<S>> {
-  const input = userInputs(props);
+/** What checkWith needs of a resource's definition (define.ts): its inputs, their fields, the rules across them. */
+export interface CheckedDefinition<T> {
+  inputs: z.ZodType<T>;
+  lifecycle: { fields: Readonly<Record<string, z.core.$ZodType>> };
+  refine?: (value: PartlyKnown<T>, ctx: RuleContext) => void;
+}
+
+/**
+ * The inputs with each value unknown at preview replaced by what the program says it will be
+ * (`expected`: the id a Bucket or Source of the same program will have, see program.ts), where
+ * the program says it.
+ */
+export function withExpected(props: Record<string, unknown>, expected: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out = { ...props };
+  for (const [key, value] of Object.entries(expected)) if (value !== undefined && isUnknown(out[key])) out[key] = value;
+  return out;
+}
+
+/** Where a rule across fields reports a problem (what zod's RefinementCtx offers of it). */
+export interface RuleContext {
+  addIssue(issue: { code: "custom"; path?: PropertyKey[]; message: string }): void;
+}
+
+/**
+ * Parses a resource's inputs at check. Values that are not known yet at preview (outputs of other
+ * resources) are not reported; and they do not stop the rest from being checked: the value comes
+ * back parsed as far as it is known (every known field with its defaults, unknown parts kept as
+ * the marker), and the rules across fields run on it, each deciding what an unknown means for it.
+ */
+export function checkWith<T>(def: CheckedDefinition<T> | z.ZodType<T>, props: Record<string, unknown>, expected: Readonly<Record<string, unknown>> = {}): Checked<T> {
+  const schema = "lifecycle" in def ? def.inputs : def;
+  const input = userInputs(withExpected(props, expected));
   const result = schema.safeParse(input, { reportInput: true });
-  if (result.success) return { value: result.data, failures: [] };
-  const failures = describeIssues(schema, result.error.issues, (issue) => containsUnknown(valueAt(input, issue.path)));
-  return { failures };
+  if (result.success) return { value: result.data as PartlyKnown<T>, failures: [] };
+  const atUnknown = (path: ReadonlyArray<PropertyKey>) => containsUnknown(valueAt(input, path));
+  const failures = describeIssues(schema, result.error.issues, (issue) => atUnknown(issue.path));
+  if (failures.length > 0 || !("lifecycle" in def)) return { failures };
+  // Every problem is at a value not known yet: the known rest is parsed field by field.
+  const value: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(def.lifecycle.fields)) {
+    const parsed = parseKnown(field, input[key]);
+    if (parsed !== undefined) value[key] = parsed;
+  }
+  const partly = value as PartlyKnown<T>;
+  if (def.refine) {
+    const issues: Array<{ path: PropertyKey[]; message: string }> = [];
+    def.refine(partly, { addIssue: (i) => issues.push({ path: i.path ?? [], message: i.message }) });
+    for (const i of issues) {
+      if (!atUnknown(i.path)) failures.push({ property: pathOf(i.path), reason: i.message });
+    }
+    if (failures.length > 0) return { failures };
+  }
+  return { value: partly, failures };
+}
+
+/**
+ * A value parsed by its schema as far as it is known: wholly known parts are parsed (defaults,
+ * transforms), an unknown stays the marker, and objects, arrays and records holding one are
+ * walked so their other parts are parsed. A known part the schema refuses stays as given (the
+ * full parse reported it already, unless it was below an unknown).
+ */
+export function parseKnown(schema: Schema, value: unknown): unknown {
+  if (isUnknown(value)) return value;
+  if (!containsUnknown(value)) {
+    const parsed = z.safeParse(schema, value);
+    return parsed.success ? parsed.data : value;
+  }
+  const d = schemaDef(schema);
+  if (d.innerType) return parseKnown(d.innerType, value);
+  // A transform cannot run on a value with unknowns: its input side is parsed.
+  if (d.in) return parseKnown(d.in, value);
+  if (d.shape && value && typeof value === "object" && !Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = d.shape[k] ? parseKnown(d.shape[k], v) : v;
+    for (const [k, field] of Object.entries(d.shape)) {
+      if (k in out) continue;
+      const parsed = z.safeParse(field, undefined);
+      if (parsed.success && parsed.data !== undefined) out[k] = parsed.data;
+    }
+    return out;
+  }
+  if (d.element && Array.isArray(value)) return value.map((v) => parseKnown(d.element!, v));
+  if (d.valueType && value && typeof value === "object" && !Array.isArray(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, parseKnown(d.valueType!, v)]));
+  }
+  if (d.options) {
+    // The option of the value's own kind (an object's, an array's), as far as it can be told.
+    const kind = (s: Schema): string => {
+      const o = schemaDef(s);
+      return o.shape ? "object" : o.element ? "array" : o.valueType ? "object" : o.innerType ? kind(o.innerType) : o.in ? kind(o.in) : "other";
+    };
+    const own = Array.isArray(value) ? "array" : typeof value === "object" && value !== null ? "object" : "other";
+    const option = d.options.find((o) => kind(o) === own);
+    if (option) return parseKnown(option, value);
+  }
+  return value;
 }
 
 /**
@@ -70,4 +204,28 @@ export function parseChecked<S extends z.ZodType>(schema: S, props: Record<strin
     throw new Error(`${what}: invalid inputs: ${detail}`);
   }
   return result.data;
+}
+
+/**
+ * For diff: a value unknown at preview counts as unchanged. A dynamic provider cannot preview an
+ * update, so while a resource is being updated its outputs that are not inputs (configId,
+ * valuesRowId) are unknown to its dependents; they almost never change on an update. When they do
+ * (a replacement), `up` diffs again with the real values and updates the dependent then.
+ */
+export function unknownAsOld(old: unknown, value: unknown): unknown {
+  return containsUnknown(value) ? old : value;
+}
+
+/**
+ * unknownAsOld at every depth: each value unknown at preview inside `value` (a task's configId, a
+ * schedule target's configId) stands for the old value at the same place, when there is one.
+ */
+export function unknownsAsOld(old: unknown, value: unknown): unknown {
+  if (containsUnknown(value) && !Array.isArray(value) && (value === null || typeof value !== "object")) return old === undefined ? value : old;
+  if (Array.isArray(value)) return value.map((v, i) => unknownsAsOld(Array.isArray(old) ? old[i] : undefined, v));
+  if (value && typeof value === "object") {
+    const o = old && typeof old === "object" && !Array.isArray(old) ? (old as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unknownsAsOld(o[k], v)]));
+  }
+  return value;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isUnknown } from "./check";
 
 // Stream object ids and limits are the service's rules (keboola/stream.ts); the input schemas
 // below build on them.
@@ -42,6 +43,8 @@ export const branchSchema = z
 export function streamObjectId(declared: string | undefined, name: string, recorded?: unknown): string {
   if (declared) return declared;
   if (typeof recorded === "string" && recorded) return recorded;
+  // A name not known yet at preview (another resource's output) gives an id not known yet.
+  if (isUnknown(name)) return name;
   return normalizeId(name);
 }
 

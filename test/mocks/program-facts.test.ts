@@ -43,10 +43,12 @@ describe("facts about the same program", () => {
     const first = new keboola.Sink("tables-first", { sourceId: src.sourceId, name: "First", tableId: "in.c-facts.shared", columns: [...columns, { type: "body" as const, name: "body" }] });
     const second = new keboola.Sink("tables-second", { sourceId: src.sourceId, name: "Second", tableId: "in.c-facts.shared", columns });
     const other = new keboola.Sink("tables-other", { sourceId: src.sourceId, name: "Other", tableId: "in.c-facts.other", columns });
-    expect(await factsOf(first, "tables-first")).toEqual({ sourceType: "http", declared: true });
+    // sourceId: the id the Source will have (derived from its literal name), for checks while it is unknown.
+    expect(await factsOf(first, "tables-first")).toEqual({ sourceType: "http", declared: true, sourceId: "tables" });
     expect(await factsOf(second, "tables-second")).toEqual({
       sourceType: "http",
       declared: true,
+      sourceId: "tables",
       declaredBefore: ["first"],
       sharedTable: { sink: "tables-first", columns: [...columns, { type: "body", name: "body" }] },
     });
@@ -56,7 +58,7 @@ describe("facts about the same program", () => {
   it("gives a sink of a Source declared with a literal id that source's type", async () => {
     new keboola.Source("typed-src", { name: "Typed", sourceId: "typed", type: "otlp" });
     const sink = new keboola.Sink("typed-sink", { sourceId: "typed", name: "Typed sink", tableId: "in.c-facts.typed", columns, allowedSignals: ["logs"] });
-    expect(await factsOf(sink, "typed-sink")).toEqual({ sourceType: "otlp", declared: true });
+    expect(await factsOf(sink, "typed-sink")).toEqual({ sourceType: "otlp", declared: true, sourceId: "typed" });
   });
 
   it("refuses two sinks of one Source output whose names derive one sink id, naming the property and the fix", () => {
