@@ -3,8 +3,9 @@
 // in the test say the real services do.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { getTable } from "../../emulator/storage/tables";
+import { appendRows, ensureTable, getTable } from "../../emulator/storage/tables";
 import { call, pollUntil, type CallOptions } from "./helpers";
+import { putFile, type FileWithCredentials } from "./s3-helpers";
 
 let emu: Emulator;
 
@@ -133,5 +134,93 @@ describe("the Stream API in a development branch", () => {
     const main = getTable(emu.context, emu.state.project.defaultBranchId, tableId);
     expect(main?.rows).toEqual([['{"a":1}']]);
     expect(getTable(emu.context, dev, tableId)?.rows).toEqual([]);
+  });
+});
+
+describe("Storage in a development branch", () => {
+  // What a branch sees of production's storage through the Storage API: nothing. In a project with
+  // branched storage (the `storage-branches` feature) the branch-scoped endpoints answer the
+  // branch's own objects only, with production's ids (keboola/mcp-server
+  // feature_spec/branched_storage_support/implementation_plan.md, "verified via curl":
+  // `branch/{id}/buckets` returns ONLY branched objects; test_results.md: 9 production and 2 branch
+  // buckets seen apart); without it `branch/{id}/buckets` is empty (the same documents: branched
+  // buckets live in the default endpoint, where jobs wrote them under prefixed names). The
+  // keboola/storage-api-php-client tests (commit f1d929a7) assert the isolation:
+  // tests/Backend/SOX/BranchStorageTest.php testCrossCrudBucket (a bucket of one branch is 404 in
+  // the other, both ways; each branch creates and drops its own), testListingTablesBuckets (the
+  // branch lists only the table it pulled, under production's ids), and
+  // BranchFileStorageTest.php testCrossCrudFile (files likewise).
+  const main = () => emu.state.project.defaultBranchId;
+
+  async function productionTable(bucket: string, name: string, rows: string[][]): Promise<string> {
+    await storage("POST", "/v2/storage/buckets", { json: { name: bucket, stage: "in" } });
+    const tableId = `in.c-${bucket}.${name}`;
+    appendRows(ensureTable(emu.context, main(), tableId, ["id", "name"]), rows.map(([id, n]) => ({ id: id!, name: n! })), Date.now());
+    return tableId;
+  }
+
+  it("lists and reads none of production's buckets and tables; what the branch creates or drops stays in it", async () => {
+    const tableId = await productionTable("prod-only", "languages", [["1", "en"]]);
+    const dev = await createBranch("storage-isolation");
+    const b = `/v2/storage/branch/${dev}`;
+    expect((await storage("GET", `${b}/buckets`)).body).toEqual([]);
+    expect((await storage("GET", `${b}/tables`)).body).toEqual([]);
+    expect((await storage("GET", `${b}/buckets/in.c-prod-only`)).body).toMatchObject({ code: "storage.buckets.notFound" });
+    expect((await storage("GET", `${b}/tables/${tableId}`)).status).toBe(404);
+
+    // The same id in the branch is another bucket; dropping it leaves production's.
+    const created = await storage("POST", `${b}/buckets`, { json: { name: "prod-only", stage: "in" } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: "in.c-prod-only", idBranch: dev });
+    expect((await storage("GET", `${b}/buckets/in.c-prod-only/tables`)).body).toEqual([]);
+    expect((await storage("DELETE", `${b}/buckets/in.c-prod-only`)).status).toBe(204);
+    expect((await storage("GET", "/v2/storage/buckets/in.c-prod-only")).body).toMatchObject({ id: "in.c-prod-only", idBranch: main() });
+    expect((await storage("GET", `/v2/storage/tables/${tableId}`)).body.rowsCount).toBe(1);
+
+    // And the other way: a bucket of the branch is not production's.
+    await storage("POST", `${b}/buckets`, { json: { name: "dev-only", stage: "out" } });
+    expect((await storage("GET", "/v2/storage/buckets/out.c-dev-only")).status).toBe(404);
+    expect((await storage("GET", "/v2/storage/buckets")).body.map((x: { id: string }) => x.id)).not.toContain("out.c-dev-only");
+  });
+
+  it("keeps each branch's files apart: a file of the other branch is not found", async () => {
+    const dev = await createBranch("storage-files");
+    const inMain = (await storage("POST", "/v2/storage/files/prepare", { json: { name: "main.txt" } })).body;
+    const inDev = (await storage("POST", `/v2/storage/branch/${dev}/files/prepare`, { json: { name: "dev.txt" } })).body;
+    expect((await storage("GET", `/v2/storage/branch/${dev}/files/${inMain.id}`)).body).toMatchObject({ code: "storage.files.notFound", error: "File not found." });
+    expect((await storage("GET", `/v2/storage/files/${inDev.id}`)).status).toBe(404);
+    expect((await storage("DELETE", `/v2/storage/files/${inDev.id}`)).status).toBe(404);
+    expect((await storage("GET", `/v2/storage/branch/${dev}/files/${inDev.id}`)).body).toMatchObject({ id: inDev.id, name: "dev.txt" });
+    expect((await storage("GET", `/v2/storage/branch/${dev}/files`)).body.map((f: { id: number }) => f.id)).toEqual([inDev.id]);
+    expect((await storage("DELETE", `/v2/storage/branch/${dev}/files/${inDev.id}`)).status).toBe(204);
+    expect((await storage("GET", `/v2/storage/files/${inMain.id}`)).status).toBe(200);
+  });
+
+  it("deletes with a branch its files' content and the default branch's buckets its jobs wrote, nothing else", async () => {
+    const dev = await createBranch("storage-delete");
+    // BranchFileStorageTest testDeleteBranchDeleteFiles: the object store answers 404 afterwards.
+    const prepared = (await storage("POST", `/v2/storage/branch/${dev}/files/prepare`, { json: { name: "upload.txt", federationToken: true } })).body as FileWithCredentials & { id: number };
+    await putFile(prepared, "content");
+    const { url } = (await storage("GET", `/v2/storage/branch/${dev}/files/${prepared.id}`)).body as { url: string };
+    expect((await call(url, "GET", "")).text).toBe("content");
+
+    // BranchBucketsTest testDropAllDevBucketsWhenDropBranch: a default-branch bucket with the system
+    // metadata `KBC.createdBy.branch.id` of the branch goes; one of another branch, and a table
+    // carrying that metadata in a production bucket, stay.
+    const other = await createBranch("storage-delete-other");
+    const tagged = async (bucket: string, branch: number) => {
+      await storage("POST", "/v2/storage/buckets", { json: { name: bucket, stage: "in" } });
+      await storage("POST", `/v2/storage/buckets/in.c-${bucket}/metadata`, { json: { provider: "system", metadata: [{ key: "KBC.createdBy.branch.id", value: String(branch) }] } });
+    };
+    await tagged(`${dev}-written`, dev);
+    await tagged(`${other}-written`, other);
+    const kept = await productionTable("kept", "t", [["1", "x"]]);
+    await storage("POST", `/v2/storage/tables/${kept}/metadata`, { json: { provider: "system", metadata: [{ key: "KBC.createdBy.branch.id", value: String(dev) }] } });
+
+    await deleteBranch(dev);
+    expect((await call(url, "GET", "")).status).toBe(404);
+    expect((await storage("GET", `/v2/storage/buckets/in.c-${dev}-written`)).status).toBe(404);
+    expect((await storage("GET", `/v2/storage/buckets/in.c-${other}-written`)).status).toBe(200);
+    expect((await storage("GET", `/v2/storage/tables/${kept}`)).status).toBe(200);
   });
 });
