@@ -196,6 +196,72 @@ describe("Storage in a development branch", () => {
     expect((await storage("GET", `/v2/storage/files/${inMain.id}`)).status).toBe(200);
   });
 
+  it("pulls a production table into the branch with its data and metadata, creating the branch's bucket", async () => {
+    const tableId = await productionTable("pulled", "languages", [["1", "en"], ["2", "cs"]]);
+    await storage("POST", `/v2/storage/tables/${tableId}/metadata`, {
+      json: { provider: "test", metadata: [{ key: "key1", value: "testvalTable" }], columnsMetadata: { id: [{ key: "key1", value: "testvalCol" }] } },
+    });
+    const production = (await storage("GET", `/v2/storage/tables/${tableId}`)).body;
+    const dev = await createBranch("storage-pull");
+    // A minute later (the emulated clock), so the copy's `created` shows it is the pull's.
+    expect((await call(emu.url, "POST", "/_emulator/clock", { json: { advance: "1m" } })).status).toBe(200);
+    const b = `/v2/storage/branch/${dev}`;
+
+    const r = await storage("POST", `${b}/tables/${tableId}/pull`);
+    expect(r.status, r.text).toBe(202);
+    // apiary.apib "Pull table from default branch to dev branch".
+    expect(r.body).toMatchObject({ status: "waiting", tableId, operationName: "devBranchTablePull", operationParams: { sourceBranchId: main(), targetBranchId: dev }, results: null });
+    const job = await storageJob(r.body);
+    expect(job.status).toBe("success");
+    expect(job.results.id).toBe(tableId);
+
+    // PullTableTest testPullTableFromDefaultBranch.
+    const pulled = (await storage("GET", `${b}/tables/${tableId}`)).body;
+    expect(pulled).toMatchObject({ id: tableId, columns: ["id", "name"], rowsCount: 2, bucket: { id: "in.c-pulled", idBranch: dev } });
+    expect(pulled.created).not.toBe(production.created);
+    expect(pulled.metadata.map((m: { key: string; value: string }) => [m.key, m.value])).toEqual([["key1", "testvalTable"]]);
+    expect(pulled.columnMetadata.id.map((m: { key: string; value: string }) => [m.key, m.value])).toEqual([["key1", "testvalCol"]]);
+    const bucket = (await storage("GET", `${b}/buckets/in.c-pulled`)).body;
+    const system = bucket.metadata.filter((m: { provider: string }) => m.provider === "system").map((m: { key: string; value: string }) => [m.key, m.value]);
+    expect(system).toEqual([["KBC.createdBy.branch.id", String(dev)], ["KBC.lastUpdatedBy.branch.id", String(dev)]]);
+    const events = (await storage("GET", `${b}/events`)).body as Array<{ event: string; objectId: string; params: unknown; idBranch: number }>;
+    expect(events.filter((e) => e.event === "storage.bucketCreated").map((e) => [e.objectId, e.idBranch])).toEqual([["in.c-pulled", dev]]);
+    expect(events.find((e) => e.event === "storage.tableCopyToBucket")).toMatchObject({
+      objectId: tableId,
+      params: { sourceBucketId: "in.c-pulled", sourceBucketBranch: main(), destinationBucketId: "in.c-pulled", destinationBucketBranch: dev },
+    });
+
+    // Writes in the branch stay there (BranchStorageTest testTableDeleteRowsOperations and the like).
+    await storage("POST", `${b}/tables/${tableId}/metadata`, { json: { provider: "test", metadata: [{ key: "branch", value: "dev" }] } });
+    getTable(emu.context, dev, tableId)!.rows.push(["3", "de"]);
+    expect((await storage("GET", `/v2/storage/tables/${tableId}`)).body).toMatchObject({ rowsCount: 2, metadata: [expect.objectContaining({ key: "key1" })] });
+
+    // Pulling again overwrites the branch's table, its metadata too (testCrossBranchStorageMetadata),
+    // keeps the bucket and its metadata, and creates no second bucket event.
+    await storage("POST", `${b}/buckets/in.c-pulled/metadata`, { json: { provider: "test", metadata: [{ key: "branch", value: "dev" }] } });
+    expect((await storageJob((await storage("POST", `${b}/tables/${tableId}/pull`)).body)).status).toBe("success");
+    const again = (await storage("GET", `${b}/tables/${tableId}`)).body;
+    expect(again.rowsCount).toBe(2);
+    expect(again.metadata.map((m: { key: string }) => m.key)).toEqual(["key1"]);
+    expect((await storage("GET", `${b}/buckets/in.c-pulled/metadata`)).body).toHaveLength(3);
+    const after = (await storage("GET", `${b}/events`)).body as Array<{ event: string }>;
+    expect(after.filter((e) => e.event === "storage.bucketCreated")).toHaveLength(1);
+    expect(after.filter((e) => e.event === "storage.tableCopyToBucket")).toHaveLength(2);
+  });
+
+  it("refuses a pull in the default branch, by a token that may not write buckets, and of a table production lacks", async () => {
+    const tableId = await productionTable("pull-refusals", "t", []);
+    const dev = await createBranch("storage-pull-refusals");
+    const inMain = await storage("POST", `/v2/storage/branch/default/tables/${tableId}/pull`);
+    expect(inMain.status).toBe(400);
+    // PullTableTest testTokenWithoutPrivilegesCannotPullTable.
+    const limited = await storage("POST", `/v2/storage/branch/${dev}/tables/${tableId}/pull`, { token: "limited" });
+    expect([limited.status, limited.body.error]).toEqual([403, "You don't have access to the resource."]);
+    const missing = await storage("POST", `/v2/storage/branch/${dev}/tables/in.c-pull-refusals.nope/pull`);
+    expect([missing.status, missing.body.code]).toEqual([404, "storage.tables.notFound"]);
+    expect(getTable(emu.context, dev, tableId)).toBeUndefined();
+  });
+
   it("deletes with a branch its files' content and the default branch's buckets its jobs wrote, nothing else", async () => {
     const dev = await createBranch("storage-delete");
     // BranchFileStorageTest testDeleteBranchDeleteFiles: the object store answers 404 afterwards.
