@@ -290,3 +290,126 @@ describe("Storage in a development branch", () => {
     expect((await storage("GET", `/v2/storage/tables/${kept}`)).status).toBe(200);
   });
 });
+
+describe("Queue jobs in a development branch", () => {
+  // POST /jobs {component, config, branchId}: the Queue reads the component and the configuration
+  // through a Storage client of that branch (keboola/job-queue-internal-api-php-client
+  // JobFactory/JobRuntimeResolver.php: `ClientOptions(branchId: ...)`, `getBranchClient()`), so the
+  // branch's configuration, rows and variables run; a Storage error there is 400 "Cannot resolve job
+  // parameters: <Storage's message>"; the job's branchId is the branch it ran in
+  // (`resolveBranchType`: `branchId` from the client, `branchType` dev or default). The Queue API's
+  // OpenAPI spec lists `branchId` as a job filter (api-evangelist/keboola
+  // openapi/_original/keboola-queue-api-openapi.yml; keboola-sdk-go queue_api.go
+  // WithSearchJobsBranch sends it).
+  const queue = (method: string, path: string, opts: CallOptions = {}) => call(emu.urls.queue, method, path, { token: "master", ...opts });
+  const COMPONENT = "keboola.ex-generic-v2";
+  const configs = (branch: string | number, component = COMPONENT) => `/v2/storage/branch/${branch}/components/${component}/configs`;
+
+  async function runJob(body: Record<string, unknown>): Promise<any> {
+    const created = await queue("POST", "/jobs", { json: { component: COMPONENT, mode: "run", ...body } });
+    expect(created.status, created.text).toBe(201);
+    return (await pollUntil(() => queue("GET", `/jobs/${created.body.id}`), (r) => r.body.isFinished === true)).body;
+  }
+
+  it("runs the branch's configuration, rows and variables, and answers the job's branchId", async () => {
+    await storage("POST", configs("default", "keboola.variables"), { json: { name: "Vars", configurationId: "dev-vars", configuration: { variables: [{ name: "city", type: "string" }] } } });
+    await storage("POST", `${configs("default", "keboola.variables")}/dev-vars/rows`, { json: { rowId: "values", configuration: { values: [{ name: "city", value: "Brno" }] } } });
+    await storage("POST", configs("default"), {
+      json: { name: "Runs", configurationId: "runs", configuration: { variables_id: "dev-vars", variables_values_id: "values", parameters: { where: "main", city: "{{city}}" } } },
+    });
+    await storage("POST", `${configs("default")}/runs/rows`, { json: { rowId: "r1", configuration: { row: "main" } } });
+    const dev = await createBranch("queue-dev");
+    // The branch's copies change; production's stay.
+    await storage("PUT", `${configs(dev)}/runs`, { json: { configuration: { variables_id: "dev-vars", variables_values_id: "values", parameters: { where: "dev", city: "{{city}}" } } } });
+    await storage("PUT", `${configs(dev)}/runs/rows/r1`, { json: { configuration: { row: "dev" } } });
+    await storage("PUT", `${configs(dev, "keboola.variables")}/dev-vars/rows/values`, { json: { configuration: { values: [{ name: "city", value: "Praha" }] } } });
+
+    const inDev = await runJob({ config: "runs", branchId: dev });
+    expect(inDev).toMatchObject({ status: "success", branchId: String(dev), config: "runs" });
+    expect(emu.state.queue.resolved[inDev.id]).toMatchObject({ configuration: { parameters: { where: "dev", city: "Praha" } }, rows: [{ id: "r1", configuration: { row: "dev" } }] });
+    const inMain = await runJob({ config: "runs" });
+    expect(inMain.branchId).toBe(String(emu.state.project.defaultBranchId));
+    expect(emu.state.queue.resolved[inMain.id]).toMatchObject({ configuration: { parameters: { where: "main", city: "Brno" } }, rows: [{ id: "r1", configuration: { row: "main" } }] });
+
+    // The job lists filter by branch.
+    for (const path of ["/jobs", "/search/jobs"]) {
+      const listed = (await queue("GET", `${path}?branchId=${dev}&config=runs`)).body as Array<{ id: string; branchId: string }>;
+      expect(listed.map((j) => [j.id, j.branchId])).toEqual([[inDev.id, String(dev)]]);
+    }
+    const main = (await queue("GET", `/search/jobs?branchId=${emu.state.project.defaultBranchId}&config=runs`)).body as Array<{ id: string }>;
+    expect(main.map((j) => j.id)).toEqual([inMain.id]);
+  });
+
+  it("refuses a branch Storage does not know, and a configuration the branch does not have", async () => {
+    const unknown = await queue("POST", "/jobs", { json: { component: COMPONENT, config: "runs", mode: "run", branchId: 999999 } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ error: 'Cannot resolve job parameters: Branch id:"999999" was not found.', code: 400, status: "error" });
+    // Created in production after the branch was: the branch has no copy.
+    const dev = await createBranch("queue-missing");
+    await storage("POST", configs("default"), { json: { name: "Later", configurationId: "later" } });
+    const missing = await queue("POST", "/jobs", { json: { component: COMPONENT, config: "later", mode: "run", branchId: dev } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe('Cannot resolve job parameters: Configuration "later" not found');
+    expect((await runJob({ config: "later" })).status).toBe("success");
+  });
+
+  it("runs a flow's tasks in the flow's branch", async () => {
+    await storage("POST", configs("default"), { json: { name: "Task", configurationId: "flow-task", configuration: { parameters: { where: "main" } } } });
+    await storage("POST", configs("default", "keboola.flow"), {
+      json: { name: "Flow", configurationId: "dev-flow", configuration: { phases: [{ id: 1, name: "P" }], tasks: [{ id: 1, name: "T", phase: 1, task: { componentId: COMPONENT, configId: "flow-task", mode: "run" } }] } },
+    });
+    const dev = await createBranch("queue-flow");
+    await storage("PUT", `${configs(dev)}/flow-task`, { json: { configuration: { parameters: { where: "dev" } } } });
+    const flow = await runJob({ component: "keboola.flow", config: "dev-flow", branchId: dev });
+    expect(flow.status).toBe("success");
+    const tasks = (await queue("GET", `/search/jobs?parentRunId=${flow.runId}`)).body as Array<{ id: string; branchId: string }>;
+    expect(tasks.map((t) => t.branchId)).toEqual([String(dev)]);
+    expect(emu.state.queue.resolved[tasks[0]!.id]?.configuration).toMatchObject({ parameters: { where: "dev" } });
+  });
+});
+
+describe("the Scheduler and development branches", () => {
+  // The Scheduler API has no branch: activation names a configuration only (keboola-sdk-go
+  // pkg/keboola/scheduler_api.go ActivateScheduleRequest sends `{configurationId,
+  // configurationVersionId}`; the Scheduler's OpenAPI spec, api-evangelist/keboola
+  // openapi/_original/keboola-scheduler-api-openapi.yml, has no branch parameter anywhere), and
+  // keboola-as-code activates and deactivates schedules for the scheduler configurations of the
+  // default branch only (internal/pkg/mapper/scheduler/remote.go isSchedulerConfigFromMainBranch),
+  // so a development branch's scheduler configuration is never activated. The emulator reads the
+  // configuration in the default branch: one that only a development branch has is not found, and
+  // one both have is activated as production has it; its jobs run in the default branch.
+  const scheduler = (method: string, path: string, opts: CallOptions = {}) => call(emu.urls.scheduler, method, path, { token: "master", ...opts });
+  const schedulerConfigs = (branch: string | number) => `/v2/storage/branch/${branch}/components/keboola.scheduler/configs`;
+  const target = { componentId: "keboola.ex-generic-v2", configurationId: "scheduled", mode: "run" };
+
+  it("does not find a scheduler configuration only a development branch has", async () => {
+    const dev = await createBranch("scheduler-dev-only");
+    const created = await storage("POST", schedulerConfigs(dev), {
+      json: { name: "Dev schedule", configurationId: "dev-only-schedule", configuration: { schedule: { cronTab: "0 * * * *", timezone: "UTC", state: "enabled" }, target } },
+    });
+    expect(created.status).toBe(201);
+    const r = await scheduler("POST", "/schedules", { json: { configurationId: "dev-only-schedule" } });
+    expect(r.status).toBe(404);
+    expect((await scheduler("GET", "/schedules")).body.map((s: { configurationId: string }) => s.configurationId)).not.toContain("dev-only-schedule");
+  });
+
+  it("activates production's version of a scheduler configuration a branch changed, its jobs in the default branch", async () => {
+    await storage("POST", "/v2/storage/branch/default/components/keboola.ex-generic-v2/configs", { json: { name: "Scheduled", configurationId: "scheduled" } });
+    await storage("POST", schedulerConfigs("default"), {
+      json: { name: "Hourly", configurationId: "both-schedule", configuration: { schedule: { cronTab: "0 * * * *", timezone: "UTC", state: "enabled" }, target } },
+    });
+    const dev = await createBranch("scheduler-both");
+    await storage("PUT", `${schedulerConfigs(dev)}/both-schedule`, {
+      json: { configuration: { schedule: { cronTab: "*/5 * * * *", timezone: "UTC", state: "disabled" }, target } },
+    });
+    const r = await scheduler("POST", "/schedules", { json: { configurationId: "both-schedule" } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.schedule).toEqual({ cronTab: "0 * * * *", timezone: "UTC", state: "enabled" });
+
+    expect((await call(emu.url, "POST", "/_emulator/clock", { json: { advance: "1h" } })).status).toBe(200);
+    const fired = (await scheduler("GET", `/schedules/${r.body.id}`)).body as { executions: Array<{ jobId: string }> };
+    expect(fired.executions.length).toBeGreaterThan(0);
+    const job = (await call(emu.urls.queue, "GET", `/jobs/${fired.executions[0]!.jobId}`, { token: "master" })).body;
+    expect(job).toMatchObject({ config: "scheduled", branchId: String(emu.state.project.defaultBranchId) });
+  });
+});
