@@ -249,6 +249,20 @@ describe("Storage in a development branch", () => {
     expect(after.filter((e) => e.event === "storage.tableCopyToBucket")).toHaveLength(2);
   });
 
+  it("pulls a typed table with its definition (PullTableTest testPullTypedTableFromDefaultBranch)", async () => {
+    await storage("POST", "/v2/storage/buckets", { json: { name: "typed-pull", stage: "in" } });
+    const created = await storage("POST", "/v2/storage/buckets/in.c-typed-pull/tables-definition", {
+      json: { name: "languages", primaryKeysNames: [], columns: [{ name: "id", definition: { type: "INTEGER", nullable: false } }, { name: "name", definition: { type: "VARCHAR" } }] },
+    });
+    expect((await storageJob(created.body)).status).toBe("success");
+    const production = (await storage("GET", "/v2/storage/tables/in.c-typed-pull.languages")).body;
+    const dev = await createBranch("storage-pull-typed");
+    expect((await storageJob((await storage("POST", `/v2/storage/branch/${dev}/tables/in.c-typed-pull.languages/pull`)).body)).status).toBe("success");
+    const pulled = (await storage("GET", `/v2/storage/branch/${dev}/tables/in.c-typed-pull.languages`)).body;
+    expect(pulled.isTyped).toBe(true);
+    expect(pulled.definition).toEqual(production.definition);
+  });
+
   it("refuses a pull in the default branch, by a token that may not write buckets, and of a table production lacks", async () => {
     const tableId = await productionTable("pull-refusals", "t", []);
     const dev = await createBranch("storage-pull-refusals");
