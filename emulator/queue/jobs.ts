@@ -25,6 +25,12 @@ import { APPLICATION_ERROR_MESSAGE, runComponent } from "./components";
 // substituted configuration is kept in `state.queue.resolved[<jobId>]`,
 // with its `#` values as Storage holds them (ciphers).
 //
+// Branches: a job's `branchId` (none: the default branch) names the branch whose configuration,
+// rows, shared code and variables it runs, as the Queue reads them through a Storage client of
+// that branch (keboola/job-queue-internal-api-php-client JobFactory/JobRuntimeResolver.php); an
+// unknown branch is Storage's 404 message after "Cannot resolve job parameters: " (400), and the
+// job answers the numeric id of the branch it ran in.
+//
 // Secrets, as the real Queue and runner treat them:
 // - At creation, the `#` values of `configData` are encrypted for the component in the project
 //   (keboola/job-queue-internal-api-php-client `src/NewJobFactory.php` encrypts the job's data with

@@ -34,6 +34,13 @@ import { initialSchedulerState, type ScheduleRecord } from "./state";
 // (pkg/keboola/scheduler_api_test.go). Errors are the api-error-control body the SDK's
 // `SchedulerError` decodes (`{error, code, exceptionId}`, pkg/keboola/scheduler_error.go).
 //
+// Branches: the Scheduler API has none. Activation names a configuration only (the SDK's body above;
+// the OpenAPI spec has no branch parameter) and keboola-as-code activates schedules for the
+// scheduler configurations of the default branch only (internal/pkg/mapper/scheduler/remote.go
+// isSchedulerConfigFromMainBranch), so the configuration is read in the default branch: one that
+// only a development branch has is not found, one both have is activated as production has it,
+// and a schedule's jobs run in the default branch.
+//
 // Not recorded in any public source, so chosen here and kept consistent:
 // - Activating needs a master token (the Scheduler creates a token for the schedule's jobs):
 //   any other token gets 403. Missing or invalid tokens get keboola/api-bundle's 401s, as the Queue.

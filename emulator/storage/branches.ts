@@ -8,7 +8,9 @@ import { StorageHttpError, errors } from "./errors";
 import { recordEvent } from "./events";
 import { nowStorage } from "./format";
 import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
-import type { BranchRecord } from "./state";
+import { deleteFile } from "./files";
+import type { BranchRecord, BucketRecord } from "./state";
+import { deleteBucket, deleteTable, listTables } from "./tables";
 
 // Development branches (`/v2/storage/dev-branches`), as keboola/storage-api-php-client apiary.apib
 // "Development Branches" documents them and its tests/Common/DevBranchesTest.php asserts them
@@ -27,11 +29,25 @@ import type { BranchRecord } from "./state";
 // - update: `PUT {name?, description?}` answers the branch; the default branch's description can
 //   change, its name cannot (400 `You can not update default branch name.`).
 // - delete: answers 202 with a `devBranchDelete` job; the branch goes with its configurations,
-//   buckets, tables and files. The default branch cannot be deleted (400 `Cannot delete Main
-//   branch`); a branch that is gone answers 404 `Branch not found`.
-// - only a master (admin) token may create, list, read or delete branches: 403 for others.
+//   buckets, tables and files (their objects too: SOX/BranchFileStorageTest
+//   testDeleteBranchDeleteFiles downloads a deleted branch's file, S3 answers 404), and with the
+//   default branch's buckets that carry the system metadata `KBC.createdBy.branch.id` of the
+//   branch (the buckets jobs of the branch wrote in projects without branched storage; tests/Common/
+//   BranchBucketsTest.php testDropAllDevBucketsWhenDropBranch: other buckets, and tables or columns
+//   with that metadata, stay). The default branch cannot be deleted (400 `Cannot delete Main
+//   branch`); an id that is not a branch (one deleted before) answers 404 `Branch id:"<id>" was not
+//   found.` (DevBranchesTest testBranchCreateAndDelete).
+// - who may: any token lists and reads branches (DevBranchesTest testNonAdminTokenBehavior: a
+//   token that is not a master token lists and reads them, and may neither create nor delete one);
+//   a master token creates branches unless its user's role is `readOnly` (a `guest` may:
+//   testGuestRoleBranchesPermissions, testReadOnlyRoleBranchesPermissions) and deletes them
+//   unless the role is `readOnly` or `guest` (a guest may not delete the admin's branch). Refusals
+//   are 403 `You don't have access to the resource.`.
 // Not in the public sources, so chosen here: the error codes of the default-branch refusals and
-// of a missing name, and that a create whose job has not finished yet holds its name.
+// of a missing name, that a create whose job has not finished yet holds its name, that a guest
+// deletes no branch (the tests show it refused on another user's branch only), that updating a
+// branch needs what creating one does, and that the tests' read access holds for every token (they
+// read with one that may manage buckets).
 
 /** The default branch's record, made when the state has none (state files of older emulators). */
 export function ensureDefaultBranch(ctx: EmulatorContext): BranchRecord {
@@ -53,8 +69,18 @@ export function defaultBranch(ctx: EmulatorContext): StorageDevBranch {
   return branchJson(ensureDefaultBranch(ctx));
 }
 
-function requireAdmin(token: TokenRecord): void {
-  if (!token.isMasterToken) throw errors.accessDenied();
+/** The role of a master token's user (`admin` when the emulator's token names none). */
+const roleOf = (token: TokenRecord): string => token.admin?.role ?? "admin";
+
+/** Creating (and updating) a branch: a master token of a user who is not read-only. */
+function requireBranchWrite(token: TokenRecord): void {
+  if (!token.isMasterToken || roleOf(token) === "readOnly") throw errors.accessDenied();
+}
+
+/** Deleting a branch: a master token of a user who is neither read-only nor a guest. */
+function requireBranchDelete(token: TokenRecord): void {
+  requireBranchWrite(token);
+  if (roleOf(token) === "guest") throw errors.accessDenied();
 }
 
 const duplicateName = (name: string): StorageHttpError =>
@@ -68,13 +94,24 @@ function nameTaken(ctx: EmulatorContext, name: string, except?: number): boolean
   );
 }
 
+/** The system metadata a job of a development branch leaves on the buckets it writes (BranchBucketsTest). */
+export const CREATED_BY_BRANCH_KEY = "KBC.createdBy.branch.id";
+
+/** A default-branch bucket that jobs of the branch wrote (its system metadata names the branch). */
+const writtenForBranch = (b: BucketRecord, branchId: number): boolean =>
+  (b.metadata ?? []).some((m) => m.provider === "system" && m.key === CREATED_BY_BRANCH_KEY && m.value === String(branchId));
+
 /** What a branch's delete removes besides the branch: its configurations, storage and files. */
 function dropBranchContent(ctx: EmulatorContext, branchId: number): void {
   dropBranchConfigs(ctx, branchId);
   const s = ctx.state.storage;
-  for (const [k, b] of Object.entries(s.buckets)) if (b.branchId === branchId) delete s.buckets[k];
-  for (const [k, t] of Object.entries(s.tables)) if (t.branchId === branchId) delete s.tables[k];
-  for (const [k, f] of Object.entries(s.files)) if (f.branchId === branchId) delete s.files[k];
+  const main = ctx.state.project.defaultBranchId;
+  for (const b of Object.values(s.buckets)) {
+    if (b.branchId !== branchId && !(b.branchId === main && writtenForBranch(b, branchId))) continue;
+    for (const t of listTables(ctx, b.branchId, b.id)) deleteTable(ctx, b.branchId, t.id);
+    deleteBucket(ctx, b.branchId, b.id);
+  }
+  for (const f of Object.values(s.files)) if (f.branchId === branchId) deleteFile(ctx, f);
 }
 
 export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): void {
@@ -105,7 +142,7 @@ export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): voi
   onStorageJob(ctx, "devBranchDelete", (job) => {
     const id = Number(job.work.id);
     const branch = findBranch(ctx, id);
-    if (!branch) throw new JobFailure("devBranch.notFound", "Branch not found");
+    if (!branch) throw new JobFailure("devBranch.notFound", `Branch id:"${id}" was not found.`);
     delete ctx.state.storage.branches[String(id)];
     dropBranchContent(ctx, id);
     recordEvent(ctx, { event: "storage.devBranchDeleted", message: `Development branch "${branch.name}" deleted`, objectId: String(id), objectName: branch.name, objectType: "devBranch", token: job.creatorToken, branchId: ctx.state.project.defaultBranchId });
@@ -113,13 +150,11 @@ export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): voi
   });
 
   api.get("/dev-branches", auth, (c) => {
-    requireAdmin(c.var.token);
     ensureDefaultBranch(ctx);
     return c.json(Object.values(ctx.state.storage.branches).sort((a, b) => a.id - b.id).map(branchJson));
   });
 
   api.get("/dev-branches/:id", auth, (c) => {
-    requireAdmin(c.var.token);
     const id = c.req.param("id");
     const branch = id === "default" ? ensureDefaultBranch(ctx) : findBranch(ctx, Number(id));
     if (!branch || (id !== "default" && !/^\d+$/.test(id))) throw errors.branchNotFound(id);
@@ -128,7 +163,7 @@ export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): voi
 
   api.post("/dev-branches", auth, async (c) => {
     const { token } = c.var;
-    requireAdmin(token);
+    requireBranchWrite(token);
     const { body } = await readBody(c);
     const name = str(body.name);
     if (!name) throw new StorageHttpError(400, "storage.devBranches.validation", "Invalid parameters - name: This value should not be blank.");
@@ -141,7 +176,7 @@ export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): voi
 
   api.put("/dev-branches/:id", auth, async (c) => {
     const { token } = c.var;
-    requireAdmin(token);
+    requireBranchWrite(token);
     const id = c.req.param("id");
     const branch = id === "default" ? ensureDefaultBranch(ctx) : findBranch(ctx, Number(id));
     if (!branch) throw errors.branchNotFound(id);
@@ -171,10 +206,10 @@ export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): voi
 
   api.delete("/dev-branches/:id", auth, (c) => {
     const { token } = c.var;
-    requireAdmin(token);
+    requireBranchDelete(token);
     const id = c.req.param("id");
     const branch = id === "default" ? ensureDefaultBranch(ctx) : findBranch(ctx, Number(id));
-    if (!branch) throw new StorageHttpError(404, "devBranch.notFound", "Branch not found");
+    if (!branch) throw errors.branchNotFound(id);
     if (branch.isDefault) throw new StorageHttpError(400, "devBranch.cannotDeleteDefault", "Cannot delete Main branch");
     const job = createStorageJob(ctx, token, ctx.state.project.defaultBranchId, "devBranchDelete", { queue: "main", values: { id: branch.id } }, null, { id: branch.id });
     return c.json(storageJobJson(ctx, job), 202);

@@ -180,10 +180,27 @@ export async function fileJson(
   return out;
 }
 
-/** A file the token may see (tokens without canReadAllFileUploads see only their own). */
-export function findFile(ctx: EmulatorContext, token: TokenRecord, id: string | number): FileRecord {
+/** Removes a file and its objects (its content, or a sliced file's manifest and slices). */
+export function deleteFile(ctx: EmulatorContext, file: FileRecord): void {
+  delete ctx.state.storage.files[String(file.id)];
+  const prefix = objectKey(file.bucket, file.key);
+  for (const k of Object.keys(ctx.state.storage.objects)) {
+    if (!k.startsWith(prefix)) continue;
+    delete ctx.state.storage.objects[k];
+    blobs(ctx).delete(k);
+  }
+}
+
+/**
+ * A file the token may see (tokens without canReadAllFileUploads see only their own); with
+ * `branchId`, only a file of that branch: each branch has its own files, and a file of another
+ * branch is 404 at `GET`/`DELETE /files/{id}` (keboola/storage-api-php-client
+ * tests/Backend/SOX/BranchFileStorageTest.php testCrossCrudFile, both ways). A load's `dataFileId`
+ * is looked up without it: no public source says whether a load may use another branch's file.
+ */
+export function findFile(ctx: EmulatorContext, token: TokenRecord, id: string | number, branchId?: number): FileRecord {
   const file = ctx.state.storage.files[String(id)];
-  if (!file || (!token.canReadAllFileUploads && !token.isMasterToken && String(file.creatorToken.id) !== token.id)) {
+  if (!file || (branchId !== undefined && file.branchId !== branchId) || (!token.canReadAllFileUploads && !token.isMasterToken && String(file.creatorToken.id) !== token.id)) {
     throw errors.fileNotFound();
   }
   return file;
@@ -356,22 +373,14 @@ export function registerFileRoutes(api: StorageApp, ctx: EmulatorContext): void 
   });
 
   api.get("/files/:fileId", auth, async (c) => {
-    const { token } = c.var;
-    const file = findFile(ctx, token, c.req.param("fileId"));
+    const { token, branchId } = c.var;
+    const file = findFile(ctx, token, c.req.param("fileId"), branchId);
     return c.json(await fileJson(ctx, file, { federation: truthy(readQuery(c).federationToken) }));
   });
 
   api.delete("/files/:fileId", auth, (c) => {
-    const { token } = c.var;
-    const file = findFile(ctx, token, c.req.param("fileId"));
-    delete ctx.state.storage.files[String(file.id)];
-    // The file's objects go with it (its content, or a sliced file's manifest and slices).
-    const prefix = objectKey(file.bucket, file.key);
-    for (const k of Object.keys(ctx.state.storage.objects)) {
-      if (!k.startsWith(prefix)) continue;
-      delete ctx.state.storage.objects[k];
-      blobs(ctx).delete(k);
-    }
+    const { token, branchId } = c.var;
+    deleteFile(ctx, findFile(ctx, token, c.req.param("fileId"), branchId));
     return c.body(null, 204);
   });
 }

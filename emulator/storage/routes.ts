@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { EmulatorContext } from "../core/context";
 import type { StorageEnv } from "./auth";
 import { InvalidJsonBody } from "./body";
+import { registerBranchPullRoutes } from "./branch-pull";
 import { registerBranchRoutes } from "./branches";
 import { registerBucketRoutes } from "./buckets";
 import { addComponents, registerComponentRoutes } from "./components";
@@ -45,6 +46,7 @@ export function storageApp(ctx: EmulatorContext): Hono<StorageEnv> {
   registerBucketRoutes(branch, ctx);
   registerTableRoutes(branch, ctx);
   registerTableSchemaRoutes(branch, ctx);
+  registerBranchPullRoutes(branch, ctx);
   registerMetadataRoutes(branch, ctx);
   registerKeyMetadataRoutes(branch, ctx);
   registerEventRoutes(branch, ctx);

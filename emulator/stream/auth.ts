@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
+import { findBranch } from "../storage/branches";
 import type { TokenAdmin, TokenRecord } from "../core/tokens";
 import { badRequest, forbidden, StreamError } from "./errors";
 import { goQuote } from "./gofmt";
@@ -59,14 +60,15 @@ export function requireAdmin(scope: AuthScope): void {
 }
 
 /**
- * The ids of the project's dev branches: none, the Storage emulation has only the default branch
- * (storage/branches.ts); a dev branch it may hold one day answers the 400 below.
- */
-const DEV_BRANCH_IDS: readonly number[] = [];
-
-/**
- * `default` or the default branch's numeric id. The real service supports only the default branch:
- * an existing dev branch answers 400, an unknown id the Storage API's 404.
+ * `default` or a branch's numeric id. The real service serves the default branch only: it asks the
+ * Storage API for a branch it does not know yet (`GET /v2/storage/dev-branches/{id}`) and refuses
+ * a development branch with 400 `currently only default branch is supported, branch "<id>" is not
+ * default`; an id Storage does not know answers Storage's 404, passed through
+ * (keboola/keboola-as-code internal/pkg/service/stream/dependencies/reqbranch.go `createBranch`
+ * and reqbranch_test.go TestBranchRequestScope_NotDefaultBranch). The branch is resolved while the
+ * token is authenticated (api/service/auth.go `APIKeyAuth`), so on every endpoint with a
+ * `{branchId}`, before the admin check of writes. No source, sink or task can exist in a
+ * development branch, so deleting one leaves the Stream service untouched.
  */
 export function resolveBranch(ctx: EmulatorContext, raw: string): number {
   const defaultId = ctx.state.project.defaultBranchId;
@@ -76,10 +78,9 @@ export function resolveBranch(ctx: EmulatorContext, raw: string): number {
   }
   const id = Number(raw);
   if (id === defaultId) return defaultId;
-  if (DEV_BRANCH_IDS.includes(id)) {
+  if (findBranch(ctx, id)) {
     throw badRequest(`currently only default branch is supported, branch "${id}" is not default`);
   }
   // The Storage API's answer for an unknown branch, passed through.
   throw new StreamError(404, "devBranch.notFound", `Branch id:"${id}" was not found.`, exceptionId(ctx));
 }
-

@@ -293,8 +293,9 @@ export class StorageApi {
     // resource that nothing loads (File Storage expires it), never a second table or a second load.
     return this.call<StorageFile>("POST", tablesPath(branch, "/files/prepare"), { json: { ...rest, federationToken: federationToken ? 1 : 0 }, retry: "idempotent" });
   }
-  getFile(fileId: number | string) {
-    return this.call<StorageFile>("GET", `/v2/storage/files/${enc(String(fileId))}`);
+  /** A file of the branch (each branch has its own files: a file of another branch is not found). */
+  getFile(branch: string, fileId: number | string) {
+    return this.call<StorageFile>("GET", tablesPath(branch, `/files/${enc(String(fileId))}`));
   }
   listJobs(limit = 100) {
     return this.call<StorageJob[]>("GET", "/v2/storage/jobs", { query: { limit: String(limit) } });

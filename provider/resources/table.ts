@@ -304,7 +304,7 @@ async function ownerOfTable(storage: StorageApi, p: Pick<Parsed, "name" | "defin
   for (const job of jobs) {
     const params = (job.operationParams ?? {}) as { params?: { name?: string }; source?: { fileId?: string | number } };
     if (job.operationName !== "tableCreate" || job.status !== "success" || params.params?.name !== p.name || params.source?.fileId === undefined) continue;
-    const file = await storage.getFile(params.source.fileId).catch(() => undefined);
+    const file = await storage.getFile(p.branchId, params.source.fileId).catch(() => undefined);
     if (file?.tags.includes(ownerTag(owner))) return owner;
   }
   return undefined;

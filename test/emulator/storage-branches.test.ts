@@ -147,22 +147,50 @@ describe("development branches", () => {
     expect((await api("GET", `/v2/storage/branch/${b.id}/buckets`)).status).toBe(404);
     expect(Object.values(emu.state.storage.buckets).some((x) => x.branchId === b.id)).toBe(false);
     expect(Object.values(emu.state.storage.configs).some((x) => x.branchId === b.id)).toBe(false);
+    // DevBranchesTest testBranchCreateAndDelete: "cannot delete nonexistent branch".
     const again = await api("DELETE", `/v2/storage/dev-branches/${b.id}`);
     expect(again.status).toBe(404);
-    expect(again.body.error).toBe("Branch not found");
+    expect(again.body).toMatchObject({ code: "devBranch.notFound", error: `Branch id:"${b.id}" was not found.` });
     // The name is free again (DevBranchesTest testBranchCreateAndDelete).
     await createBranch("Doomed");
   });
 
-  it("lets only a master token list, read, create or delete branches", async () => {
-    const limited = (method: string, path: string, json?: unknown) => call(emu.url, method, path, { token: "limited", json });
-    for (const r of [
-      await limited("GET", "/v2/storage/dev-branches"),
-      await limited("GET", "/v2/storage/dev-branches/101"),
-      await limited("POST", "/v2/storage/dev-branches", { name: "x" }),
-    ]) {
-      expect(r.status).toBe(403);
-      expect(r.body.error).toBe("You don't have access to the resource.");
+  it("lets any token list and read branches, a master token create them, and an admin delete them", async () => {
+    // DevBranchesTest testNonAdminTokenBehavior (a token that is not a master token lists and reads
+    // branches, creates and deletes none), testGuestRoleBranchesPermissions and
+    // testAdminRoleBranchesPermissions (a guest creates a branch, may not delete the admin's, the
+    // admin deletes the guest's), testReadOnlyRoleBranchesPermissions (read-only: neither).
+    const as = (token: string) => (method: string, path: string, json?: unknown) => call(emu.url, method, path, { token, json });
+    const master = emu.state.tokens[0]!;
+    emu.state.tokens.push(
+      { ...master, id: "1101", token: "guest", description: "Guest", admin: { id: 11, name: "Guest", role: "guest" } },
+      { ...master, id: "1102", token: "read-only", description: "Read only", admin: { id: 12, name: "Reader", role: "readOnly" } },
+    );
+    const forbidden = { code: "accessDenied", error: "You don't have access to the resource." };
+    const adminBranch = await createBranch("Permissions Admin");
+
+    const limited = as("limited");
+    const readOnly = as("read-only");
+    const guest = as("guest");
+    for (const read of [limited, readOnly, guest]) {
+      expect((await read("GET", "/v2/storage/dev-branches")).body.map((b: { id: number }) => b.id)).toContain(adminBranch.id);
+      expect((await read("GET", `/v2/storage/dev-branches/${adminBranch.id}`)).body).toEqual(adminBranch);
+    }
+    for (const refuse of [limited, readOnly]) {
+      const created = await refuse("POST", "/v2/storage/dev-branches", { name: "Not Allowed" });
+      expect([created.status, created.body]).toEqual([403, expect.objectContaining(forbidden)]);
+    }
+    for (const refuse of [limited, readOnly, guest]) {
+      const deleted = await refuse("DELETE", `/v2/storage/dev-branches/${adminBranch.id}`);
+      expect([deleted.status, deleted.body]).toEqual([403, expect.objectContaining(forbidden)]);
+    }
+
+    const guestCreate = await guest("POST", "/v2/storage/dev-branches", { name: "Permissions Guest" });
+    expect(guestCreate.status).toBe(202);
+    const guestBranch = (await waitJob(guestCreate.body)).results;
+    expect(guestBranch.creatorToken).toEqual({ id: 1101, name: "Guest" });
+    for (const id of [adminBranch.id, guestBranch.id]) {
+      expect((await waitJob((await api("DELETE", `/v2/storage/dev-branches/${id}`)).body)).status).toBe("success");
     }
   });
 });
