@@ -3,26 +3,21 @@ import type { EmulatorContext } from "../core/context";
 import type { NodeBindings } from "../core/http";
 import { apiError, badRequest } from "./errors";
 import { asSentence } from "./gofmt";
-import { parseJSON, serialize, JSONSyntaxError } from "./jsonvalue";
-import { clientIp, ColumnError, headersOf, ipString, MappedRecord, mapRow } from "./mapping";
+import { parseJSON, serialize, JSONSyntaxError } from "../../keboola/json-node";
+import { ColumnError, mapRow } from "../../keboola/stream-mapping";
+import { clientIp, headersOf, ipString, MappedRecord } from "../../keboola/stream-record";
+import { signalAccepted, STREAM_SIGNALS } from "../../keboola/stream";
+import { isOneOf } from "../../keboola/json";
 import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { mustGetSource } from "./sources";
 import { sinksOf } from "./store";
-import type { SinkRecord } from "./state";
 import { validateIdParam } from "./validation";
 
 // POST /v1/branches/{b}/sources/{s}/test[?signal=]: the body mapped through every sink of the
 // source (disabled sinks too, as the real endpoint lists all active sinks), nothing is stored.
 // For an OTLP source the body is one flattened record and sinks whose allowedSignals reject the
 // signal (default "logs") are left out.
-
-export const SIGNALS = ["logs", "metrics", "traces"];
-
-/** Whether a sink takes a record of the signal ("" = an HTTP record, always taken). */
-export function signalAccepted(sink: SinkRecord, signal: string): boolean {
-  return signal === "" || sink.allowedSignals.length === 0 || sink.allowedSignals.includes(signal);
-}
 
 /** The peer's address, from the Node request. */
 export function remoteAddress(env: NodeBindings): string | undefined {
@@ -59,7 +54,7 @@ export const testSource = (ctx: EmulatorContext) =>
       const sourceId = c.req.param("sourceId") ?? "";
       validateIdParam(errs, "sourceId", sourceId);
       const signal = c.req.query("signal") ?? "";
-      if (signal !== "" && !SIGNALS.includes(signal)) errs.invalidEnum("signal", signal, SIGNALS);
+      if (signal !== "" && !isOneOf(STREAM_SIGNALS, signal)) errs.invalidEnum("signal", signal, STREAM_SIGNALS);
       return { sourceId, signal };
     }),
     inBranch(ctx, "read"),
@@ -83,7 +78,7 @@ export const testSource = (ctx: EmulatorContext) =>
 
       const tables = [];
       const sinks = sinksOf(ctx, scope.branchId, sourceId)
-        .filter((s) => signalAccepted(s, signal))
+        .filter((s) => signalAccepted(s.allowedSignals, signal))
         .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1));
       for (const sink of sinks) {
         let values: string[];

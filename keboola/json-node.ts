@@ -1,10 +1,11 @@
-import { parseJson, type JsonValue } from "../../keboola/json";
-import { goQuote } from "./gofmt";
+import { parseJson, type JsonValue } from "./json";
+import { goQuote } from "./go-quote";
 
-// A small JSON parser keeping what the real service's JSON path lookup keeps: the key order of
-// objects (JavaScript objects would move integer-like keys first) and the literal text of numbers.
-// Serialisation follows the Go library used for path columns (compact; a string with special
-// characters is Go-quoted).
+// A request body as the Stream service's path columns see it (valyala/fastjson, which
+// keboola-as-code internal/pkg/service/stream/mapping/table/column/renderer.go uses): a small JSON
+// parser keeping the key order of objects (JavaScript objects would move integer-like keys first)
+// and the literal text of numbers. Serialisation follows fastjson's (compact; a string with
+// special characters is Go-quoted). Shared by the emulator and the provider's example checks.
 
 export type JNode =
   | { t: "null" }
