@@ -90,7 +90,7 @@ export function columnValue(col: MappingColumn, rec: MappedRecord): string {
       case "ip":
         return rec.input.ip;
       case "body":
-        return rec.input.body;
+        return rec.body;
       case "headers":
         return goJSON(rec.input.headers);
       case "path":

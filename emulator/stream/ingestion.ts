@@ -110,19 +110,13 @@ async function ingest(ctx: EmulatorContext, c: Context<ServiceEnv, typeof INGEST
 
   const text = await c.req.text();
   const headers = headersOf(rawHeaders(c));
-  const record = new MappedRecord({
-    receivedAt: ctx.now(),
-    ip: clientIp(headers, remoteAddress(c.env)),
-    headers,
-    body: text,
-    signal: "",
-  });
+  const record = new MappedRecord({ source: "http", receivedAt: ctx.now(), ip: clientIp(headers, remoteAddress(c.env)), headers, body: text });
 
   const sources = [...enabled]
     .sort((a, b) => (String(a.branchId) < String(b.branchId) ? -1 : 1))
     .map((source) => {
       const sinks = sinksOf(ctx, source.branchId, source.sourceId)
-        .filter((s) => !s.disabled && signalAccepted(s.allowedSignals, record.input.signal))
+        .filter((s) => !s.disabled && signalAccepted(s.allowedSignals, record.signal))
         .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1))
         .map((sink) => writeToSink(ctx, source, sink, record));
       const failed = sinks.filter((s) => s.error).length;

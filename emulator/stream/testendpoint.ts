@@ -3,7 +3,7 @@ import type { EmulatorContext } from "../core/context";
 import type { NodeBindings } from "../core/http";
 import { apiError, badRequest } from "./errors";
 import { asSentence } from "./gofmt";
-import { parseJSON, serialize, JSONSyntaxError } from "../../keboola/json-node";
+import { asDecodedObject, Float64RangeError, JSONSyntaxError, parseJSON, type JObject } from "../../keboola/json-node";
 import { ColumnError, mapRow } from "../../keboola/stream-mapping";
 import { clientIp, headersOf, ipString, MappedRecord } from "../../keboola/stream-record";
 import { signalAccepted, STREAM_SIGNALS } from "../../keboola/stream";
@@ -32,18 +32,22 @@ export function rawHeaders(c: Context): Record<string, string> {
   return out;
 }
 
-/** The flattened OTLP record of a test request: a JSON object, re-serialised compactly. */
-function otlpRecordBody(text: string): string {
-  if (text === "") return "{}";
+/**
+ * The flattened OTLP record of a test request (recordctx/otlp.go FromOTLPTestRequest): a JSON
+ * object decoded as Go decodes it (an empty body is an empty record).
+ */
+function otlpTestRecord(text: string): JObject {
+  if (text === "") return { t: "obj", entries: [] };
   const fail = (msg: string): never => {
     throw badRequest(`request body must be a JSON object representing a flat OTLP record:\n- ${asSentence(msg)}`);
   };
   try {
     const node = parseJSON(text);
     if (node.t !== "obj") return fail(`cannot unmarshal ${node.t === "arr" ? "array" : "value"} into an object`);
-    return serialize(node);
+    return asDecodedObject(node);
   } catch (e) {
-    if (e instanceof JSONSyntaxError) return fail(e.message);
+    // The service's texts come from json-iterator; these are chosen here (same prefix).
+    if (e instanceof JSONSyntaxError || e instanceof Float64RangeError) return fail(e.message);
     throw e;
   }
 }
@@ -66,15 +70,14 @@ export const testSource = (ctx: EmulatorContext) =>
 
       // The service's own header (and Go's Host) are not part of the record.
       const headers = headersOf(rawHeaders(c), ["X-Storageapi-Token", "Host"]);
-      const otlp = source.type === "otlp";
-      const signal = otlp ? input.signal || "logs" : "";
-      const record = new MappedRecord({
-        receivedAt: ctx.now(),
-        ip: otlp ? ipString(remoteAddress(c.env)) : clientIp(headers, remoteAddress(c.env)),
-        headers,
-        body: otlp ? otlpRecordBody(text) : text,
-        signal,
-      });
+      const receivedAt = ctx.now();
+      // An OTLP test request is one record of the signal asked for ("logs" by default), its IP the peer's.
+      const record = new MappedRecord(
+        source.type === "otlp"
+          ? { source: "otlp", receivedAt, ip: ipString(remoteAddress(c.env)), headers, signal: isOneOf(STREAM_SIGNALS, input.signal) ? input.signal : "logs", record: otlpTestRecord(text) }
+          : { source: "http", receivedAt, ip: clientIp(headers, remoteAddress(c.env)), headers, body: text },
+      );
+      const signal = record.signal;
 
       const tables = [];
       const sinks = sinksOf(ctx, scope.branchId, sourceId)
