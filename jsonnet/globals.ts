@@ -22,7 +22,8 @@
  *  - Header(): object of all headers, canonical names, first values (recordctx headersToMap).
  *  - HeaderStr(): one "Canonical-Name: value\n" line per header, the lines sorted (byte order);
  *    "" when there are no headers. Every line ends with "\n".
- *  - BodyStr(): raw body string. Body(): body parsed by Content-Type (see body.ts).
+ *  - BodyStr(): raw body string. Body(): body parsed by Content-Type (see body.ts); an OTLP record's
+ *    map as it is (TemplateContext.bodyMap).
  *  - Body(path): orderedmap GetNested; any lookup failure without default:
  *    `path "foo1.foo2" not found in the body`; non-string path: "first parameter must be a string";
  *    body parse errors pass through, e.g.
@@ -48,6 +49,11 @@ export interface TemplateContext {
   headers: Record<string, string | readonly string[] | undefined>;
   /** Record timestamp, used by Now(); defaults to the evaluation time. */
   now?: Date;
+  /**
+   * The body already as a map (a flattened OTLP record): Body() reads it whatever the
+   * Content-Type (keboola-as-code internal/pkg/service/stream/mapping/recordctx/otlp.go BodyMap).
+   */
+  bodyMap?: JsonObject;
 }
 
 /** An error reported by a global; its message becomes the evaluation error text. */
@@ -113,6 +119,7 @@ export class RecordState {
 
   /** recordctx BodyMap: parsed once, errors cached too. */
   bodyMap(): JsonObject {
+    if (this.ctx.bodyMap) return this.ctx.bodyMap;
     if (!this.bodyCache) {
       const contentType = Object.prototype.hasOwnProperty.call(this.headers(), "Content-Type") ? this.headers()["Content-Type"]! : "";
       try {

@@ -120,6 +120,16 @@ export type StreamColumn =
 export const STREAM_SIGNALS = ["logs", "metrics", "traces"] as const;
 export type StreamSignal = (typeof STREAM_SIGNALS)[number];
 
+/**
+ * Whether a sink with `allowedSignals` takes a record of `signal`: a record of an HTTP source
+ * (signal "") always, an OTLP record when the list is empty or names its signal
+ * (keboola-as-code internal/pkg/service/stream/definition/sink_base.go `SignalAccepted`, the one
+ * rule of the service's router and its test endpoint).
+ */
+export function signalAccepted(allowedSignals: readonly string[] | undefined, signal: string): boolean {
+  return signal === "" || !allowedSignals || allowedSignals.length === 0 || allowedSignals.includes(signal);
+}
+
 export interface StreamSink {
   projectId: number;
   branchId: number;

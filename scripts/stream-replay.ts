@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { startEmulator, type Emulator } from "../emulator/server";
-import { goJSON } from "../emulator/stream/respond";
+import { goJSON } from "../keboola/go-json";
 import { firstDifference, wildcardsMatch } from "./lib/go-wildcards";
 import { goRequest } from "./lib/go-request";
 import { loadCases, type RecordedCase, type RecordedStep } from "./lib/stream-cases";

@@ -1,5 +1,5 @@
 import type { EmulatorContext, JsonValue } from "../core/context";
-import { uuidV7 } from "../core/random";
+import { uuidV7 } from "../../keboola/uuid";
 import { isJsonObject, parseJson } from "../../keboola/json";
 import { authenticated, type StorageApp } from "./auth";
 import { readBody, readQuery, str } from "./body";

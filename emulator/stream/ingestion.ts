@@ -4,14 +4,16 @@ import type { ServiceEnv } from "../core/http";
 import { appendRows, getTable } from "../storage/tables";
 import { StreamError } from "./errors";
 import { asSentence, goQuote } from "./gofmt";
-import { clientIp, ColumnError, headersOf, MappedRecord, mapRow } from "./mapping";
+import { ColumnError, mapRow } from "../../keboola/stream-mapping";
+import { clientIp, headersOf, MappedRecord } from "../../keboola/stream-record";
+import { signalAccepted } from "../../keboola/stream";
 import { prettyJSONResponse } from "./respond";
 import { writingFile } from "./files";
 import { effectiveSetting } from "./settings";
 import { countRecord } from "./stats";
 import { sinksOf } from "./store";
 import { streamState, type ColumnRecord, type SinkRecord, type SourceRecord } from "./state";
-import { rawHeaders, remoteAddress, signalAccepted } from "./testendpoint";
+import { rawHeaders, remoteAddress } from "./testendpoint";
 
 // The ingestion endpoint (stream-in): POST <streamIn>/stream/<projectId>/<sourceId>/<secret>.
 //
@@ -108,19 +110,13 @@ async function ingest(ctx: EmulatorContext, c: Context<ServiceEnv, typeof INGEST
 
   const text = await c.req.text();
   const headers = headersOf(rawHeaders(c));
-  const record = new MappedRecord({
-    receivedAt: ctx.now(),
-    ip: clientIp(headers, remoteAddress(c.env)),
-    headers,
-    body: text,
-    signal: "",
-  });
+  const record = new MappedRecord({ source: "http", receivedAt: ctx.now(), ip: clientIp(headers, remoteAddress(c.env)), headers, body: text });
 
   const sources = [...enabled]
     .sort((a, b) => (String(a.branchId) < String(b.branchId) ? -1 : 1))
     .map((source) => {
       const sinks = sinksOf(ctx, source.branchId, source.sourceId)
-        .filter((s) => !s.disabled && signalAccepted(s, record.input.signal))
+        .filter((s) => !s.disabled && signalAccepted(s.allowedSignals, record.signal))
         .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1))
         .map((sink) => writeToSink(ctx, source, sink, record));
       const failed = sinks.filter((s) => s.error).length;

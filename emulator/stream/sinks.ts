@@ -4,7 +4,7 @@ import { isOneOf } from "../../keboola/json";
 import { STREAM_COLUMN_TYPES } from "../../keboola/stream";
 import { alreadyExists, applicationError, badRequest, GoaErrors, notFound } from "./errors";
 import { isoTime, normalizeName } from "./ids";
-import { templateCompileError } from "./mapping";
+import { templateCompileError } from "../../keboola/stream-mapping";
 import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { checkSettingsPatch, dumpSettings, effectiveSettingsValid, mergeSettings } from "./settings";

@@ -3,7 +3,8 @@
 // Sources and sinks are kept by key, soft-deleted ones included (`deleted` is set), exactly as
 // the real service keeps them in its "active" and "deleted" prefixes. Tasks are kept after they
 // finish, so their url keeps answering.
-import type { STREAM_COLUMN_TYPES, STREAM_SOURCE_TYPES, StreamSink, StreamSinkFile } from "../../keboola/stream";
+import type { STREAM_SOURCE_TYPES, StreamSink, StreamSinkFile } from "../../keboola/stream";
+import type { MappingColumn } from "../../keboola/stream-mapping";
 
 /** Who did an operation: `{type: "user", tokenId, tokenDesc, userId, userName}`. */
 export interface ByRecord {
@@ -63,18 +64,8 @@ export interface SourceRecord {
   deleted?: DeletedRecord;
 }
 
-export type ColumnType = (typeof STREAM_COLUMN_TYPES)[number];
-
-export interface ColumnRecord {
-  type: ColumnType;
-  name: string;
-  /** path columns */
-  path?: string;
-  defaultValue?: string;
-  /** path and template columns (false when unset) */
-  rawString?: boolean;
-  /** template columns */
-  template?: { language: string; content: string };
+/** A column as the emulator stores it: the mapping rules' view (keboola/stream-mapping.ts) and its key flag. */
+export interface ColumnRecord extends MappingColumn {
   /** Part of the destination table's primary key. */
   primaryKey?: boolean;
 }

@@ -3,26 +3,21 @@ import type { EmulatorContext } from "../core/context";
 import type { NodeBindings } from "../core/http";
 import { apiError, badRequest } from "./errors";
 import { asSentence } from "./gofmt";
-import { parseJSON, serialize, JSONSyntaxError } from "./jsonvalue";
-import { clientIp, ColumnError, headersOf, ipString, MappedRecord, mapRow } from "./mapping";
+import { asDecodedObject, Float64RangeError, JSONSyntaxError, parseJSON, type JObject } from "../../keboola/json-node";
+import { ColumnError, mapRow } from "../../keboola/stream-mapping";
+import { clientIp, headersOf, ipString, MappedRecord } from "../../keboola/stream-record";
+import { signalAccepted, STREAM_SIGNALS } from "../../keboola/stream";
+import { isOneOf } from "../../keboola/json";
 import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
 import { mustGetSource } from "./sources";
 import { sinksOf } from "./store";
-import type { SinkRecord } from "./state";
 import { validateIdParam } from "./validation";
 
 // POST /v1/branches/{b}/sources/{s}/test[?signal=]: the body mapped through every sink of the
 // source (disabled sinks too, as the real endpoint lists all active sinks), nothing is stored.
 // For an OTLP source the body is one flattened record and sinks whose allowedSignals reject the
 // signal (default "logs") are left out.
-
-export const SIGNALS = ["logs", "metrics", "traces"];
-
-/** Whether a sink takes a record of the signal ("" = an HTTP record, always taken). */
-export function signalAccepted(sink: SinkRecord, signal: string): boolean {
-  return signal === "" || sink.allowedSignals.length === 0 || sink.allowedSignals.includes(signal);
-}
 
 /** The peer's address, from the Node request. */
 export function remoteAddress(env: NodeBindings): string | undefined {
@@ -37,18 +32,22 @@ export function rawHeaders(c: Context): Record<string, string> {
   return out;
 }
 
-/** The flattened OTLP record of a test request: a JSON object, re-serialised compactly. */
-function otlpRecordBody(text: string): string {
-  if (text === "") return "{}";
+/**
+ * The flattened OTLP record of a test request (recordctx/otlp.go FromOTLPTestRequest): a JSON
+ * object decoded as Go decodes it (an empty body is an empty record).
+ */
+function otlpTestRecord(text: string): JObject {
+  if (text === "") return { t: "obj", entries: [] };
   const fail = (msg: string): never => {
     throw badRequest(`request body must be a JSON object representing a flat OTLP record:\n- ${asSentence(msg)}`);
   };
   try {
     const node = parseJSON(text);
     if (node.t !== "obj") return fail(`cannot unmarshal ${node.t === "arr" ? "array" : "value"} into an object`);
-    return serialize(node);
+    return asDecodedObject(node);
   } catch (e) {
-    if (e instanceof JSONSyntaxError) return fail(e.message);
+    // The service's texts come from json-iterator; these are chosen here (same prefix).
+    if (e instanceof JSONSyntaxError || e instanceof Float64RangeError) return fail(e.message);
     throw e;
   }
 }
@@ -59,7 +58,7 @@ export const testSource = (ctx: EmulatorContext) =>
       const sourceId = c.req.param("sourceId") ?? "";
       validateIdParam(errs, "sourceId", sourceId);
       const signal = c.req.query("signal") ?? "";
-      if (signal !== "" && !SIGNALS.includes(signal)) errs.invalidEnum("signal", signal, SIGNALS);
+      if (signal !== "" && !isOneOf(STREAM_SIGNALS, signal)) errs.invalidEnum("signal", signal, STREAM_SIGNALS);
       return { sourceId, signal };
     }),
     inBranch(ctx, "read"),
@@ -71,19 +70,18 @@ export const testSource = (ctx: EmulatorContext) =>
 
       // The service's own header (and Go's Host) are not part of the record.
       const headers = headersOf(rawHeaders(c), ["X-Storageapi-Token", "Host"]);
-      const otlp = source.type === "otlp";
-      const signal = otlp ? input.signal || "logs" : "";
-      const record = new MappedRecord({
-        receivedAt: ctx.now(),
-        ip: otlp ? ipString(remoteAddress(c.env)) : clientIp(headers, remoteAddress(c.env)),
-        headers,
-        body: otlp ? otlpRecordBody(text) : text,
-        signal,
-      });
+      const receivedAt = ctx.now();
+      // An OTLP test request is one record of the signal asked for ("logs" by default), its IP the peer's.
+      const record = new MappedRecord(
+        source.type === "otlp"
+          ? { source: "otlp", receivedAt, ip: ipString(remoteAddress(c.env)), headers, signal: isOneOf(STREAM_SIGNALS, input.signal) ? input.signal : "logs", record: otlpTestRecord(text) }
+          : { source: "http", receivedAt, ip: clientIp(headers, remoteAddress(c.env)), headers, body: text },
+      );
+      const signal = record.signal;
 
       const tables = [];
       const sinks = sinksOf(ctx, scope.branchId, sourceId)
-        .filter((s) => signalAccepted(s, signal))
+        .filter((s) => signalAccepted(s.allowedSignals, signal))
         .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1));
       for (const sink of sinks) {
         let values: string[];

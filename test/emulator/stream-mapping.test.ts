@@ -120,7 +120,22 @@ describe("test endpoint", () => {
 
     const metrics = await api("POST", `${otlp}/test?signal=metrics`, { json: { name: "cpu" } });
     expect(metrics.body.tables.map((t: any) => t.sinkId)).toEqual(["everything", "metrics"]);
-    expect(metrics.body.tables[1].rows[0].columns).toEqual([{ name: "body", value: '{"name":"cpu"}' }]);
+    // The record's text is json-iterator's marshal of its orderedmap, a newline after each key and
+    // value (keboola-as-code recordctx/otlp.go bodyBytesWithoutLock; keboola/go-utils
+    // pkg/orderedmap/json.go; json-iterator/go reflect_marshaler.go).
+    expect(metrics.body.tables[1].rows[0].columns).toEqual([{ name: "body", value: '{"name"\n:"cpu"\n}' }]);
+
+    // Numbers are Go's float64 and a repeated key keeps its last value, at its last place (the record
+    // is decoded into an orderedmap); the map is the body whatever the Content-Type (recordctx/otlp.go BodyMap).
+    const decoded = await api("POST", `${otlp}/test?signal=metrics`, { body: '{"name":"cpu","v":1.50,"name":"mem"}', headers: { "Content-Type": "text/plain" } });
+    expect(decoded.status, decoded.text).toBe(200);
+    expect(decoded.body.tables[0].rows[0].columns).toEqual([{ name: "name", value: "mem" }]);
+    expect(decoded.body.tables[1].rows[0].columns).toEqual([{ name: "body", value: '{"v"\n:1.5\n,"name"\n:"mem"\n}' }]);
+    const logsAsText = await api("POST", `${otlp}/test`, { body: JSON.stringify(record), headers: { "Content-Type": "text/plain" } });
+    expect(logsAsText.body.tables[1].rows[0].columns).toEqual([
+      { name: "severity", value: '"WARN"' },
+      { name: "service", value: '"storage-service"' },
+    ]);
 
     const missing = await api("POST", `${otlp}/test`, { json: { severity_text: "ERROR" } });
     expect(missing.status).toBe(422);

@@ -86,7 +86,7 @@ describe("module boundaries", () => {
     }
   });
 
-  it("the layers stand on keboola/: it imports neither the provider nor the emulator, and the emulator imports nothing of the provider", () => {
+  it("the layers stand on keboola/ (and the jsonnet engine under it): neither imports the provider or the emulator, and the emulator imports nothing of the provider", () => {
     const importsOf = (dir: string): Array<{ file: string; spec: string }> =>
       fs
         .readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })
@@ -100,7 +100,11 @@ describe("module boundaries", () => {
         });
     const shared = importsOf("keboola");
     expect(shared.length).toBeGreaterThan(0);
-    expect(shared.filter((i) => !i.spec.startsWith("keboola"))).toEqual([]);
+    // The Stream mapping rules (keboola/stream-mapping.ts) evaluate templates with jsonnet/.
+    expect(shared.filter((i) => !i.spec.startsWith("keboola") && !i.spec.startsWith("jsonnet"))).toEqual([]);
+    const engine = importsOf("jsonnet");
+    expect(engine.length).toBeGreaterThan(0);
+    expect(engine.filter((i) => !i.spec.startsWith("jsonnet"))).toEqual([]);
     const emulator = importsOf("emulator");
     expect(emulator.some((i) => i.spec.startsWith("keboola"))).toBe(true);
     expect(emulator.filter((i) => i.spec.startsWith("provider"))).toEqual([]);

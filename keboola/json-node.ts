@@ -1,10 +1,12 @@
-import { parseJson, type JsonValue } from "../../keboola/json";
-import { goQuote } from "./gofmt";
+import { parseJson, type JsonValue } from "./json";
+import { goJSON } from "./go-json";
+import { goQuote } from "./go-quote";
 
-// A small JSON parser keeping what the real service's JSON path lookup keeps: the key order of
-// objects (JavaScript objects would move integer-like keys first) and the literal text of numbers.
-// Serialisation follows the Go library used for path columns (compact; a string with special
-// characters is Go-quoted).
+// A request body as the Stream service's path columns see it (valyala/fastjson, which
+// keboola-as-code internal/pkg/service/stream/mapping/table/column/renderer.go uses): a small JSON
+// parser keeping the key order of objects (JavaScript objects would move integer-like keys first)
+// and the literal text of numbers. Serialisation follows fastjson's (compact; a string with
+// special characters is Go-quoted). Shared by the emulator and the provider's example checks.
 
 export type JNode =
   | { t: "null" }
@@ -139,8 +141,11 @@ export function serialize(node: JNode): string {
   }
 }
 
-/** Plain JavaScript value (numbers become numbers). */
-export function toPlain(node: JNode): unknown {
+/** A JSON object node. */
+export type JObject = Extract<JNode, { t: "obj" }>;
+
+/** Plain JavaScript value (numbers become numbers; "__proto__" stays an ordinary key). */
+export function toPlain(node: JNode): JsonValue {
   switch (node.t) {
     case "null":
       return null;
@@ -152,11 +157,87 @@ export function toPlain(node: JNode): unknown {
       return node.v;
     case "arr":
       return node.items.map(toPlain);
-    case "obj": {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of node.entries) out[k] = toPlain(v);
-      return out;
+    case "obj":
+      return toPlainObject(node);
+  }
+}
+
+/** Plain JavaScript object of an object node. */
+export function toPlainObject(node: JObject): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = {};
+  for (const [k, v] of node.entries) Object.defineProperty(out, k, { value: toPlain(v), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** The node of a JavaScript JSON value (its keys in their JavaScript order). */
+export function fromPlain(value: JsonValue): JNode {
+  if (value === null) return { t: "null" };
+  if (typeof value === "boolean") return { t: "bool", v: value };
+  if (typeof value === "number") return { t: "num", raw: float64Text(value) };
+  if (typeof value === "string") return { t: "str", v: value };
+  if (Array.isArray(value)) return { t: "arr", items: value.map(fromPlain) };
+  return { t: "obj", entries: Object.entries(value).map(([k, v]) => [k, fromPlain(v)]) };
+}
+
+/**
+ * How Go's encoding/json writes a float64: the shortest text that reads back, in exponent form
+ * below 1e-6 and from 1e21 (encoding/json floatEncoder). JavaScript's number to string follows
+ * the same rule and thresholds; only -0 differs (Go keeps the sign).
+ */
+function float64Text(n: number): string {
+  return Object.is(n, -0) ? "-0" : JSON.stringify(n);
+}
+
+/** A number literal that Go cannot hold in a float64 (encoding/json refuses it). */
+export class Float64RangeError extends Error {}
+
+/**
+ * The value as Go holds it after decoding JSON into `any` with keboola/go-utils' orderedmap
+ * (pkg/orderedmap/json.go UnmarshalJSON): every number is a float64 (its text is then Go's), and
+ * a key given twice keeps its last value, at the place of its last occurrence. Throws
+ * Float64RangeError with encoding/json's text for a number beyond float64.
+ */
+export function asDecodedByGo(node: JNode): JNode {
+  switch (node.t) {
+    case "num": {
+      const n = Number(node.raw);
+      if (!Number.isFinite(n)) throw new Float64RangeError(`json: cannot unmarshal number ${node.raw} into Go value of type float64`);
+      return { t: "num", raw: float64Text(n) };
     }
+    case "arr":
+      return { t: "arr", items: node.items.map(asDecodedByGo) };
+    case "obj":
+      return asDecodedObject(node);
+    default:
+      return node;
+  }
+}
+
+/** asDecodedByGo of an object. */
+export function asDecodedObject(node: JObject): JObject {
+  const last = new Map<string, number>();
+  node.entries.forEach(([k], i) => last.set(k, i));
+  return { t: "obj", entries: node.entries.filter(([k], i) => last.get(k) === i).map(([k, v]) => [k, asDecodedByGo(v)]) };
+}
+
+/**
+ * Go's encoding/json text of a decoded value (compact, keys in their order, strings with Go's
+ * HTML-safe escaping): what json.Marshal writes for an orderedmap and its values.
+ */
+export function goMarshal(node: JNode): string {
+  switch (node.t) {
+    case "null":
+      return "null";
+    case "bool":
+      return String(node.v);
+    case "num":
+      return node.raw;
+    case "str":
+      return goJSON(node.v);
+    case "arr":
+      return "[" + node.items.map(goMarshal).join(",") + "]";
+    case "obj":
+      return "{" + node.entries.map(([k, v]) => goJSON(k) + ":" + goMarshal(v)).join(",") + "}";
   }
 }
 
