@@ -296,7 +296,7 @@ async function load(storage: StorageApi, p: Parsed, tableId: string, root: strin
  * marker is written) ours when the job that created it loaded a file tagged with our owner tag,
  * or, for a typed table, when it is empty and has exactly the declared columns.
  */
-async function ownerOfTable(storage: StorageApi, p: Pick<Parsed, "name" | "definition" | "columns">, t: StorageTable, owner: string | undefined): Promise<string | undefined> {
+async function ownerOfTable(storage: StorageApi, p: Pick<Parsed, "branchId" | "name" | "definition" | "columns">, t: StorageTable, owner: string | undefined): Promise<string | undefined> {
   const marked = metadataValue(t.metadata, OWNER_KEY);
   if (marked || !owner) return marked;
   if (p.definition) return !t.rowsCount && same(t.columns, p.columns) ? owner : undefined;
