@@ -77,6 +77,23 @@ export async function branchFailure(ctx: ResourceContext, branchId: string): Pro
   };
 }
 
+/**
+ * For Stream objects: the branch exists and is the default one. The Stream service serves only
+ * the default branch: any other answers 400 "Currently only default branch is supported, branch
+ * "<id>" is not default." (keboola/keboola-as-code
+ * internal/pkg/service/stream/dependencies/reqbranch.go; emulator/stream/auth.ts).
+ */
+export async function streamBranchFailure(ctx: ResourceContext, branchId: string): Promise<Failure> {
+  const missing = await branchFailure(ctx, branchId);
+  if (missing || branchId === "default") return missing;
+  const branches = await branchesOf(ctx.client());
+  if (branches.some((b) => String(b.id) === branchId && b.isDefault)) return undefined;
+  return {
+    property: "branchId",
+    reason: `branch ${branchId} is a development branch, and the Stream service serves only the default branch (it answers "Currently only default branch is supported, branch "${branchId}" is not default."): keep Stream sources, sinks and their settings in the default branch (branchId: "default")`,
+  };
+}
+
 /** The id a new object would take is free, or ours; and the limit of its parent is not reached. */
 function slot(
   kind: "source" | "sink",

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
-import { checkWith, knownFields } from "../validation/check";
+import { checkWith, isUnknown, knownFields } from "../validation/check";
+import { streamBranchFailure } from "./preflight";
 import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
 import type { AnyDefinition, CallContext, Handler } from "./define";
 
@@ -56,6 +57,10 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
   return {
     async check(ctx, olds, news): Promise<dynamic.CheckResult> {
       const { value, failures } = checkWith(def, news);
+      if (value && failures.length === 0 && !isUnknown(value.branchId)) {
+        const branch = await streamBranchFailure(ctx, value.branchId);
+        if (branch) failures.push(branch);
+      }
       // The source or sink must exist, unless this program creates it (then its ids may be unknown).
       const known = value && knownFields(value, ["branchId", "sourceId", "sinkId"]);
       if (known && failures.length === 0 && Object.keys(olds).length === 0 && !ctx.call.facts.declared) {

@@ -15,7 +15,7 @@ import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, t
 import { PartialFailure, type Props, type ResourceContext } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
 import { declareSink, declaredSink, deletedWithSource, sinkFacts, tableResourceOf, withDeletedWith } from "./program";
-import { branchFailure, isNew, sinkSlotFailure } from "./preflight";
+import { isNew, streamBranchFailure, sinkSlotFailure } from "./preflight";
 import { show } from "../validation/messages";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
@@ -262,7 +262,7 @@ export const handler: Handler<typeof sink> = {
     // yet (its id unknown) has no sink yet but those this program declares before this one.
     const slot = knownFields(p, ["branchId", "sinkId", "adoptExisting"]);
     if (failures.length === 0 && slot && !isUnknown(value.name)) {
-      const branch = await branchFailure(ctx, slot.branchId);
+      const branch = await streamBranchFailure(ctx, slot.branchId);
       const taken = branch ?? (isNew(olds, "sinkId") ? await sinkSlotFailure(ctx, { ...slot, sourceId: value.sourceId }, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
       if (taken) failures.push(taken);
     }

@@ -6,7 +6,7 @@ import { isAmbiguous, notFoundAsUndefined, asError } from "../api/errors";
 import { createStreamObject } from "./stream-create";
 import { checkWith, isUnknown, knownFields } from "../validation/check";
 import { show } from "../validation/messages";
-import { branchFailure, isNew, sourceSlotFailure } from "./preflight";
+import { isNew, streamBranchFailure, sourceSlotFailure } from "./preflight";
 import { branchSchema, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
 import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, replaces, secret, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -150,7 +150,7 @@ export const handler: Handler<typeof source> = {
     // source's id (given, or derived from its name) is free or ours, and the branch has room.
     const slot = knownFields({ ...value, sourceId }, ["branchId", "sourceId", "adoptExisting"]);
     if (failures.length === 0 && !isUnknown(value.branchId)) {
-      const branch = await branchFailure(ctx, value.branchId);
+      const branch = await streamBranchFailure(ctx, value.branchId);
       const taken = branch ?? (slot && !isUnknown(value.name) && isNew(olds, "sourceId") ? await sourceSlotFailure(ctx, slot, ctx.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
