@@ -9,7 +9,7 @@ import { bucketDisplayNameSchema, bucketIdOf, bucketNameSchema, stageSchema } fr
 import type { ArgsOf } from "./common";
 import { createOnce } from "./create-once";
 import { defineResource, KeboolaResource, markerDiff, replaces, unique, untracked, type CallContext, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { branchFailure, isNew } from "./preflight";
+import { branchFailure, isDeployed, isNew } from "./preflight";
 import { describeOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "./ownership";
 import { declareBucket, declaredBucket } from "./program";
 import { PartialFailure, type Props } from "./types";
@@ -108,7 +108,7 @@ export const handler: Handler<typeof bucket> = {
     // A replacement (new stage, name or branch) deletes the old bucket: what it holds must be this
     // stack's tables (replaced with it), or given up with forceDelete, or the delete fails at `up`
     // after the new bucket was made.
-    if (failures.length === 0 && !isNew(olds, "bucketId")) {
+    if (failures.length === 0 && isDeployed(olds)) {
       const replacing = markerDiff(bucket, bucket.parseState(olds), news, ctx.call.facts);
       if (replacing.replaces?.length) {
         const refusal = await replacementFailure(ctx, olds, replacing.replaces, replacing.deleteBeforeReplace === true);
@@ -117,7 +117,7 @@ export const handler: Handler<typeof bucket> = {
     }
     // Against the stack: the branch exists; a new bucket's id (from its stage and name) is free or ours.
     const slot = knownFields(value, ["branchId", "stage", "name", "adoptExisting", "description"]);
-    if (failures.length === 0 && !isUnknown(value.branchId) && isNew(olds, "bucketId")) {
+    if (failures.length === 0 && !isUnknown(value.branchId) && isNew(olds, { branchId: value.branchId, stage: value.stage, name: value.name })) {
       const branch = await branchFailure(ctx, value.branchId);
       if (branch) failures.push(branch);
       else if (slot && !slot.adoptExisting) {
@@ -229,8 +229,9 @@ async function foreignTables(ctx: CallContext, branchId: string, bucketId: strin
  * recorded forceDelete does not give them up, since its delete reads the recorded value.
  */
 async function replacementFailure(ctx: CallContext, olds: Props, replaces: readonly string[], deleteFirst: boolean): Promise<dynamic.CheckFailure | undefined> {
+  // The old bucket, from its old inputs (what the engine passes check).
   const branchId = typeof olds.branchId === "string" ? olds.branchId : "default";
-  const bucketId = typeof olds.bucketId === "string" ? olds.bucketId : undefined;
+  const bucketId = typeof olds.name === "string" ? bucketIdOf(olds.stage === "out" ? "out" : "in", olds.name) : undefined;
   if (!bucketId || olds.forceDelete === true) return undefined;
   const foreign = await foreignTables(ctx, branchId, bucketId);
   if (!foreign?.length) return undefined;

@@ -474,7 +474,7 @@ export const handler: Handler<typeof componentConfig> = {
       const found = await firstFailure(
         () => branchFailure(ctx, v.branchId),
         async () => (at ? componentFailure(ctx, at.componentId, at.branchId) : undefined),
-        async () => (slot && isNew(olds, "configId") ? configSlotFailure(ctx, slot, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, componentId: slot.componentId, configId: slot.configId }) ? configSlotFailure(ctx, slot, ctx.call.owner) : undefined),
       );
       if (found) unique.push(found);
     }

@@ -284,7 +284,7 @@ export const handler: Handler<typeof flow> = {
     if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
         () => branchFailure(ctx, value.branchId),
-        async () => (slot && isNew(olds, "configId") ? configSlotFailure(ctx, { ...slot, componentId: FLOW_COMPONENT_ID }, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: FLOW_COMPONENT_ID }, ctx.call.owner) : undefined),
       );
       if (found) failures.push(found);
       else failures.push(...((await unlessForbidden(taskFailures(ctx, value))) ?? []));

@@ -46,8 +46,20 @@ export async function firstFailure(...checks: Array<() => Promise<Failure>>): Pr
   );
 }
 
-/** A resource without a recorded id is new: the checks of ids and limits apply to it. */
-export const isNew = (olds: Props, idField: string): boolean => typeof olds[idField] !== "string" || olds[idField] === "";
+/** Whether a check is about a deployed resource (the engine passes its old inputs), not a new one. */
+export const isDeployed = (olds: Props): boolean => Object.keys(olds).some((k) => !k.startsWith("__"));
+
+/**
+ * Whether the inputs address another remote object than the resource's recorded one: a new
+ * resource, or a replacement (then the new object must be free, and the limits apply to it).
+ * `olds` are the old *inputs*, which is what the engine passes a provider's check (never the
+ * outputs), so the object is told by the input fields that address it (`ids`: the new values, an
+ * id derived on our side included; a field missing from both counts as the same).
+ */
+export function isNew(olds: Props, ids: Readonly<Record<string, unknown>>): boolean {
+  if (!isDeployed(olds)) return true;
+  return Object.entries(ids).some(([field, value]) => String(olds[field] ?? (field === "branchId" ? "default" : "")) !== String(value ?? (field === "branchId" ? "default" : "")));
+}
 
 /** A listing the preflights read once per client (one provider process, one token); a failed read is asked again. */
 function oncePerClient<T>(load: (client: KeboolaClient) => Promise<T>): (client: KeboolaClient) => Promise<T> {

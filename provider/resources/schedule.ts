@@ -240,7 +240,7 @@ export const handler: Handler<typeof schedule> = {
     if (!value) return { inputs: news, failures };
     const slot = knownFields(value, ["configId", "adoptExisting"]);
     if (failures.length === 0 && slot) {
-      const found = await firstFailure(async () => (isNew(olds, "configId") ? configSlotFailure(ctx, { ...slot, branchId: BRANCH, componentId: SCHEDULER_COMPONENT_ID }, ctx.call.owner) : undefined));
+      const found = await firstFailure(async () => (isNew(olds, { configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, branchId: BRANCH, componentId: SCHEDULER_COMPONENT_ID }, ctx.call.owner) : undefined));
       if (found) failures.push(found);
     }
     // The target as a job of it would find it: declared in this program (then its ids may not be

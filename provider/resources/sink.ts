@@ -263,7 +263,7 @@ export const handler: Handler<typeof sink> = {
     const slot = knownFields(p, ["branchId", "sinkId", "adoptExisting"]);
     if (failures.length === 0 && slot && !isUnknown(value.name)) {
       const branch = await streamBranchFailure(ctx, slot.branchId);
-      const taken = branch ?? (isNew(olds, "sinkId") ? await sinkSlotFailure(ctx, { ...slot, sourceId: value.sourceId }, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
+      const taken = branch ?? (isNew(olds, { branchId: slot.branchId, sourceId: value.sourceId, sinkId: slot.sinkId }) ? await sinkSlotFailure(ctx, { ...slot, sourceId: value.sourceId }, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
     const mapping = knownFields(p, ["tableId", "branchId"]);

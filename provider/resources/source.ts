@@ -151,7 +151,7 @@ export const handler: Handler<typeof source> = {
     const slot = knownFields({ ...value, sourceId }, ["branchId", "sourceId", "adoptExisting"]);
     if (failures.length === 0 && !isUnknown(value.branchId)) {
       const branch = await streamBranchFailure(ctx, value.branchId);
-      const taken = branch ?? (slot && !isUnknown(value.name) && isNew(olds, "sourceId") ? await sourceSlotFailure(ctx, slot, ctx.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
+      const taken = branch ?? (slot && !isUnknown(value.name) && isNew(olds, { branchId: slot.branchId, sourceId: slot.sourceId }) ? await sourceSlotFailure(ctx, slot, ctx.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
     return { inputs: { ...news, ...value, sourceId }, failures };

@@ -337,10 +337,15 @@ export const handler: Handler<typeof table> = {
       if (inspected.failure) failures.push(inspected.failure);
       dataContent = inspected.summary;
     }
+    // The table the old inputs address (the engine passes check the old inputs, not the outputs),
+    // and whether these inputs address the same one.
+    const oldId = typeof olds.bucketId === "string" && typeof olds.name === "string" ? `${olds.bucketId}.${olds.name}` : undefined;
+    const oldBranch = typeof olds.branchId === "string" ? olds.branchId : "default";
+    const sameTable = oldId !== undefined && !isNew(olds, { branchId: value.branchId, bucketId: value.bucketId, name: value.name });
     // Columns already in the table keep their order; new ones come after them.
     const had = Array.isArray(olds.columns) ? (olds.columns as string[]) : undefined;
     const settled = knownFields(value, ["columns", "primaryKey", "definition", "data", "allowRecreate", "allowDropColumns"]);
-    if (had && !isNew(olds, "tableId") && settled) {
+    if (had && sameTable && settled) {
       const kept = settled.columns.filter((c) => had.includes(c));
       const lastKept = Math.max(-1, ...kept.map((c) => settled.columns.indexOf(c)));
       const added = settled.columns.filter((c) => !had.includes(c));
@@ -374,10 +379,9 @@ export const handler: Handler<typeof table> = {
     }
     // A new name, bucket or branch replaces the table: the old one is dropped first (the diff says
     // delete-before-replace) with its rows, which only declared data brings back.
-    if (failures.length === 0 && !isNew(olds, "tableId") && settled && settled.data === undefined && !settled.allowRecreate) {
+    if (failures.length === 0 && oldId !== undefined && settled && settled.data === undefined && !settled.allowRecreate) {
       const moved = markerDiff(table, table.parseState(olds), given, ctx.call.facts).replaces ?? [];
-      const oldId = typeof olds.tableId === "string" ? olds.tableId : undefined;
-      const rows = moved.length && oldId ? ((await ctx.client().storage.findTableDetail(typeof olds.branchId === "string" ? olds.branchId : "default", oldId))?.rowsCount ?? 0) : 0;
+      const rows = moved.length ? ((await ctx.client().storage.findTableDetail(oldBranch, oldId))?.rowsCount ?? 0) : 0;
       if (rows > 0) {
         const changes = moved.map((f) => `${f} (${show(olds[f])} → ${show(value[f as keyof typeof value])})`).join(", ");
         failures.push({
@@ -389,7 +393,7 @@ export const handler: Handler<typeof table> = {
     // Against the stack: the branch, the bucket and a free table id. Needs the table's id: a bucket
     // whose id is unknown is a Bucket of this program not created yet, so no table of it exists.
     const slot = knownFields(value, ["branchId", "bucketId", "name", "adoptExisting", "columns", "definition"]);
-    if (failures.length === 0 && isNew(olds, "tableId") && slot) {
+    if (failures.length === 0 && !sameTable && slot) {
       const branch = await branchFailure(ctx, slot.branchId);
       const bucketMissing =
         !branch && !ctx.call.facts.declared && !(await ctx.client().storage.findBucket(slot.branchId, slot.bucketId))

@@ -202,7 +202,7 @@ export const handler: Handler<typeof variableConfig> = {
     if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
         () => branchFailure(ctx, value.branchId),
-        async () => (slot && isNew(olds, "configId") ? configSlotFailure(ctx, { ...slot, componentId: VARIABLES_COMPONENT }, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: VARIABLES_COMPONENT }, ctx.call.owner) : undefined),
       );
       if (found) failures.push(found);
     }
