@@ -94,11 +94,12 @@ const exists = (err: unknown) => err instanceof KeboolaApiError && /alreadyExist
  * The owner of a bucket: its marker, else (an unmarked bucket) ours only when it is what our own
  * create makes before the marker is written: empty, with the declared description.
  */
-async function ownerOfBucket(storage: StorageApi, p: Parsed, b: StorageBucket, owner: string | undefined): Promise<string | undefined> {
+async function ownerOfBucket(storage: StorageApi, p: Pick<Parsed, "branchId" | "description">, b: StorageBucket, owner: string | undefined): Promise<string | undefined> {
   const marked = metadataValue(b.metadata, OWNER_KEY);
   if (marked) return marked;
+  if (descriptionOf(b) !== p.description) return undefined;
   const tables = await storage.listBucketTables(p.branchId, b.id);
-  return tables && tables.length === 0 && descriptionOf(b) === p.description ? owner : undefined;
+  return tables && tables.length === 0 ? owner : undefined;
 }
 
 export const handler: Handler<typeof bucket> = {
@@ -122,9 +123,12 @@ export const handler: Handler<typeof bucket> = {
       if (branch) failures.push(branch);
       else if (slot && !slot.adoptExisting) {
         const id = bucketIdOf(slot.stage, slot.name);
-        const found = await ctx.client().storage.findBucket(slot.branchId, id);
-        const owner = found ? metadataValue(found.metadata, OWNER_KEY) : undefined;
-        if (found && owner !== ctx.call.owner && (owner !== undefined || descriptionOf(found) !== slot.description)) {
+        // The same rule the create applies to what it finds (ownerOfBucket), so a bucket the create
+        // would refuse is refused here, before anything is written.
+        const storage = ctx.client().storage;
+        const found = await storage.findBucket(slot.branchId, id);
+        const owner = found ? await ownerOfBucket(storage, slot, found, ctx.call.owner) : undefined;
+        if (found && (owner === undefined || owner !== ctx.call.owner)) {
           failures.push({
             property: "name",
             reason: `bucket "${id}" already exists and belongs to ${describeOwner(owner)}: choose another name, or set adoptExisting: true to take it over`,

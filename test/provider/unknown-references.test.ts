@@ -60,6 +60,9 @@ beforeAll(async () => {
     configuration: { phases: [{ id: 1, name: "a", dependsOn: [] }], tasks: [{ id: 1, name: "t", phase: 1, enabled: true, continueOnFailure: false, task: { mode: "run", componentId: "keboola.ex-generic-v2", configId: "existing-cfg" } }] },
   });
   await storage.createConfig("default", "keboola.variables", { configurationId: "existing-vars", name: "Vars", configuration: { variables: [{ name: "limit", type: "int" }] } });
+  await storage.createConfig("default", "keboola.scheduler", { configurationId: "existing-cfg-sched", name: "Sched", configuration: {} });
+  // A table no stack manages, in the existing bucket.
+  await storage.waitJob(await storage.createTableDefinition("default", "in.c-existing", { name: "by-hand", primaryKeysNames: [], columns: [{ name: "id", definition: { type: "VARCHAR" } }] }), "table");
 }, 60_000);
 afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
@@ -70,9 +73,9 @@ const GENERIC = "keboola.ex-generic-v2";
 const extractor = { parameters: { api: { baseUrl: "https://api.example.com/" }, config: { outputBucket: "in.c-x", jobs: [{ endpoint: "users" }] } } };
 
 /** A check's failures and the writes it made. */
-async function checked(handler: HostedHandler, inputs: Props): Promise<{ failures: dynamic.CheckFailure[]; writes: number }> {
+async function checked(handler: HostedHandler, inputs: Props, olds: Props = {}): Promise<{ failures: dynamic.CheckFailure[]; writes: number }> {
   const before = h.writes().length;
-  const res = await handler.check(h.ctx, {}, inputs);
+  const res = await handler.check(h.ctx, olds, inputs);
   return { failures: res.failures ?? [], writes: h.writes().length - before };
 }
 
@@ -399,6 +402,227 @@ const CASES: Case[] = [
   },
 ];
 
+/** Inputs of a program whose resources are all new (no olds): the common shape of the cases below. */
+const program = (name: string, build: (s: string) => pulumi.Resource[]) => async () => {
+  const s = next();
+  return previewInputs(() => build(s), `${name}-${s}`, dir);
+};
+
+// The other checks: each previewed in a program, with the resources it references (if any)
+// declared beside it and not created. A check of a deployed resource (`olds`) previews its update.
+const MORE: Array<Case & { olds?: () => Promise<Props> }> = [
+  // Bucket: no references.
+  { kind: "bucket", check: "inputs (name, stage, display name)", preview: program("bucket", (s) => [new keboola.Bucket(`bucket-${s}`, { name: `b-${s}`, displayName: "$$$" })]), property: "displayName", reason: /Only alphanumeric characters dash and underscores are allowed/ },
+  { kind: "bucket", check: "branch exists", preview: program("bucket", (s) => [new keboola.Bucket(`bucket-${s}`, { name: `b-${s}`, branchId: "999" })]), property: "branchId", reason: /branch 999 does not exist in the project/ },
+  { kind: "bucket", check: "bucket id free or ours", preview: program("bucket", (s) => [new keboola.Bucket(`bucket-${s}`, { name: "existing" })]), property: "name", reason: /bucket "in\.c-existing" already exists and belongs to nobody recorded/ },
+  {
+    kind: "bucket",
+    check: "a replacement keeps no table this stack does not manage (update)",
+    olds: async () => ({ name: "existing", stage: "in", branchId: "default", displayName: "Existing" }),
+    preview: program("bucket", (s) => [new keboola.Bucket(`bucket-${s}`, { name: `existing-${s}`, displayName: "Existing" })]),
+    property: "name",
+    reason: /changing name replaces the bucket, and it keeps the display name.*bucket "in\.c-existing" is deleted before the new one is created; it holds 2 table\(s\) this stack does not manage \(in\.c-existing\.events, in\.c-existing\.by-hand\)/,
+  },
+  // Table: its bucket a Bucket of this program.
+  {
+    kind: "table",
+    check: "branch exists, bucket exists or is declared",
+    preview: program("table", (s) => {
+      const b = new keboola.Bucket(`bucket-${s}`, { name: `r-${s}`, branchId: "999" });
+      return [b, new keboola.Table(`table-${s}`, { branchId: "999", bucketId: b.bucketId, name: "t", columns: ["id"] })];
+    }),
+    property: "branchId",
+    reason: /branch 999 does not exist in the project/,
+  },
+  {
+    kind: "table",
+    check: "columns keep their order, none dropped unless allowed (update)",
+    olds: async () => ({ bucketId: "in.c-existing", name: "ordered", columns: ["a", "b"], primaryKey: [], branchId: "default" }),
+    preview: program("table", (s) => [new keboola.Table(`table-${s}`, { bucketId: "in.c-existing", name: "ordered", columns: ["b", "a"] })]),
+    property: "columns",
+    reason: /the table's columns are \[a, b\]; the service adds new columns at the end and cannot reorder them/,
+  },
+  {
+    kind: "table",
+    check: "a type change or a rename would lose undeclared rows (update)",
+    olds: async () => ({ bucketId: "in.c-existing", name: "typed", columns: ["id"], primaryKey: [], branchId: "default", definition: { id: { type: "VARCHAR" } } }),
+    preview: program("table", (s) => [new keboola.Table(`table-${s}`, { bucketId: "in.c-existing", name: "typed", columns: ["id"], definition: { id: { type: "INTEGER" } } })]),
+    property: "definition",
+    reason: /changes the type of column "id" \(VARCHAR → INTEGER\).*Set allowRecreate: true to give them up/,
+  },
+  // Source: no references.
+  { kind: "source", check: "inputs, description with the owner marker fits", preview: program("src", (s) => [new keboola.Source(`src-${s}`, { name: `S ${s}`, description: "x".repeat(4096) })]), property: "description", reason: /with the owner marker keboola-pulumi appends .* it exceeds the service's 4096/ },
+  { kind: "source", check: "source id derivable from the name", preview: program("src", (s) => [new keboola.Source(`src-${s}`, { name: "!!!" })]), property: "name", reason: /has no Latin letter or digit to derive the source id from/ },
+  { kind: "source", check: "branch exists", preview: program("src", (s) => [new keboola.Source(`src-${s}`, { name: `S ${s}`, branchId: "999" })]), property: "branchId", reason: /branch 999 does not exist in the project/ },
+  { kind: "source", check: "source id free or ours, branch has room", preview: program("src", (s) => [new keboola.Source(`src-${s}`, { name: "Existing", sourceId: "existing-src" })]), property: "sourceId", reason: /source "existing-src" already exists in branch default and belongs to nobody recorded/ },
+  // Sink: its source a Source of this program.
+  {
+    kind: "sink",
+    check: "inputs, description with the owner marker fits",
+    preview: program("sink", (s) => {
+      const src = new keboola.Source(`src-${s}`, { name: `E ${s}` });
+      return [src, new keboola.Sink(`sink-${s}`, { sourceId: src.sourceId, name: "Raw", description: "x".repeat(4096), tableId: "in.c-x.raw", columns: [{ type: "body", name: "body" }] })];
+    }),
+    property: "description",
+    reason: /it exceeds the service's 4096/,
+  },
+  {
+    kind: "sink",
+    check: "branch exists",
+    preview: program("sink", (s) => {
+      const src = new keboola.Source(`src-${s}`, { name: `E ${s}`, branchId: "999" });
+      return [src, new keboola.Sink(`sink-${s}`, { branchId: "999", sourceId: src.sourceId, name: "Raw", tableId: "in.c-x.raw", columns: [{ type: "body", name: "body" }] })];
+    }),
+    property: "branchId",
+    reason: /branch 999 does not exist in the project/,
+  },
+  {
+    kind: "sink",
+    check: "sink id free or ours, source has room",
+    preview: program("sink", (s) => {
+      const src = new keboola.Source(`src-${s}`, { name: `E ${s}` });
+      const sinks = Array.from({ length: 101 }, (_, i) => new keboola.Sink(i === 100 ? `sink-${s}` : `sink-${s}-${i}`, { sourceId: src.sourceId, name: `Raw ${i}`, tableId: `in.c-x.raw${i}`, columns: [{ type: "body", name: "body" }] }));
+      return [src, ...sinks];
+    }),
+    property: "name",
+    reason: /in source "e-u\d+" \(created in this run\) already has 0 sinks and this program creates 100 more before this one .*the service's limit is 100/,
+  },
+  {
+    kind: "sink",
+    check: "mapping matches a table another sink of the program creates",
+    preview: program("sink", (s) => {
+      const src = new keboola.Source(`src-${s}`, { name: `E ${s}` });
+      return [
+        src,
+        new keboola.Sink(`sink-${s}-first`, { sourceId: src.sourceId, name: "First", tableId: `in.c-x.shared${s}`, columns: [{ type: "uuid", name: "id" }, { type: "body", name: "body" }] }),
+        new keboola.Sink(`sink-${s}`, { sourceId: src.sourceId, name: "Second", tableId: `in.c-x.shared${s}`, columns: [{ type: "uuid", name: "id" }] }),
+      ];
+    }),
+    property: "columns",
+    reason: /does not exist yet and Sink "sink-u\d+-first" of this program writes it too, with other columns/,
+  },
+  // ComponentConfig: its variables a VariableConfig of this program.
+  {
+    kind: "componentConfig",
+    check: "inputs, row ids unique, variables keys written by the binding",
+    preview: program("cfg", (s) => {
+      const vars = new keboola.VariableConfig(`vars-${s}`, { name: "V", variables: [{ name: "limit" }] });
+      return [vars, new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, name: "C", variables: vars.binding(), configuration: { ...extractor, variables_id: "1" } })];
+    }),
+    property: "configuration.variables_id",
+    reason: /is written from the variables input: remove variables_id from the configuration/,
+  },
+  {
+    kind: "componentConfig",
+    check: "Generic Extractor pagination and jobs",
+    preview: program("cfg", (s) => {
+      const vars = new keboola.VariableConfig(`vars-${s}`, { name: "V", variables: [{ name: "limit" }] });
+      return [vars, new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, name: "C", variables: vars.binding(), configuration: { parameters: { ...extractor.parameters, api: { baseUrl: "https://api.example.com/", pagination: { method: "offset" } } } } })];
+    }),
+    property: "configuration.parameters.api.pagination.limit",
+    reason: /required for offset pagination: the page size/,
+  },
+  {
+    kind: "componentConfig",
+    check: "branch exists",
+    preview: program("cfg", (s) => {
+      const vars = new keboola.VariableConfig(`vars-${s}`, { name: "V", branchId: "999", variables: [{ name: "limit" }] });
+      return [vars, new keboola.ComponentConfig(`cfg-${s}`, { branchId: "999", componentId: GENERIC, name: "C", variables: vars.binding(), configuration: extractor })];
+    }),
+    property: "branchId",
+    reason: /branch 999 does not exist in the project/,
+  },
+  {
+    kind: "componentConfig",
+    check: "component in the stack",
+    preview: program("cfg", (s) => {
+      const vars = new keboola.VariableConfig(`vars-${s}`, { name: "V", variables: [{ name: "limit" }] });
+      return [vars, new keboola.ComponentConfig(`cfg-${s}`, { componentId: "keboola.ex-genric-v2", name: "C", variables: vars.binding() })];
+    }),
+    property: "componentId",
+    reason: /"keboola\.ex-genric-v2" is not a component of this stack.*did you mean "keboola\.ex-generic-v2"\?/,
+  },
+  {
+    kind: "componentConfig",
+    check: "configId free or ours",
+    preview: program("cfg", (s) => {
+      const vars = new keboola.VariableConfig(`vars-${s}`, { name: "V", variables: [{ name: "limit" }] });
+      return [vars, new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, configId: "existing-cfg", name: "C", variables: vars.binding() })];
+    }),
+    property: "configId",
+    reason: /configuration "existing-cfg" of keboola\.ex-generic-v2 already exists in branch default and belongs to nobody recorded/,
+  },
+  // VariableConfig: no references.
+  { kind: "variableConfig", check: "default values of declared variables, typed", preview: program("vars", (s) => [new keboola.VariableConfig(`vars-${s}`, { name: "V", variables: [{ name: "limit", type: "int" }], defaultValues: { limit: "ten" } })]), property: "defaultValues.limit", reason: /is not an integer, but variable "limit" is declared as int/ },
+  { kind: "variableConfig", check: "branch exists", preview: program("vars", (s) => [new keboola.VariableConfig(`vars-${s}`, { name: "V", branchId: "999", variables: [] })]), property: "branchId", reason: /branch 999 does not exist in the project/ },
+  { kind: "variableConfig", check: "configId free or ours", preview: program("vars", (s) => [new keboola.VariableConfig(`vars-${s}`, { name: "V", configId: "existing-vars", variables: [] })]), property: "configId", reason: /configuration "existing-vars" of keboola\.variables already exists/ },
+  // Flow: its tasks run ComponentConfigs of this program.
+  {
+    kind: "flow",
+    check: "branch exists",
+    preview: program("flow", (s) => {
+      const cfg = new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, branchId: "999", name: "U", configuration: extractor });
+      return [cfg, new keboola.Flow(`flow-${s}`, { branchId: "999", name: "F", phases: [{ name: "a", tasks: [{ componentId: GENERIC, configId: cfg.configId }] }] })];
+    }),
+    property: "branchId",
+    reason: /branch 999 does not exist in the project/,
+  },
+  {
+    kind: "flow",
+    check: "configId free or ours",
+    preview: program("flow", (s) => {
+      const cfg = new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, name: "U", configuration: extractor });
+      return [cfg, new keboola.Flow(`flow-${s}`, { configId: "existing-flow", name: "F", phases: [{ name: "a", tasks: [{ componentId: GENERIC, configId: cfg.configId }] }] })];
+    }),
+    property: "configId",
+    reason: /configuration "existing-flow" of keboola\.flow already exists/,
+  },
+  // Schedule: its target a ComponentConfig of this program.
+  {
+    kind: "schedule",
+    check: "timezone",
+    preview: program("sched", (s) => {
+      const cfg = new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, name: "U", configuration: extractor });
+      return [cfg, new keboola.Schedule(`sched-${s}`, { name: "S", cron: "0 3 * * *", timezone: "Europe/Praha", target: { componentId: GENERIC, configId: cfg.configId } })];
+    }),
+    property: "timezone",
+    reason: /Europe\/Praha/,
+  },
+  {
+    kind: "schedule",
+    check: "configId free or ours",
+    preview: program("sched", (s) => {
+      const cfg = new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, name: "U", configuration: extractor });
+      return [cfg, new keboola.Schedule(`sched-${s}`, { configId: "existing-cfg-sched", name: "S", cron: "0 3 * * *", target: { componentId: GENERIC, configId: cfg.configId } })];
+    }),
+    property: "configId",
+    reason: /configuration "existing-cfg-sched" of keboola\.scheduler already exists/,
+  },
+  {
+    kind: "schedule",
+    check: "target: values of declared variables, each with a value",
+    preview: program("sched", (s) => {
+      const vars = new keboola.VariableConfig(`vars-${s}`, { name: "V", variables: [{ name: "limit" }, { name: "since" }] });
+      const cfg = new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, name: "U", configuration: extractor, variables: vars.binding() });
+      return [vars, cfg, new keboola.Schedule(`sched-${s}`, { name: "S", cron: "0 3 * * *", target: { componentId: GENERIC, configId: cfg.configId, variableValuesData: { limit: "5" } } })];
+    }),
+    property: "target.variableValuesData",
+    reason: /has no value for variable "since", which VariableConfig "vars-u\d+" of this program declares, so the job would fail/,
+  },
+  // JobRun: it runs a ComponentConfig of this program.
+  {
+    kind: "jobRun",
+    check: "values of declared variables, each with a value",
+    preview: program("run", (s) => {
+      const vars = new keboola.VariableConfig(`vars-${s}`, { name: "V", variables: [{ name: "limit" }] });
+      const cfg = new keboola.ComponentConfig(`cfg-${s}`, { componentId: GENERIC, name: "U", configuration: extractor, variables: vars.binding() });
+      return [vars, cfg, new keboola.JobRun(`run-${s}`, { componentId: GENERIC, configId: cfg.configId, variableValuesData: { limt: "5" } })];
+    }),
+    property: "variableValuesData.limt",
+    reason: /"limt" is not a declared variable/,
+  },
+];
+
 /**
  * The inventory: every check of every kind, and whether it runs while each of the resource's
  * references is unknown (a resource of the same program, not created yet). `runs: true` means it
@@ -408,7 +632,7 @@ const CASES: Case[] = [
 const CHECKS: Record<ResourceKind, { references: string[]; checks: Record<string, true | string> }> = {
   bucket: {
     references: [],
-    checks: { "inputs (name, stage, display name)": true, "branch exists": true, "bucket id free or ours": true, "replacement keeps no foreign table": true },
+    checks: { "inputs (name, stage, display name)": true, "branch exists": true, "bucket id free or ours": true, "a replacement keeps no table this stack does not manage (update)": true },
   },
   table: {
     references: ["bucketId (a Bucket)"],
@@ -496,13 +720,19 @@ const CHECKS: Record<ResourceKind, { references: string[]; checks: Record<string
 describe("checks with the referenced resources declared in the same program and not created yet", () => {
   it("the inventory covers every kind, and every case is a check of it that runs", () => {
     expect(Object.keys(CHECKS).sort()).toEqual([...KIND_NAMES].sort());
-    for (const c of CASES) expect(CHECKS[c.kind].checks[c.check], `${c.kind}: ${c.check}`).toBe(true);
+    for (const c of [...CASES, ...MORE]) expect(CHECKS[c.kind].checks[c.check], `${c.kind}: ${c.check}`).toBe(true);
   });
 
-  for (const c of CASES) {
+  it("every check the inventory says runs has a case below", () => {
+    const covered = new Set([...CASES, ...MORE].map((c) => `${c.kind}: ${c.check}`));
+    const missing = KIND_NAMES.flatMap((k) => Object.entries(CHECKS[k].checks).flatMap(([check, runs]) => (runs === true && !covered.has(`${k}: ${check}`) ? [`${k}: ${check}`] : [])));
+    expect(missing).toEqual([]);
+  });
+
+  for (const c of [...CASES, ...MORE] as Array<Case & { olds?: () => Promise<Props> }>) {
     it(`${c.kind}: ${c.check}: refused at preview, zero writes${c.existing ? ", in the words used for an existing object" : ""}`, async () => {
       const handler = handlers[c.kind];
-      const got = await checked(handler, await c.preview());
+      const got = await checked(handler, await c.preview(), c.olds ? await c.olds() : {});
       expect(got.writes).toBe(0);
       const failure = got.failures.find((f) => f.property === c.property);
       expect(failure, JSON.stringify(got.failures)).toBeDefined();
