@@ -10,6 +10,8 @@ export { Flow, type FlowArgs, type FlowInputs } from "./resources/flow";
 export { Schedule, type ScheduleArgs, type ScheduleInputs } from "./resources/schedule";
 export { Bucket, type BucketArgs, type BucketInputs } from "./resources/bucket";
 export { Table, type TableArgs, type TableInputs } from "./resources/table";
+export { Branch, type BranchArgs, type BranchInputs } from "./resources/branch";
+export { stackBranch, stackBranchName } from "./resources/stack-branch";
 export { deployManifest, declareManifest, type DeployedManifest, type DeployOptions } from "./manifest/deploy";
 export { loadManifest, parseManifest, type ManifestProblem } from "./manifest/parse";
 export { exportProject, type ExportOptions, type ExportResult } from "./manifest/export";

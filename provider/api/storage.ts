@@ -1,6 +1,7 @@
 import type { HttpClient, RetryPolicy } from "./http";
 import { notFoundAsUndefined as orUndefined } from "./errors";
 import { waitUntilFinished } from "./tasks";
+import type { StorageDevBranch } from "../../keboola/storage-answers";
 
 // Typed calls of the Storage API (`/v2/storage`): the index (service discovery), token
 // verification, tables, and component configurations with their rows.
@@ -166,7 +167,35 @@ export class StorageApi {
     return this.call<{ components?: Array<{ id: string }> }>("GET", "/v2/storage", { query: { exclude: "componentDetails" } }).then((r) => r.components ?? []);
   }
   devBranches() {
-    return this.call<Array<{ id: number; name: string; isDefault: boolean }>>("GET", "/v2/storage/dev-branches");
+    return this.call<StorageDevBranch[]>("GET", "/v2/storage/dev-branches");
+  }
+
+  // Development branches (keboola-sdk-go pkg/keboola/storage_branch.go; apiary "Development Branches")
+  findDevBranch(id: string): Promise<StorageDevBranch | undefined> {
+    return orUndefined(this.call<StorageDevBranch>("GET", `/v2/storage/dev-branches/${enc(id)}`));
+  }
+  /**
+   * 202 with a `devBranchCreate` job whose results are the branch. A name another branch has (or
+   * one whose create job still runs) is refused at once: 400 `devBranch.duplicateName`. Never
+   * retried blindly: a lost answer is resolved by looking the branch up (create-once.ts).
+   */
+  createDevBranch(body: { name: string; description: string }) {
+    return this.call<StorageJob>("POST", "/v2/storage/dev-branches", { json: body, retry: "rejected-only" });
+  }
+  updateDevBranch(id: string, body: { name?: string; description?: string }) {
+    return this.call<StorageDevBranch>("PUT", `/v2/storage/dev-branches/${enc(id)}`, { json: body, retry: "idempotent" });
+  }
+  /** Deletes a branch with all it holds through a `devBranchDelete` job; gone already: undefined. */
+  async deleteDevBranch(id: string, what: string): Promise<void> {
+    const job = await orUndefined(this.call<StorageJob>("DELETE", `/v2/storage/dev-branches/${enc(id)}`, { retry: "idempotent" }));
+    if (job) await this.waitJob(job, what);
+  }
+  /** A branch's metadata (keboola-sdk-go ListBranchMetadataRequest: `branch/{branchId}/metadata`). */
+  branchMetadata(id: string) {
+    return this.call<Array<{ id: string; key: string; value: string }>>("GET", `/v2/storage/branch/${enc(id)}/metadata`);
+  }
+  setBranchMetadata(id: string, entries: Array<{ key: string; value: string }>) {
+    return this.call<unknown>("POST", `/v2/storage/branch/${enc(id)}/metadata`, { json: { metadata: entries }, retry: "idempotent" });
   }
   verifyToken() {
     return this.call<TokenInfo>("GET", "/v2/storage/tokens/verify");

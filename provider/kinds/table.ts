@@ -20,6 +20,7 @@ export const KINDS = {
   schedule: { type: "Schedule", file: "schedule" },
   bucket: { type: "Bucket", file: "bucket" },
   table: { type: "Table", file: "table" },
+  branch: { type: "Branch", file: "branch" },
 } as const satisfies Record<string, { type: string; file: string }>;
 
 export type ResourceKind = keyof typeof KINDS;

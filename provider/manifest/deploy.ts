@@ -12,6 +12,7 @@ import { Schedule } from "../resources/schedule";
 import { Bucket } from "../resources/bucket";
 import { Table } from "../resources/table";
 import { loadManifest } from "./parse";
+import { stackBranchName } from "../resources/stack-branch";
 import type { Manifest } from "./schema";
 
 // keboola.yaml -> the same resource classes a TypeScript program uses, named by their manifest
@@ -58,12 +59,16 @@ export function declareManifest(m: Manifest, options: DeployOptions = {}): Deplo
     const table = { ...inputs, branchId: m.buckets![bucket].branchId, bucketId: b.bucketId, ...(data !== undefined ? { data: dataRelativeToProgram(data, options.baseDir) } : {}) };
     out.tables[key] = new Table(key, table, opts);
   }
+  // A stack in a development branch (keboola:branch) leaves out what such a branch cannot hold.
+  const left = leftOutOfBranch(m);
   for (const [key, { settings, ...inputs }] of Object.entries(m.sources ?? {})) {
+    if (left.sources.includes(key)) continue;
     const source = new Source(key, inputs, opts);
     out.sources[key] = source;
     if (settings) out.sourceSettings[key] = new SourceSettings(`${key}-settings`, { branchId: inputs.branchId, sourceId: source.sourceId, ...settings }, opts);
   }
   for (const [key, { source: sourceKey, settings, ...inputs }] of Object.entries(m.sinks ?? {})) {
+    if (left.sources.includes(sourceKey)) continue;
     const source = out.sources[sourceKey];
     const branchId = m.sources![sourceKey].branchId;
     const sink = new Sink(key, { ...inputs, branchId, sourceId: source.sourceId }, opts);
@@ -106,11 +111,36 @@ export function declareManifest(m: Manifest, options: DeployOptions = {}): Deplo
     out.flows[key] = new Flow(key, { ...inputs, phases: declared }, opts);
   }
   for (const [key, { flow, configuration, variableValuesData, variableValuesId, ...inputs }] of Object.entries(m.schedules ?? {})) {
+    if (left.schedules.includes(key)) continue;
     const runs = flow !== undefined ? out.flows[flow].target() : { componentId: m.configurations![configuration!].componentId, configId: out.configurations[configuration!].configId };
     const values = { ...(variableValuesData !== undefined ? { variableValuesData } : {}), ...(variableValuesId !== undefined ? { variableValuesId } : {}) };
     out.schedules[key] = new Schedule(key, { ...inputs, name: inputs.name ?? key, target: { ...runs, ...values } }, opts);
   }
   return out;
+}
+
+/**
+ * What a stack in a development branch (stack config keboola:branch) leaves out of the manifest,
+ * with a warning saying so: the sources that name no branch, with their sinks and settings (the
+ * Stream service serves only the default branch: keboola/keboola-as-code
+ * internal/pkg/service/stream/dependencies/reqbranch.go), and every schedule (the Scheduler API
+ * activates configurations of the default branch only). The production stack deploys them; a
+ * program declaring them in such a stack is refused at preview instead (preflight.ts).
+ */
+function leftOutOfBranch(m: Manifest): { sources: string[]; schedules: string[] } {
+  const branch = stackBranchName();
+  if (branch === undefined) return { sources: [], schedules: [] };
+  const sources = Object.entries(m.sources ?? {}).flatMap(([key, s]) => (s.branchId === undefined ? [key] : []));
+  const sinks = Object.entries(m.sinks ?? {}).flatMap(([key, s]) => (sources.includes(s.source) ? [key] : []));
+  const schedules = Object.keys(m.schedules ?? {});
+  const parts = [
+    ...(sources.length ? [`sources ${sources.join(", ")}${sinks.length ? ` with their sinks ${sinks.join(", ")}` : ""} and settings (the Stream service serves only the default branch)`] : []),
+    ...(schedules.length ? [`schedules ${schedules.join(", ")} (the Scheduler runs only configurations of the default branch)`] : []),
+  ];
+  if (parts.length) {
+    pulumi.log.warn(`keboola.yaml: this stack deploys into development branch "${branch}" (stack config keboola:branch), which cannot hold ${parts.join("; ")}: they are left out here and deployed by the production stack`);
+  }
+  return { sources, schedules };
 }
 
 /**

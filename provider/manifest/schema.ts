@@ -9,6 +9,7 @@ import { scheduleInputsSchema, scheduleTargetSchema } from "../resources/schedul
 import { bucketInputsSchema } from "../resources/bucket";
 import { tableInputsSchema } from "../resources/table";
 import { settingsShape } from "../validation/settings";
+import { optionalBranchSchema } from "../validation/ids";
 
 // The shape of keboola.yaml, derived from the resources' own zod schemas: every field of an
 // entry is the resource's input of the same name, except the references, which name another
@@ -23,6 +24,15 @@ const keySchema = z
 
 const reference = (section: string, what: string) =>
   z.string({ error: `must be the key of an entry under ${section}` }).min(1, "must not be empty").describe(`${what}: the key of an entry under \`${section}\`.`);
+
+/**
+ * An entry's fields with its branchId optional: an entry that names no branch lives in the
+ * stack's development branch when stack config keboola:branch names one (stack-branch.ts), which
+ * the default the resource's schema fills in would hide.
+ */
+function inStackBranch<S extends z.ZodRawShape>(shape: S): Omit<S, "branchId"> & { branchId: typeof optionalBranchSchema } {
+  return { ...shape, branchId: optionalBranchSchema };
+}
 
 /** Stream settings nested in a source or sink entry (SourceSettings / SinkSettings inputs). */
 const settingsSchema = z
@@ -43,12 +53,12 @@ const secretsSchema = z
   .describe("Secret values (keys starting with #) read from stack config: {path in this entry: stack config key}.");
 
 const { sourceId: _sinkSource, branchId: _sinkBranch, ...sinkFields } = sinkInputsSchema.shape;
-const { variables: _binding, ...configFields } = componentConfigInputsSchema.shape;
+const { variables: _binding, ...configFields } = inStackBranch(componentConfigInputsSchema.shape);
 const { variables: _rowBinding, ...rowFields } = rowInputsSchema.shape;
 const { componentId: _jobComponent, configId: _jobConfig, branchId: _jobBranch, ...jobFields } = jobRunInputsSchema.shape;
 
 export const manifestSourceSchema = z
-  .object({ ...sourceInputsSchema.shape, settings: settingsSchema.optional() })
+  .object({ ...inStackBranch(sourceInputsSchema.shape), settings: settingsSchema.optional() })
   .strict()
   .describe("A Stream source (Source inputs), with its trigger settings.");
 
@@ -62,7 +72,7 @@ export const manifestSinkSchema = z
   .describe("A Stream sink (Sink inputs; branch and sourceId come from its source), with its trigger settings.");
 
 export const manifestVariablesSchema = z
-  .object(variableConfigInputsSchema.shape)
+  .object(inStackBranch(variableConfigInputsSchema.shape))
   .strict()
   .describe("Configuration variables with default values (VariableConfig inputs).");
 
@@ -91,7 +101,7 @@ export const manifestJobSchema = z
 
 const { componentId: _taskComponent, configId: _taskConfig, ...taskFields } = flowTaskInputsSchema.shape;
 const { tasks: _tasks, ...phaseFields } = flowPhaseInputsSchema.shape;
-const { phases: _phases, ...flowFields } = flowInputsSchema.shape;
+const { phases: _phases, ...flowFields } = inStackBranch(flowInputsSchema.shape);
 const { target: _target, ...scheduleFields } = scheduleInputsSchema.shape;
 const { componentId: _targetComponent, configId: _targetConfig, ...targetFields } = scheduleTargetSchema.shape;
 
@@ -138,7 +148,7 @@ export const manifestScheduleSchema = z
   })
   .describe("A schedule (Schedule inputs): runs a flow or a configuration, named by key, by cron.");
 
-export const manifestBucketSchema = z.object(bucketInputsSchema.shape).strict().describe('A Storage bucket (Bucket inputs): stage and name make its id ("in.c-<name>").');
+export const manifestBucketSchema = z.object(inStackBranch(bucketInputsSchema.shape)).strict().describe('A Storage bucket (Bucket inputs): stage and name make its id ("in.c-<name>").');
 
 const { bucketId: _tableBucket, dataContent: _tableContent, branchId: _tableBranch, ...tableFields } = tableInputsSchema.shape;
 

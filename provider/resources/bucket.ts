@@ -13,6 +13,7 @@ import { branchFailure, isDeployed, isNew } from "./preflight";
 import { describeOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "./ownership";
 import { declareBucket, declaredBucket } from "./program";
 import { PartialFailure, type Props } from "./types";
+import { inStackBranch } from "./stack-branch";
 
 // A Storage bucket: stage and name make its id (`in.c-<name>`, as the service derives it), so a
 // new stage or name replaces it; description and display name update in place. Its owner marker
@@ -50,6 +51,7 @@ export interface BucketArgs extends ArgsOf<BucketInputs> {}
 export interface Bucket extends OutputsOf<typeof bucket> {}
 export class Bucket extends KeboolaResource {
   constructor(name: string, args: BucketArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     declareBucket(name, args);
     super(bucket, name, args, opts);
     declaredBucket(args, this);

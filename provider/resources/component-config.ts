@@ -30,11 +30,13 @@ import {
   addressedConfig,
   unknownAsOld,
   adoptExistingSchema,
+  takesOverBranchCopy,
   ADOPT_NEEDS_ID,
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
 } from "./configurations";
 import { orderedRows, planRows, reconcileRows, withBinding } from "./config-rows";
+import { inStackBranch } from "./stack-branch";
 
 // A component configuration with its rows, optionally bound to a VariableConfig.
 //
@@ -164,6 +166,7 @@ export interface ComponentConfigArgs extends ArgsOf<ComponentConfigInputs> {}
 export interface ComponentConfig extends OutputsOf<typeof componentConfig> {}
 export class ComponentConfig extends KeboolaResource {
   constructor(name: string, args: ComponentConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     declareConfig("ComponentConfig", name, args);
     super(componentConfig, name, args, opts, { plainSecrets: plainSecretPaths({ configuration: args.configuration, rows: args.rows }), ...componentConfigFacts(args) });
     declaredConfig("ComponentConfig", name, args, args.componentId, this);
@@ -474,7 +477,7 @@ export const handler: Handler<typeof componentConfig> = {
       const found = await firstFailure(
         () => branchFailure(ctx, v.branchId),
         async () => (at ? componentFailure(ctx, at.componentId, at.branchId) : undefined),
-        async () => (slot && isNew(olds, { branchId: slot.branchId, componentId: slot.componentId, configId: slot.configId }) ? configSlotFailure(ctx, slot, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, componentId: slot.componentId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, adoptExisting: takesOverBranchCopy(ctx.call.facts, slot.adoptExisting) }, ctx.call.owner) : undefined),
       );
       if (found) unique.push(found);
     }
@@ -517,7 +520,7 @@ export const handler: Handler<typeof componentConfig> = {
       componentId: p.componentId,
       configId: p.configId,
       owner,
-      adoptExisting: p.adoptExisting,
+      adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
       label,
       body: {
         name: p.name,

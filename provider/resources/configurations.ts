@@ -8,6 +8,7 @@ import { createOnce } from "./create-once";
 import { unknownAsOld, unknownsAsOld } from "../validation/check";
 export { unknownAsOld, unknownsAsOld };
 import type { Props, ResourceContext } from "./types";
+import type { ProgramFacts } from "./facts";
 import { isRecord } from "../../keboola/json";
 
 // What the configuration resources (VariableConfig, ComponentConfig, JobRun) share: the
@@ -278,6 +279,18 @@ export async function createRowOnce(
 /** Replace when an explicit configId differs from the current one; never when it is omitted. */
 export function configIdReplaces(olds: Props, news: Props): boolean {
   return typeof news.configId === "string" && news.configId !== "" && news.configId !== olds.configId;
+}
+
+/**
+ * Whether a configuration takes over what it finds under its id without adoptExisting: in a
+ * development branch of this program (a Branch of it, the stack's keboola:branch included), which
+ * began as a copy of the default branch's configurations with their metadata
+ * (keboola/storage-api-php-client tests/Common/DevBranchesTest.php, BranchComponentTest;
+ * emulator/storage/branches.ts): what is there under a declared id is production's copy, owner
+ * marker of the production stack included, not somebody else's object.
+ */
+export function takesOverBranchCopy(facts: ProgramFacts, adoptExisting: boolean): boolean {
+  return adoptExisting || facts.branch !== undefined;
 }
 
 /** The explicit takeover flag of the configuration resources (as Source and Sink have it). */

@@ -7,6 +7,7 @@ import type { Props, ResourceContext } from "./types";
 import { same } from "./common";
 import { kindOfType } from "../kinds/table";
 import { kindProvider } from "../kinds/provider";
+import { branchDeclaration } from "./program";
 import { unknownsAsOld, withExpected, type PartlyKnown, type RuleContext } from "../validation/check";
 
 // One zod schema per resource says all there is about its data: the inputs a program passes,
@@ -295,10 +296,14 @@ export function registration(
   facts?: FactsInput,
 ): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
   const token = `pulumi-nodejs:dynamic/keboola:${def.type}`;
+  // Whatever else the program says, a branchId naming a Branch of it says the branch is a
+  // development one before it exists (for the kinds the service keeps out of such branches).
+  const branch = branchDeclaration((args as { branchId?: unknown }).branchId);
+  const all = branch ? { ...facts, branch } : facts;
   const props: pulumi.Inputs = {
     ...Object.fromEntries(def.outputNames.map((o) => [o, undefined])),
     ...args,
-    ...(facts ? { __program: facts } : {}),
+    ...(all ? { __program: all } : {}),
     __resourceName: name,
     // The owner marker written onto every object this resource creates (see ownership.ts).
     __owner: pulumi.createUrn(name, token, opts?.parent),

@@ -59,6 +59,10 @@ export const programFactsSchema = z.object({
   configuration: fact(programConfigurationSchema),
   /** Flow: per phase, per task, whether the task's configuration is a ComponentConfig of this program. */
   declaredTasks: fact(z.array(z.array(z.boolean()))),
+  /** Any kind with a branchId: the Branch of this program it names (a development branch, perhaps not created yet). */
+  branch: fact(z.object({ resource: z.string(), name: z.string().optional() })),
+  /** Schedule: the development branch stack config `keboola:branch` puts this program in. */
+  stackBranch: fact(z.string()),
 });
 
 export type ProgramFacts = z.output<typeof programFactsSchema>;

@@ -13,6 +13,7 @@ import {
   DEFAULT_CHANGE_DESCRIPTION,
   addressedConfig,
   adoptExistingSchema,
+  takesOverBranchCopy,
   assertCanManage,
   beginConfigUpdate,
   assertCanPurge,
@@ -27,6 +28,7 @@ import {
 import { withMarker } from "./ownership";
 import { branchFailure, configSlotFailure, firstFailure, isNew, unlessForbidden } from "./preflight";
 import { declareConfig, declaredConfig, flowFacts } from "./program";
+import { inStackBranch } from "./stack-branch";
 
 // A flow (`keboola.flow` configuration): phases run one after the other as their dependencies
 // say, each running its tasks' jobs. Declared by phase names: a phase's `dependsOn` names other
@@ -107,6 +109,7 @@ export interface FlowArgs extends ArgsOf<FlowInputs> {}
 export interface Flow extends OutputsOf<typeof flow> {}
 export class Flow extends KeboolaResource {
   constructor(name: string, args: FlowArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     declareConfig("Flow", name, { ...args, componentId: FLOW_COMPONENT_ID });
     super(flow, name, args, opts, flowFacts(args));
     declaredConfig("Flow", name, args, FLOW_COMPONENT_ID, this);
@@ -284,7 +287,7 @@ export const handler: Handler<typeof flow> = {
     if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
         () => branchFailure(ctx, value.branchId),
-        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: FLOW_COMPONENT_ID }, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: FLOW_COMPONENT_ID, adoptExisting: takesOverBranchCopy(ctx.call.facts, slot.adoptExisting) }, ctx.call.owner) : undefined),
       );
       if (found) failures.push(found);
       else failures.push(...((await unlessForbidden(taskFailures(ctx, value))) ?? []));
@@ -311,7 +314,7 @@ export const handler: Handler<typeof flow> = {
       componentId: FLOW_COMPONENT_ID,
       configId: p.configId,
       owner,
-      adoptExisting: p.adoptExisting,
+      adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
       label,
       body: { ...desired, changeDescription },
     });

@@ -11,6 +11,7 @@ import { same, type ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import { assertCanManage, unknownAsOld } from "./configurations";
 import { jobFacts } from "./program";
+import { inStackBranch } from "./stack-branch";
 
 // One run of a configuration through the Job Queue (`mode: "run"`). Create starts the job and
 // waits for it; anything but `success` fails the deployment with the job's result message (the
@@ -63,6 +64,7 @@ export interface JobRunArgs extends ArgsOf<JobRunInputs> {}
 export interface JobRun extends OutputsOf<typeof jobRun> {}
 export class JobRun extends KeboolaResource {
   constructor(name: string, args: JobRunArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     super(jobRun, name, args, opts, jobFacts(args));
   }
 }

@@ -4,6 +4,7 @@ import { KeboolaApiError } from "../api/errors";
 import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
+import { STACK_BRANCH_RESOURCE } from "./program";
 import { configOwner, findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
 import type { ProgramConfiguration, ProgramFacts } from "./facts";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
@@ -75,35 +76,80 @@ function oncePerClient<T>(load: (client: KeboolaClient) => Promise<T>): (client:
   };
 }
 
-const branchesOf = oncePerClient((client) => client.storage.devBranches());
+const branchesCache = new WeakMap<KeboolaClient, Promise<Array<{ id: number; isDefault: boolean }>>>();
+
+/**
+ * The project's branches, read once per client; a branch not in a listing is looked for in a new
+ * one (a Branch of the program may have been created since, in this very process).
+ */
+async function branchesOf(client: KeboolaClient, fresh = false): Promise<Array<{ id: number; isDefault: boolean }>> {
+  let p = fresh ? undefined : branchesCache.get(client);
+  if (!p) {
+    p = client.storage.devBranches();
+    branchesCache.set(client, p);
+    p.catch(() => branchesCache.delete(client));
+  }
+  return p;
+}
+
+/** Drops the listing of branches after this process created, renamed or deleted one. */
+export function forgetBranches(client: KeboolaClient): void {
+  branchesCache.delete(client);
+}
+
+async function branchListed(client: KeboolaClient, branchId: string): Promise<Array<{ id: number; isDefault: boolean }> | undefined> {
+  const listed = await branchesOf(client);
+  if (listed.some((b) => String(b.id) === branchId)) return undefined;
+  const fresh = await branchesOf(client, true);
+  return fresh.some((b) => String(b.id) === branchId) ? undefined : fresh;
+}
 const componentsOf = oncePerClient((client) => client.storage.components());
 
 export async function branchFailure(ctx: ResourceContext, branchId: string): Promise<Failure> {
   if (branchId === "default") return undefined;
-  const client = ctx.client();
-  const branches = await branchesOf(client);
-  if (branches.some((b) => String(b.id) === branchId)) return undefined;
+  const branches = await branchListed(ctx.client(), branchId);
+  if (!branches) return undefined;
   return {
     property: "branchId",
     reason: `branch ${branchId} does not exist in the project (its branches: ${branches.map((b) => (b.isDefault ? `${b.id} (default)` : String(b.id))).join(", ")}): use "default" or one of these ids`,
   };
 }
 
+/** What the Stream service answers for a development branch (see streamBranchFailure). */
+const STREAM_DEFAULT_ONLY = (id: string) =>
+  `the Stream service serves only the default branch (it answers "Currently only default branch is supported, branch "${id}" is not default."; keboola/keboola-as-code internal/pkg/service/stream/dependencies/reqbranch.go)`;
+
+/** Why a kind the service keeps out of development branches may not live in the Branch of this program its branchId names. */
+export function declaredBranchFailure(facts: ProgramFacts, service: string, fixElsewhere: string): Failure {
+  const b = facts.branch;
+  if (!b) return undefined;
+  if (b.resource === STACK_BRANCH_RESOURCE) {
+    return {
+      property: "branchId",
+      reason:
+        `this stack deploys into development branch ${b.name !== undefined ? `"${b.name}"` : "of its keboola:branch"} (stack config keboola:branch), and ${service}: ` +
+        `declare them only in the production stack (in a program, when keboola.stackBranch() is undefined; a keboola.yaml manifest leaves them out of a development-branch stack itself)`,
+    };
+  }
+  return { property: "branchId", reason: `branchId is the development branch of Branch "${b.resource}" of this program, and ${service}: ${fixElsewhere}` };
+}
+
 /**
  * For Stream objects: the branch exists and is the default one. The Stream service serves only
  * the default branch: any other answers 400 "Currently only default branch is supported, branch
  * "<id>" is not default." (keboola/keboola-as-code
- * internal/pkg/service/stream/dependencies/reqbranch.go; emulator/stream/auth.ts).
+ * internal/pkg/service/stream/dependencies/reqbranch.go; emulator/stream/auth.ts). A Branch of
+ * the program is a development branch before it exists.
  */
-export async function streamBranchFailure(ctx: ResourceContext, branchId: string): Promise<Failure> {
+export async function streamBranchFailure(ctx: ResourceContext & { call: { facts: ProgramFacts } }, branchId: Partly<string>): Promise<Failure> {
+  const fix = 'keep Stream sources, sinks and their settings in the default branch (branchId: "default")';
+  const declared = declaredBranchFailure(ctx.call.facts, STREAM_DEFAULT_ONLY(isUnknown(branchId) ? "<id>" : branchId), fix);
+  if (declared || isUnknown(branchId)) return declared;
   const missing = await branchFailure(ctx, branchId);
   if (missing || branchId === "default") return missing;
   const branches = await branchesOf(ctx.client());
   if (branches.some((b) => String(b.id) === branchId && b.isDefault)) return undefined;
-  return {
-    property: "branchId",
-    reason: `branch ${branchId} is a development branch, and the Stream service serves only the default branch (it answers "Currently only default branch is supported, branch "${branchId}" is not default."): keep Stream sources, sinks and their settings in the default branch (branchId: "default")`,
-  };
+  return { property: "branchId", reason: `branch ${branchId} is a development branch, and ${STREAM_DEFAULT_ONLY(branchId)}: ${fix}` };
 }
 
 /** The id a new object would take is free, or ours; and the limit of its parent is not reached. */

@@ -19,8 +19,17 @@ const declared = new Map<string, string>();
 type IdOutputs<K extends string> = pulumi.Resource & { readonly [P in K | "branchId"]: pulumi.Output<string> };
 
 const literal = (v: unknown): v is string => typeof v === "string";
-const branchOf = (v: unknown): string | undefined => (v === undefined ? "default" : typeof v === "string" || typeof v === "number" ? String(v) : undefined);
 const isOutput = (v: unknown): v is object => pulumi.Output.isInstance(v);
+/**
+ * The branch a `branchId` input names, as this program tells branches apart: its literal id, or a
+ * token for a Branch of this program (its id unknown until it exists); undefined when not known.
+ */
+const branchOf = (v: unknown): string | undefined => {
+  if (v === undefined) return "default";
+  if (typeof v === "string" || typeof v === "number") return String(v);
+  const b = isOutput(v) ? branches.get(v) : undefined;
+  return b && `<Branch ${b.resource}>`;
+};
 
 /** Records the remote object a resource addresses; throws when another resource of this program addresses it. */
 function claim(key: string | undefined, type: string, name: string, what: string, fix: string): void {
@@ -31,6 +40,39 @@ function claim(key: string | undefined, type: string, name: string, what: string
     throw new pulumi.RunError(`keboola:${type} "${name}": ${what} is already declared by keboola:${other.replace(":", ' "')}" in this program; two resources would manage one object. ${fix}`);
   }
   declared.set(key, `${type}:${name}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Branches
+
+/** The resource name of the stack's own Branch (stack config keboola:branch; stack-branch.ts). */
+export const STACK_BRANCH_RESOURCE = "keboola-branch";
+
+/** A Branch of this program: a development branch, which may not exist yet at preview. */
+export interface DeclaredBranch {
+  resource: string;
+  /** Its name, when the program gives it literally. */
+  name?: string;
+}
+
+/** The Branches of this program, each by its branchId output. */
+const branches = new WeakMap<object, DeclaredBranch>();
+
+/** Before the Branch registers: claims its name (the service keeps branch names unique). */
+export function declareBranch(name: string, args: { name?: unknown }): DeclaredBranch {
+  const branchName = literal(args.name) ? args.name.trim() : undefined;
+  claim(branchName ? `branch:${branchName}` : undefined, "Branch", name, `branch name "${branchName}"`, "Give one of them another name.");
+  return { resource: name, ...(branchName !== undefined ? { name: branchName } : {}) };
+}
+
+/** After the Branch registered: its branchId output stands for it in the resources that live in it. */
+export function declaredBranch(decl: DeclaredBranch, resource: { branchId: pulumi.Output<string> }): void {
+  branches.set(resource.branchId, decl);
+}
+
+/** The Branch of this program a `branchId` input names (its branchId output), if any. */
+export function branchDeclaration(branchId: unknown): DeclaredBranch | undefined {
+  return isOutput(branchId) ? branches.get(branchId) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import {
 import { withMarker } from "./ownership";
 import { configSlotFailure, firstFailure, isNew, jobFailures, unlessForbidden } from "./preflight";
 import { declareConfig, declaredConfig, scheduleFacts } from "./program";
+import { stackBranchName } from "./stack-branch";
 
 // A schedule: a `keboola.scheduler` configuration `{schedule: {cronTab, timezone, state}, target:
 // {componentId, configurationId, mode: "run", variableValuesId?, variableValuesData?}}` plus its
@@ -124,7 +125,9 @@ export interface Schedule extends OutputsOf<typeof schedule> {}
 export class Schedule extends KeboolaResource {
   constructor(name: string, args: ScheduleArgs, opts?: pulumi.CustomResourceOptions) {
     declareConfig("Schedule", name, { ...args, componentId: SCHEDULER_COMPONENT_ID });
-    super(schedule, name, args, opts, scheduleFacts(args, FLOW_COMPONENT_IDS));
+    // In a stack of a development branch: schedules run in the default branch only (see check).
+    const inBranch = stackBranchName();
+    super(schedule, name, args, opts, { ...scheduleFacts(args, FLOW_COMPONENT_IDS), ...(inBranch !== undefined ? { stackBranch: inBranch } : {}) });
     declaredConfig("Schedule", name, args, SCHEDULER_COMPONENT_ID, this);
   }
 }
@@ -238,6 +241,20 @@ export const handler: Handler<typeof schedule> = {
   async check(ctx, olds, news): Promise<dynamic.CheckResult> {
     const { value, failures } = checkWith(schedule, news);
     if (!value) return { inputs: news, failures };
+    // The Scheduler API has no branches: it activates scheduler configurations of the default
+    // branch, and their jobs run there (emulator/scheduler/routes.ts cites keboola-as-code
+    // internal/pkg/mapper/scheduler/remote.go isSchedulerConfigFromMainBranch). A stack in a
+    // development branch would write its schedules to production.
+    const inBranch = ctx.call.facts.stackBranch;
+    if (inBranch !== undefined) {
+      failures.push({
+        property: "target",
+        reason:
+          `this stack deploys into development branch "${inBranch}" (stack config keboola:branch), and schedules run only in the default branch (the Scheduler API activates configurations of the default branch only), so this schedule would be written to production: ` +
+          "declare schedules only in the production stack (in a program, when keboola.stackBranch() is undefined; a keboola.yaml manifest leaves them out of a development-branch stack itself)",
+      });
+      return { inputs: { ...news, ...value }, failures };
+    }
     const slot = knownFields(value, ["configId", "adoptExisting"]);
     if (failures.length === 0 && slot) {
       const found = await firstFailure(async () => (isNew(olds, { configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, branchId: BRANCH, componentId: SCHEDULER_COMPONENT_ID }, ctx.call.owner) : undefined));

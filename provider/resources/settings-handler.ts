@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
-import { checkWith, isUnknown, knownFields } from "../validation/check";
+import { checkWith, knownFields } from "../validation/check";
 import { streamBranchFailure } from "./preflight";
 import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
 import type { AnyDefinition, CallContext, Handler } from "./define";
@@ -57,7 +57,7 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
   return {
     async check(ctx, olds, news): Promise<dynamic.CheckResult> {
       const { value, failures } = checkWith(def, news);
-      if (value && failures.length === 0 && !isUnknown(value.branchId)) {
+      if (value && failures.length === 0) {
         const branch = await streamBranchFailure(ctx, value.branchId);
         if (branch) failures.push(branch);
       }

@@ -6,6 +6,7 @@ import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
 import { settingsHandler } from "./settings-handler";
 import { deletedWithSink, settingsFacts, withDeletedWith } from "./program";
+import { inStackBranch } from "./stack-branch";
 
 // Stream settings of one sink, overriding its source's. Only the keys set here are managed;
 // deleting the resource resets them to the defaults.
@@ -30,6 +31,7 @@ export interface SinkSettingsArgs extends ArgsOf<SinkSettingsInputs> {}
 export interface SinkSettings extends OutputsOf<typeof sinkSettings> {}
 export class SinkSettings extends KeboolaResource {
   constructor(name: string, args: SinkSettingsArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     // Deleted with its Sink (or Source) when that is deleted too: no reset of a sink being deleted (program.ts).
     super(sinkSettings, name, args, withDeletedWith(opts, deletedWithSink(args)), settingsFacts(args));
   }

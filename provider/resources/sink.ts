@@ -17,6 +17,7 @@ import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
 import { declareSink, declaredSink, deletedWithSource, sinkFacts, tableResourceOf, withDeletedWith } from "./program";
 import { isNew, streamBranchFailure, sinkSlotFailure } from "./preflight";
 import { show } from "../validation/messages";
+import { inStackBranch } from "./stack-branch";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
 // name, description, signal filter and enabled state update in place; a new sinkId, source or
@@ -71,6 +72,7 @@ export interface SinkArgs extends ArgsOf<SinkInputs> {}
 export interface Sink extends OutputsOf<typeof sink> {}
 export class Sink extends KeboolaResource {
   constructor(name: string, args: SinkArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     const declared = declareSink(name, args);
     // Deleted with its Source when that is deleted too (program.ts).
     // A Table of this program that it writes is created (and changed) before it.
@@ -261,6 +263,10 @@ export const handler: Handler<typeof sink> = {
     // The branch, and a free sink id in a source with room: a source of this program not created
     // yet (its id unknown) has no sink yet but those this program declares before this one.
     const slot = knownFields(p, ["branchId", "sinkId", "adoptExisting"]);
+    if (failures.length === 0 && isUnknown(p.branchId)) {
+      const branch = await streamBranchFailure(ctx, p.branchId);
+      if (branch) failures.push(branch);
+    }
     if (failures.length === 0 && slot && !isUnknown(value.name)) {
       const branch = await streamBranchFailure(ctx, slot.branchId);
       const taken = branch ?? (isNew(olds, { branchId: slot.branchId, sourceId: value.sourceId, sinkId: slot.sinkId }) ? await sinkSlotFailure(ctx, { ...slot, sourceId: value.sourceId }, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);

@@ -6,6 +6,7 @@ import type { ArgsOf } from "./common";
 import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
 import { settingsHandler } from "./settings-handler";
 import { deletedWithSource, settingsFacts, withDeletedWith } from "./program";
+import { inStackBranch } from "./stack-branch";
 
 // Stream settings of a source (they apply to all its sinks unless a sink overrides them).
 // Only the keys set here are managed; deleting the resource resets them to the defaults.
@@ -29,6 +30,7 @@ export interface SourceSettingsArgs extends ArgsOf<SourceSettingsInputs> {}
 export interface SourceSettings extends OutputsOf<typeof sourceSettings> {}
 export class SourceSettings extends KeboolaResource {
   constructor(name: string, args: SourceSettingsArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     // Deleted with its Source when that is deleted too: no reset of a source being deleted (program.ts).
     super(sourceSettings, name, args, withDeletedWith(opts, deletedWithSource(args)), settingsFacts(args));
   }

@@ -13,6 +13,7 @@ import { defineResource, KeboolaResource, replaces, secret, untracked, type Chec
 import { PartialFailure } from "./types";
 import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
 import { declareSource, declaredSource, sourceFacts } from "./program";
+import { inStackBranch } from "./stack-branch";
 
 // A Stream source: an HTTP (or OTLP) endpoint that receives events. Name, description and type
 // update in place; a new sourceId or branch replaces it. The ingestion URL is a credential and
@@ -66,6 +67,7 @@ export interface SourceArgs extends ArgsOf<SourceInputs> {}
 export interface Source extends OutputsOf<typeof source> {}
 export class Source extends KeboolaResource {
   constructor(name: string, args: SourceArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     const declared = declareSource(name, args);
     super(source, name, args, opts, sourceFacts(name, args));
     declaredSource(declared, this);
@@ -149,7 +151,7 @@ export const handler: Handler<typeof source> = {
     // Against the stack, each check on what it needs when it is known: the branch exists; a new
     // source's id (given, or derived from its name) is free or ours, and the branch has room.
     const slot = knownFields({ ...value, sourceId }, ["branchId", "sourceId", "adoptExisting"]);
-    if (failures.length === 0 && !isUnknown(value.branchId)) {
+    if (failures.length === 0) {
       const branch = await streamBranchFailure(ctx, value.branchId);
       const taken = branch ?? (slot && !isUnknown(value.name) && isNew(olds, { branchId: slot.branchId, sourceId: slot.sourceId }) ? await sourceSlotFailure(ctx, slot, ctx.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
       if (taken) failures.push(taken);

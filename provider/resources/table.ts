@@ -31,6 +31,7 @@ import { branchFailure, isNew } from "./preflight";
 import { CONTENT_KEY, describeOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, ownerTag } from "./ownership";
 import { declareTable, declaredTable, tableFacts } from "./program";
 import { PartialFailure, type Props } from "./types";
+import { inStackBranch } from "./stack-branch";
 
 // A Storage table: its bucket and name make its id (a new one replaces it); columns are added in
 // place (at the end, as the service appends them), removed in place when the user gives their data
@@ -133,6 +134,7 @@ export interface TableArgs extends ArgsOf<Omit<TableInputs, "dataContent">> {}
 export interface Table extends OutputsOf<typeof table> {}
 export class Table extends KeboolaResource {
   constructor(name: string, args: TableArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     declareTable(name, args);
     // A data path is relative to the program's directory: the provider resolves it against it.
     super(table, name, { ...args, __root: rootDirectory() }, opts, tableFacts(args));

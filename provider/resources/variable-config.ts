@@ -22,6 +22,7 @@ import {
   createConfigOnce,
   createRowOnce,
   adoptExistingSchema,
+  takesOverBranchCopy,
   ADOPT_NEEDS_ID,
   DEFAULT_CHANGE_DESCRIPTION,
   VALUES_ROW_NAME,
@@ -29,6 +30,7 @@ import {
 } from "./configurations";
 import { withMarker } from "./ownership";
 import { declareConfig, declaredConfig } from "./program";
+import { inStackBranch } from "./stack-branch";
 
 // Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
 // with the default values in one row of it (`{"values": [{name, value}]}`, every value a
@@ -95,6 +97,7 @@ export interface VariablesBinding {
 export interface VariableConfig extends OutputsOf<typeof variableConfig> {}
 export class VariableConfig extends KeboolaResource {
   constructor(name: string, args: VariableConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    args = inStackBranch(args); // keboola:branch: the stack's development branch unless it names one
     declareConfig("VariableConfig", name, { ...args, componentId: VARIABLES_COMPONENT });
     super(variableConfig, name, args, opts);
     declaredConfig("VariableConfig", name, args, VARIABLES_COMPONENT, this);
@@ -202,7 +205,7 @@ export const handler: Handler<typeof variableConfig> = {
     if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
         () => branchFailure(ctx, value.branchId),
-        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: VARIABLES_COMPONENT }, ctx.call.owner) : undefined),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: VARIABLES_COMPONENT, adoptExisting: takesOverBranchCopy(ctx.call.facts, slot.adoptExisting) }, ctx.call.owner) : undefined),
       );
       if (found) failures.push(found);
     }
@@ -222,7 +225,7 @@ export const handler: Handler<typeof variableConfig> = {
       componentId: VARIABLES_COMPONENT,
       configId: p.configId,
       owner,
-      adoptExisting: p.adoptExisting,
+      adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
       label,
       body: { name: p.name, description: p.description, configuration: { variables: p.variables }, changeDescription },
     });

@@ -29,12 +29,18 @@ export const descriptionSchema = z
   .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters: shorten it`)
   .default("");
 
-/** Branch of any resource: `default` or a numeric dev-branch id (kept as a string). */
-export const branchSchema = z
+const BRANCH_TEXT = 'Branch: "default" or the numeric id of a dev branch (a Branch\'s branchId). Omitted: the stack\'s development branch when stack config keboola:branch names one, else the default branch.';
+
+/** A branch as given: `default` or a numeric dev-branch id (kept as a string). */
+export const branchIdSchema = z
   .union([z.string().regex(/^(default|\d+)$/, 'must be "default" or a numeric branch id'), z.number().int().positive()])
-  .transform(String)
-  .default("default")
-  .describe('Branch: "default" or the numeric id of a dev branch.');
+  .transform(String);
+
+/** Branch of any resource, "default" when omitted (the resource classes put the stack's keboola:branch first). */
+export const branchSchema = branchIdSchema.default("default").describe(BRANCH_TEXT);
+
+/** A branch a manifest entry may omit: omitted is the stack's keboola:branch, else the default branch. */
+export const optionalBranchSchema = branchIdSchema.optional().describe(BRANCH_TEXT);
 
 /**
  * A source's or sink's id, derived in this one place: the declared id, else the one state recorded

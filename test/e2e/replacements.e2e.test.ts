@@ -32,6 +32,7 @@ const REPLACING: Record<ResourceKind, Record<string, string>> = {
   jobRun: { variableValuesData: "runs again", configId: "runs again (its configuration replaced)" },
   flow: { configId: "converges, its schedule's target following", branchId: "converges into a dev branch (solo, with its task's configuration)" },
   schedule: { configId: "converges" },
+  branch: {},
 };
 
 const manifestText = (o: { bucket: string; stage?: string; source: string; sink: string; vars: string; users: string; lone: string; loneComponent?: string; loneBranch?: string; limit: string; flow: string; schedule: string; loadedName: string; allowRecreate?: boolean; plainStage?: string; sourceBranch?: string; varsBranch?: string; flowBranch?: string; bucketBranch?: string }) => `buckets:

@@ -62,7 +62,9 @@ describe("manifest parsing", () => {
   it("accepts a manifest with every entry kind and applies the resources' defaults", () => {
     const m = parseManifest(GOOD);
     expect(Object.keys(m)).toEqual(["sources", "sinks", "variables", "configurations", "jobs"]);
-    expect(m.sources!.events).toMatchObject({ name: "App Events", type: "http", branchId: "default", adoptExisting: false });
+    expect(m.sources!.events).toMatchObject({ name: "App Events", type: "http", adoptExisting: false });
+    // An entry that names no branch keeps it unnamed: the stack's keboola:branch, else the default branch (stack-branch.ts).
+    expect(m.sources!.events.branchId).toBeUndefined();
     expect(m.sinks!.actions).toMatchObject({ source: "events", enabled: true });
     expect(m.variables!.vars.defaultValues).toEqual({ limit: "10" });
     expect(m.configurations!.users.rows[0]).toMatchObject({ rowId: "active", isDisabled: false, configuration: {} });

@@ -12,6 +12,7 @@ import * as flowModule from "../../provider/resources/flow";
 import * as scheduleModule from "../../provider/resources/schedule";
 import * as bucketModule from "../../provider/resources/bucket";
 import * as tableModule from "../../provider/resources/table";
+import * as branchModule from "../../provider/resources/branch";
 
 // The resource handlers as the dynamic provider host calls them: raw inputs and state in, through
 // the runtime's own dispatch (schema parsing of inputs and state, identity, presentable errors).
@@ -47,3 +48,4 @@ export const flow = hosted(flowModule, "flow");
 export const schedule = hosted(scheduleModule, "schedule");
 export const bucket = hosted(bucketModule, "bucket");
 export const table = hosted(tableModule, "table");
+export const branch = hosted(branchModule, "branch");

@@ -29,6 +29,13 @@ export async function mockPreview(): Promise<void> {
   );
 }
 
+/** The resources registered since `from` (a count answered by registeredSince()), as the mocks saw them. */
+export function registeredSince(): number;
+export function registeredSince(from: number): pulumi.runtime.MockResourceArgs[];
+export function registeredSince(from?: number): number | pulumi.runtime.MockResourceArgs[] {
+  return from === undefined ? registered.length : registered.slice(from);
+}
+
 /** The engine's marker in place of every value the mocks report unknown (`{__pulumiUnknown: true}`). */
 function withMarkers(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withMarkers);

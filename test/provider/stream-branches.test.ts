@@ -24,7 +24,7 @@ afterAll(async () => {
 describe("Stream objects in a development branch", () => {
   it("are refused at preview with the service's words, writing nothing", async () => {
     const before = h.writes().length;
-    const reason = new RegExp(`branch ${dev} is a development branch, and the Stream service serves only the default branch \\(it answers "Currently only default branch is supported, branch "${dev}" is not default\\."\\): keep Stream sources, sinks and their settings in the default branch`);
+    const reason = new RegExp(`branch ${dev} is a development branch, and the Stream service serves only the default branch \\(it answers "Currently only default branch is supported, branch "${dev}" is not default\\."; keboola/keboola-as-code internal/pkg/service/stream/dependencies/reqbranch.go\\): keep Stream sources, sinks and their settings in the default branch`);
     const src = await source.check(h.ctx, {}, { __resourceName: "s", name: "Events", branchId: String(dev) });
     expect(src.failures).toEqual([{ property: "branchId", reason: expect.stringMatching(reason) }]);
     const snk = await sink.check(h.ctx, {}, { __resourceName: "k", sourceId: "events", name: "Raw", branchId: String(dev), tableId: "in.c-x.raw", columns: [{ type: "body", name: "body" }] });

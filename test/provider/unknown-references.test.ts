@@ -61,6 +61,8 @@ beforeAll(async () => {
   });
   await storage.createConfig("default", "keboola.variables", { configurationId: "existing-vars", name: "Vars", configuration: { variables: [{ name: "limit", type: "int" }] } });
   await storage.createConfig("default", "keboola.scheduler", { configurationId: "existing-cfg-sched", name: "Sched", configuration: {} });
+  // A branch no stack manages.
+  await storage.waitJob(await storage.createDevBranch({ name: "by-hand", description: "" }), "branch");
   // A table no stack manages, in the existing bucket.
   await storage.waitJob(await storage.createTableDefinition("default", "in.c-existing", { name: "by-hand", primaryKeysNames: [], columns: [{ name: "id", definition: { type: "VARCHAR" } }] }), "table");
 }, 60_000);
@@ -423,6 +425,40 @@ const MORE: Array<Case & { olds?: () => Promise<Props> }> = [
     property: "name",
     reason: /changing name replaces the bucket, and it keeps the display name.*bucket "in\.c-existing" is deleted before the new one is created; it holds 2 table\(s\) this stack does not manage \(in\.c-existing\.events, in\.c-existing\.by-hand\)/,
   },
+  // Branch: no references.
+  { kind: "branch", check: "inputs (name)", preview: program("branch", (s) => [new keboola.Branch(`branch-${s}`, { name: " " })]), property: "name", reason: /must not be empty: name the branch/ },
+  { kind: "branch", check: "name free or ours", preview: program("branch", (s) => [new keboola.Branch(`branch-${s}`, { name: "by-hand" })]), property: "name", reason: /branch name "by-hand" is taken: branch \d+ has it and belongs to nobody recorded.*choose another name, or set adoptExisting: true/ },
+  // Stream objects in a Branch of this program (a development branch, not created yet).
+  {
+    kind: "source",
+    check: "not in a development branch of the program",
+    preview: program("source", (s) => {
+      const b = new keboola.Branch(`branch-${s}`, { name: `dev-${s}` });
+      return [b, new keboola.Source(`source-${s}`, { branchId: b.branchId, name: `Dev ${s}` })];
+    }),
+    property: "branchId",
+    reason: /branchId is the development branch of Branch "branch-u\d+" of this program, and the Stream service serves only the default branch .*keep Stream sources, sinks and their settings in the default branch/,
+  },
+  {
+    kind: "sink",
+    check: "not in a development branch of the program",
+    preview: program("sink", (s) => {
+      const b = new keboola.Branch(`branch-${s}`, { name: `dev-${s}` });
+      return [b, new keboola.Sink(`sink-${s}`, { branchId: b.branchId, sourceId: "existing-src", name: `Dev ${s}`, tableId: "in.c-x.y", columns: [{ type: "body", name: "body" }] })];
+    }),
+    property: "branchId",
+    reason: /branchId is the development branch of Branch "branch-u\d+" of this program, and the Stream service serves only the default branch/,
+  },
+  {
+    kind: "sourceSettings",
+    check: "not in a development branch of the program",
+    preview: program("sourceSettings", (s) => {
+      const b = new keboola.Branch(`branch-${s}`, { name: `dev-${s}` });
+      return [b, new keboola.SourceSettings(`sourceSettings-${s}`, { branchId: b.branchId, sourceId: "existing-src", targetImportTrigger: { count: 10 } })];
+    }),
+    property: "branchId",
+    reason: /branchId is the development branch of Branch "branch-u\d+" of this program, and the Stream service serves only the default branch/,
+  },
   // Table: its bucket a Bucket of this program.
   {
     kind: "table",
@@ -650,8 +686,14 @@ const CHECKS: Record<ResourceKind, { references: string[]; checks: Record<string
     },
   },
   source: {
-    references: [],
-    checks: { "inputs, description with the owner marker fits": true, "source id derivable from the name": true, "branch exists": true, "source id free or ours, branch has room": true },
+    references: ["branchId (a Branch)"],
+    checks: {
+      "inputs, description with the owner marker fits": true,
+      "source id derivable from the name": true,
+      "branch exists": true,
+      "not in a development branch of the program": true,
+      "source id free or ours, branch has room": true,
+    },
   },
   sink: {
     references: ["sourceId (a Source)", "tableId (a Table)"],
@@ -661,6 +703,7 @@ const CHECKS: Record<ResourceKind, { references: string[]; checks: Record<string
       "sink id derivable from the name": true,
       "allowedSignals only on an OTLP source": true,
       "branch exists": true,
+      "not in a development branch of the program": true,
       "sink id free or ours, source has room": true,
       "mapping matches its table's columns": true,
       "mapping matches a table another sink of the program creates": true,
@@ -668,7 +711,7 @@ const CHECKS: Record<ResourceKind, { references: string[]; checks: Record<string
   },
   sourceSettings: {
     references: ["sourceId (a Source)"],
-    checks: { "values in range": true, "the source exists": "a Source of this program is created before its settings: nothing to refuse" },
+    checks: { "values in range": true, "not in a development branch of the program": true, "the source exists": "a Source of this program is created before its settings: nothing to refuse" },
   },
   sinkSettings: {
     references: ["sourceId (a Source)", "sinkId (a Sink)"],
@@ -709,11 +752,20 @@ const CHECKS: Record<ResourceKind, { references: string[]; checks: Record<string
       "target enabled": true,
       "target: a flow takes no variable values": true,
       "target: values of declared variables, each with a value": true,
+      "not in a development-branch stack": "needs no reference: stack config keboola:branch alone (test/provider/stack-branch.test.ts)",
     },
   },
   jobRun: {
     references: ["configId (a ComponentConfig or a Flow)"],
     checks: { "configuration enabled": true, "a flow takes no variable values": true, "values of declared variables, each with a value": true },
+  },
+  branch: {
+    references: [],
+    checks: {
+      "inputs (name)": true,
+      "name free or ours": true,
+      "the token may create branches": "needs no reference: the token alone (test/provider/branch.test.ts, with a token that is not a master token)",
+    },
   },
 };
 

@@ -32,6 +32,7 @@ describe("derived from each resource's schema", () => {
       Schedule: [],
       Bucket: [],
       Table: [],
+      Branch: [],
     });
   });
 
@@ -48,6 +49,7 @@ describe("derived from each resource's schema", () => {
       Schedule: [],
       Bucket: [],
       Table: [],
+      Branch: [],
     });
     expect(componentConfig.outputNames).not.toContain("secretValues");
   });
