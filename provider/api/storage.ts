@@ -304,6 +304,16 @@ export class StorageApi {
   // Configuration metadata (keboola/storage-api-php-client apiary.apib "Components Configurations
   // Metadata"; keboola-sdk-go pkg/keboola/storage_config.go AppendConfigMetadataRequest): entries
   // {id, key, value, timestamp} without a provider, set by key.
+  /**
+   * The configurations of a branch with metadata of these keys, with those entries
+   * (keboola-sdk-go storage_config.go SearchConfigsRequest; apiary "Search Components
+   * Configurations": served only under `/branch/{id}`).
+   */
+  searchConfigs(branch: string, q: { componentId: string; metadataKeys: string[] }) {
+    const query: Record<string, string> = { componentId: q.componentId, include: "filteredMetadata" };
+    q.metadataKeys.forEach((k, i) => (query[`metadataKeys[${i}]`] = k));
+    return this.call<Array<{ idComponent: string; configurationId: string; metadata?: Array<{ key: string; value: string }> }>>("GET", `/v2/storage/branch/${enc(branch)}/search/component-configurations`, { query });
+  }
   configMetadata(branch: string, componentId: string, configId: string) {
     return this.call<Array<{ id: string; key: string; value: string }>>("GET", `${configsPath(branch, componentId)}/${enc(configId)}/metadata`);
   }

@@ -521,6 +521,7 @@ export const handler: Handler<typeof componentConfig> = {
       configId: p.configId,
       owner,
       adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
+      inBranchOfProgram: takesOverBranchCopy(ctx.call.facts, false),
       label,
       body: {
         name: p.name,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
 import type { ConfigBody, ConfigRow, Configuration, RowBody, StorageApi, TokenInfo } from "../api/storage";
 import { KeboolaApiError, isAmbiguous, isNotFound } from "../api/errors";
-import { derivedConfigId, OWNER_KEY, splitMarker, withMarker } from "./ownership";
+import { derivedConfigId, isCounterpart, OWNER_KEY, splitMarker, withMarker } from "./ownership";
 import { same as sameJson } from "./common";
 import { createOnce } from "./create-once";
 import { unknownAsOld, unknownsAsOld } from "../validation/check";
@@ -192,6 +192,11 @@ export interface ConfigCreate {
   label: string;
   /** The create body; its changeDescription already carries the owner marker. */
   body: Omit<ConfigBody, "configurationId">;
+  /**
+   * In a development branch of the program (takesOverBranchCopy): a configuration whose id is not
+   * given takes the id of the branch's copy of its production counterpart, when the branch has one.
+   */
+  inBranchOfProgram?: boolean;
 }
 
 type Where = { branch: string; componentId: string; configId: string };
@@ -222,7 +227,7 @@ const alreadyExists = (err: unknown): boolean => err instanceof KeboolaApiError 
  * testComponentConfigRenew), so only a live one counts as existing.
  */
 export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Promise<{ config: Configuration; existed: boolean }> {
-  const id = c.configId ?? (c.owner ? derivedConfigId(c.owner) : undefined);
+  const id = c.configId ?? (c.inBranchOfProgram ? await counterpartCopy(storage, c) : undefined) ?? (c.owner ? derivedConfigId(c.owner) : undefined);
   type Owned = { config: Configuration; owner: string | undefined };
   const send = async (): Promise<Owned> => ({
     config: normalizeConfig({ ...(await storage.createConfig(c.branch, c.componentId, { ...c.body, configurationId: id })), rows: [], rowsSortOrder: [] }),
@@ -249,6 +254,21 @@ export async function createConfigOnce(storage: StorageApi, c: ConfigCreate): Pr
   // Ours from now on: recorded in its metadata unless it already says so (see ownership.ts).
   if (created.object.owner !== c.owner) await markConfig(storage, at, c.owner);
   return { config: created.object.config, existed: created.existed };
+}
+
+/**
+ * The id of the branch's copy of this resource's production counterpart: a development branch
+ * begins with a copy of every configuration of the default branch, metadata included, so the
+ * configuration the production stack made for the same resource (same project, type and name; its
+ * id derived from that stack's owner) is there under production's id. Taking it over keeps the
+ * branch holding each configuration once, as Keboola's own branch workflow has it.
+ */
+async function counterpartCopy(storage: StorageApi, c: ConfigCreate): Promise<string | undefined> {
+  if (!c.owner || c.branch === "default") return undefined;
+  const found = await storage.searchConfigs(c.branch, { componentId: c.componentId, metadataKeys: [OWNER_KEY] });
+  const ownerOf = (f: (typeof found)[number]) => f.metadata?.find((m) => m.key === OWNER_KEY)?.value;
+  // Ours already (an earlier attempt took it over and was cut short), else production's copy.
+  return (found.find((f) => ownerOf(f) === c.owner) ?? found.find((f) => isCounterpart(ownerOf(f), c.owner)))?.configurationId;
 }
 
 /**

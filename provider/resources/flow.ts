@@ -315,6 +315,7 @@ export const handler: Handler<typeof flow> = {
       configId: p.configId,
       owner,
       adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
+      inBranchOfProgram: takesOverBranchCopy(ctx.call.facts, false),
       label,
       body: { ...desired, changeDescription },
     });

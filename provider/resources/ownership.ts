@@ -103,6 +103,16 @@ export function stackOf(owner: string | undefined): string | undefined {
   return m ? m[0] : undefined;
 }
 
+/**
+ * Whether `other` is the owner of the same resource (project, type and name) in another stack of
+ * the project: its production counterpart, for a stack deployed into a development branch.
+ */
+export function isCounterpart(other: string | undefined, owner: string | undefined): boolean {
+  if (!other || !owner || other === owner || !stackOf(other) || !stackOf(owner)) return false;
+  const rest = (urn: string) => urn.split("::").slice(1).join("::");
+  return rest(other) === rest(owner);
+}
+
 /** A tag of the files a resource uploads, so a create interrupted after its upload recognises its own table. */
 export function ownerTag(owner: string): string {
   return `kp-owner-${createHash("sha256").update(owner).digest("hex").slice(0, 24)}`;

@@ -226,6 +226,7 @@ export const handler: Handler<typeof variableConfig> = {
       configId: p.configId,
       owner,
       adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
+      inBranchOfProgram: takesOverBranchCopy(ctx.call.facts, false),
       label,
       body: { name: p.name, description: p.description, configuration: { variables: p.variables }, changeDescription },
     });

@@ -4,11 +4,11 @@
 // converge with no duplicate, no orphan and no manual edit, because every object carries its
 // owner's marker and every create is create-once.
 import { afterEach, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { type PulumiWorkspace, initEmulatorStack, makePulumiWorkspace, ok, type RunResult } from "./helpers/pulumi";
+import { pulumiKilledWhen } from "./helpers/kill";
 
 const TOKEN = "e2e-recovery-token-0123456789";
 
@@ -35,43 +35,9 @@ afterEach(async () => {
 });
 
 
-/** Starts `pulumi up` in its own process group and SIGKILLs the group once `when` holds. */
-async function upKilledWhen(w: PulumiWorkspace, e: Emulator, when: (writes: string[]) => boolean): Promise<string[]> {
-  const child = spawn(path.join(w.binDir, "pulumi"), ["up", "--yes", "--skip-preview"], { cwd: w.programDir, env: w.env, detached: true, stdio: "ignore" });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  let finished = false;
-  void exited.then(() => (finished = true));
-  const writes = () => e.writes().map((x) => `${x.method} ${x.path.replace(/\?.*$/, "")}`);
-  while (!finished && !when(writes())) await new Promise((r) => setTimeout(r, 5));
-  expect(finished, "pulumi up ended before the kill moment").toBe(false);
-  process.kill(-child.pid!, "SIGKILL");
-  await exited;
-  killStragglers(w.root);
-  return writes();
-}
-
-/**
- * The CLI starts its plugins (the language host, the provider) in process groups of their own;
- * a machine that dies takes them along, so the test kills every process working in this
- * workspace too. Left alive they would keep polling tasks after the test.
- */
-function killStragglers(root: string): void {
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    let cwd: string;
-    try {
-      cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
-    } catch {
-      continue; // gone, or not ours to look at
-    }
-    if (cwd.startsWith(root)) {
-      try {
-        process.kill(Number(pid), "SIGKILL");
-      } catch {
-        /* already gone */
-      }
-    }
-  }
-}
+/** `pulumi up` killed (its whole process group) once `when` holds. */
+const upKilledWhen = (w: PulumiWorkspace, e: Emulator, when: (writes: string[]) => boolean): Promise<string[]> =>
+  pulumiKilledWhen(w, ["up", "--yes", "--skip-preview"], w.programDir, e, when);
 
 const creates = (writes: string[]) => writes.filter((w) => w.startsWith("POST") && !w.includes("/restore"));
 

@@ -103,4 +103,25 @@ describe("a configuration in a development branch of the program", () => {
     const refused = await componentConfig.check(h.ctx, {}, { ...plain, __owner: ownerUrn("other", "pr-10"), __resourceName: "other" });
     expect(refused.failures?.[0]?.reason).toMatch(/already exists in branch \d+ and belongs to stack "pr-9"/);
   });
+
+  it("a configuration whose id is derived takes over the branch's copy of its production counterpart (same project, type and name in another stack), and a rerun finds it again", async () => {
+    const storage = h.ctx.client().storage;
+    const args = { componentId: "keboola.ex-generic-v2", name: "Derived", configuration: { parameters: { v: 1 } } };
+    const prod = await componentConfig.create(h.ctx, (await componentConfig.check(h.ctx, {}, { __resourceName: "derived", __owner: ownerUrn("derived", "production"), ...args })).inputs as Record<string, unknown>);
+    const prodId = String(prod.outs.configId);
+    const job = await storage.waitJob(await storage.createDevBranch({ name: "derived-copy", description: "" }), "branch");
+    const branchId = String((job.results as { id: number }).id);
+    const inBranch = { __resourceName: "derived", __owner: ownerUrn("derived", "pr-9"), __program: { branch: { resource: "keboola-branch" } }, branchId, ...args, configuration: { parameters: { v: 2 } } };
+    const checked = await componentConfig.check(h.ctx, {}, inBranch);
+    expect(checked.failures).toEqual([]);
+    const made = await componentConfig.create(h.ctx, checked.inputs as Record<string, unknown>);
+    expect(made.outs.configId).toBe(prodId);
+    // A rerun of the create (its answer lost) addresses the same configuration.
+    const again = await componentConfig.create(h.ctx, checked.inputs as Record<string, unknown>);
+    expect(again.outs.configId).toBe(prodId);
+    const named = Object.values(h.emu.state.storage.configs).filter((c) => c.branchId === Number(branchId) && c.name === "Derived" && !c.isDeleted);
+    expect(named).toHaveLength(1);
+    expect((await storage.getConfig(branchId, "keboola.ex-generic-v2", prodId)).configuration).toEqual({ parameters: { v: 2 } });
+    expect((await storage.getConfig("default", "keboola.ex-generic-v2", prodId)).configuration).toEqual({ parameters: { v: 1 } });
+  });
 });
