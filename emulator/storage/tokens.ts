@@ -43,7 +43,8 @@ export function tokenDetail(ctx: EmulatorContext, token: TokenRecord): StorageTo
     ...(!token.isMasterToken && master ? { creatorToken: { id: Number(master.id), description: master.description } } : {}),
     ...(token.componentAccess && token.componentAccess.length ? { componentAccess: [...token.componentAccess] } : {}),
     ...(token.isMasterToken
-      ? { admin: { id: 1, name: "Emulated Admin", features: [], isOrganizationMember: true, role: "admin", isActivated: false } }
+      ? // The user behind the token as the emulator records it (a test's guest or read-only user), else an admin.
+        { admin: { id: Number(token.admin?.id ?? 1), name: token.admin?.name ?? "Emulated Admin", features: [], isOrganizationMember: true, role: token.admin?.role ?? "admin", isActivated: false } }
       : {}),
     organization: { id: "1" },
     owner: ownerDetail(ctx),

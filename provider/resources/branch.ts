@@ -96,6 +96,8 @@ async function createProblem(client: KeboolaClient): Promise<string | undefined>
   const who = `the token "${token.description}" (id ${token.id})`;
   if (!token.isMasterToken) return `${who} is not a master token, and only a master token creates development branches: use a master token of a project admin (Keboola: Users & Settings > API Tokens)`;
   if (token.admin?.role === "readOnly") return `${who} belongs to a read-only user, who cannot create development branches: use the master token of a user with another role`;
+  // A guest creates branches but deletes none (testGuestRoleBranchesPermissions): `pulumi destroy` could not remove it.
+  if (token.admin?.role === "guest") return `${who} belongs to a guest, who may create development branches but not delete them, so \`pulumi destroy\` could not remove this one: use the master token of an admin`;
   return undefined;
 }
 

@@ -84,6 +84,10 @@ describe("Branch", () => {
     expect(main.failures?.[0]?.reason).toMatch(/^branch name "Main" is the name of the default \(production\) branch: choose another name$/);
     const limited = await branch.check(h.contextFor(LIMITED_TOKEN), {}, { __resourceName: "lim", __owner: ownerUrn("lim"), name: "lim" });
     expect(limited.failures?.[0]).toMatchObject({ property: "name", reason: expect.stringMatching(/is not a master token, and only a master token creates development branches/) });
+    // A guest's master token creates branches but deletes none (emulator/storage/branches.ts cites DevBranchesTest).
+    h.emu.state.tokens.push({ ...h.emu.state.tokens[0]!, id: "1099", token: "guest-token-branch-test", description: "Guest", admin: { id: 9, name: "Guest", role: "guest" } });
+    const guest = await branch.check(h.contextFor("guest-token-branch-test"), {}, { __resourceName: "g", __owner: ownerUrn("g"), name: "g" });
+    expect(guest.failures?.[0]?.reason).toMatch(/belongs to a guest, who may create development branches but not delete them, so `pulumi destroy` could not remove this one/);
     expect(h.writes().length).toBe(before);
   });
 
