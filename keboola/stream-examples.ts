@@ -43,6 +43,8 @@ const expectSchema = z
 
 const headersSchema = z
   .record(z.string().min(1, "must be a header name"), z.string({ error: "must be a string: the header's value" }), { error: "must be an object of header name to value" })
+  // The test endpoint drops it from the record (api/service/source.go TestSource), and it is the API token.
+  .refine((h) => !Object.keys(h).some((k) => k.toLowerCase() === "x-storageapi-token"), { error: "must not name X-StorageApi-Token: the service's test endpoint drops it, and it would put a token in the program" })
   .describe("The request's headers (any case; the service sees canonical names).");
 
 /** An event of an HTTP source. */

@@ -340,6 +340,7 @@ describe("the example schema", () => {
     [{ payload: 1, expect: {} }, "payload: must be an object (sent as its JSON, with Content-Type: application/json unless headers set another) or a string (the raw body)"],
     [{ signal: "logs", record: {}, expect: "skip" }, 'expect: must be an object of column name to expected value, or "omitted" (the sink does not take this signal)'],
     [{ signal: "logs", record: [], expect: {} }, 'record: must be an object: the flattened OTLP record, e.g. { severity_text: "WARN", body: "...", attributes: { ... } }'],
+    [{ payload: "x", headers: { "x-storageapi-token": "t" }, expect: {} }, "must not name X-StorageApi-Token: the service's test endpoint drops it, and it would put a token in the program"],
     [{ expect: {} }, "an example is { payload, headers?, expect } for an HTTP source or { signal, record, headers?, expect } for an OTLP source"],
   ])("refuses %j: %s", (input, message) => {
     const res = sinkExampleSchema.safeParse(input);
