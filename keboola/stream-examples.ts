@@ -5,7 +5,7 @@ import { invalidColumnValueMessage, templateInvalidMessage } from "../jsonnet/co
 import { getJsonnetEngine, parseJsonnetLocation, type JsonnetLocation } from "../jsonnet/engine";
 import { isRecord, type JsonValue } from "./json";
 import { fromPlain } from "./json-node";
-import { signalAccepted, STREAM_SIGNALS, type StreamSignal, type STREAM_SOURCE_TYPES } from "./stream";
+import { signalAccepted, STREAM_SIGNALS, type StreamSignal, type StreamTestResult, type STREAM_SOURCE_TYPES } from "./stream";
 import { columnValue, ColumnError, type MappingColumn } from "./stream-mapping";
 import { clientIp, headersOf, ipString, MappedRecord, type RecordInput } from "./stream-record";
 
@@ -43,6 +43,8 @@ const expectSchema = z
 
 const headersSchema = z
   .record(z.string().min(1, "must be a header name"), z.string({ error: "must be a string: the header's value" }), { error: "must be an object of header name to value" })
+  // The test endpoint drops it from the record (api/service/source.go TestSource), and it is the API token.
+  .refine((h) => !Object.keys(h).some((k) => k.toLowerCase() === "x-storageapi-token"), { error: "must not name X-StorageApi-Token: the service's test endpoint drops it, and it would put a token in the program" })
   .describe("The request's headers (any case; the service sees canonical names).");
 
 /** An event of an HTTP source. */
@@ -110,18 +112,39 @@ export interface ExampleSink {
   allowedSignals?: readonly string[];
 }
 
-/** What the unknown parts of a record are taken to be: when it arrived and the peer's address. */
+/** What the unknown parts of a record are taken to be: when it arrived, the peer's address, the headers the client adds. */
 export interface ExampleEnvironment {
   /** Epoch milliseconds. */
   receivedAt: number;
   /** The socket address of the client (the IP when no X-Real-IP or X-Forwarded-For header names one). */
   remoteAddress: string;
+  /**
+   * Headers the sending client adds to those the example gives (its User-Agent, Accept,
+   * Content-Length, a proxy's X-Forwarded-For): an example's own header of the same name wins.
+   */
+  extraHeaders?: Record<string, string>;
 }
 
 /**
- * The second environment of an evaluation: every part of the time differs (year to millisecond)
- * and the address too, so a value that depends on them differs between the two evaluations.
- * Chosen here (documentation addresses, RFC 5737).
+ * Headers a client adds to a request (its User-Agent, Accept, Content-Length; a proxy's
+ * X-Forwarded-For) and one no client sends, standing for any other (chosen here): the second
+ * environment has them, so a value that reads them, or all the headers (the headers column,
+ * Header(), HeaderStr()), differs between the two evaluations and cannot be asserted exactly. An
+ * example that gives such a header itself asserts on its own value.
+ */
+const CLIENT_HEADERS: Record<string, string> = {
+  Accept: "*/*",
+  "Accept-Encoding": "gzip",
+  "Content-Length": "1",
+  "User-Agent": "example-client/1.0",
+  "X-Forwarded-For": "198.51.100.99",
+  "X-Example-Client-Header": "1",
+};
+
+/**
+ * The second environment of an evaluation: every part of the time differs (year to millisecond),
+ * the address too, and the client adds its headers, so a value that depends on them differs between
+ * the two evaluations. Chosen here (documentation addresses, RFC 5737).
  */
 export function otherEnvironment(env: ExampleEnvironment): ExampleEnvironment {
   const t = new Date(env.receivedAt);
@@ -134,7 +157,9 @@ export function otherEnvironment(env: ExampleEnvironment): ExampleEnvironment {
     (t.getUTCSeconds() + 1) % 60,
     (t.getUTCMilliseconds() + 1) % 1000,
   );
-  return { receivedAt, remoteAddress: env.remoteAddress === "198.51.100.23" ? "203.0.113.7" : "198.51.100.23" };
+  // Each client header present in one environment and absent (or different) in the other.
+  const extraHeaders = Object.fromEntries(Object.entries(CLIENT_HEADERS).map(([k, v]) => [k, env.extraHeaders?.[k] === v ? `${v}0` : v]));
+  return { receivedAt, remoteAddress: env.remoteAddress === "198.51.100.23" ? "203.0.113.7" : "198.51.100.23", extraHeaders };
 }
 
 /** The default environment: now, from a documentation address (chosen here). */
@@ -164,22 +189,37 @@ export type ExampleOutcome =
   /** The example is of the other source type (an HTTP payload for an OTLP source, or the reverse). */
   | { kind: "wrong-source"; sourceType: ExampleSink["sourceType"] };
 
-const isOtlpExample = (example: SinkExample): example is OtlpExample => "signal" in example;
+export const isOtlpExample = (example: SinkExample): example is OtlpExample => "signal" in example;
+
+/**
+ * What is sent to the service for an example (its test endpoint, or an ingestion URL): the body
+ * text, the headers (canonical names) and, for an OTLP record, its signal (the test endpoint's
+ * `signal` query parameter). An object payload is its compact JSON with Content-Type:
+ * application/json unless the example's headers set another; a string is sent as it is; an OTLP
+ * record is its JSON, the one body the OTLP test endpoint takes (api/stream/design.go TestSource,
+ * recordctx/otlp.go FromOTLPTestRequest: a JSON object whatever the Content-Type).
+ */
+export function exampleRequest(example: SinkExample): { body: string; headers: Record<string, string>; signal?: StreamSignal } {
+  const given = headersOf(example.headers ?? {});
+  if (isOtlpExample(example)) return { body: JSON.stringify(example.record), headers: given, signal: example.signal };
+  const object = typeof example.payload !== "string";
+  // A client sending JSON says so; the example's own Content-Type wins.
+  const headers = object && !("Content-Type" in given) ? headersOf({ ...given, "Content-Type": "application/json" }) : given;
+  return { body: typeof example.payload === "string" ? example.payload : JSON.stringify(example.payload), headers };
+}
 
 /** The record an example stands for, in an environment. */
 export function exampleRecord(example: SinkExample, env: ExampleEnvironment): RecordInput {
-  const given = headersOf(example.headers ?? {});
+  const request = exampleRequest(example);
+  // The example's headers win over those the environment's client adds.
+  const headers = env.extraHeaders ? headersOf({ ...env.extraHeaders, ...request.headers }) : request.headers;
   if (isOtlpExample(example)) {
     const record = fromPlain(example.record);
     if (record.t !== "obj") throw new Error("an OTLP example's record is an object");
     // OTLP ingestion takes the peer's address as it is (otlpsource/handler.go: c.RemoteIP()).
-    return { source: "otlp", receivedAt: env.receivedAt, ip: ipString(env.remoteAddress), headers: given, signal: example.signal, record };
+    return { source: "otlp", receivedAt: env.receivedAt, ip: ipString(env.remoteAddress), headers, signal: example.signal, record };
   }
-  const object = typeof example.payload !== "string";
-  // A client sending JSON says so; the example's own Content-Type wins.
-  const headers = object && !("Content-Type" in given) ? headersOf({ ...given, "Content-Type": "application/json" }) : given;
-  const body = typeof example.payload === "string" ? example.payload : JSON.stringify(example.payload);
-  return { source: "http", receivedAt: env.receivedAt, ip: clientIp(headers, env.remoteAddress), headers, body };
+  return { source: "http", receivedAt: env.receivedAt, ip: clientIp(headers, env.remoteAddress), headers, body: request.body };
 }
 
 /** A template that does not compile: the service refuses the sink (sink create/update), with the error's location. */
@@ -289,8 +329,13 @@ export interface ExampleMismatch {
   /** kind "refused": the service's error text, and where in the template when known. */
   error?: string;
   location?: JsonnetLocation;
-  /** One sentence for the user. */
+  /** One sentence for the user, about the example (exampleMessage puts its index in front). */
   message: string;
+}
+
+/** A mismatch as one line naming the example: `examples[1]: column "user": ...`. */
+export function exampleMessage(m: Pick<ExampleMismatch, "example" | "message">): string {
+  return `examples[${m.example}]: ${m.message}`;
 }
 
 const SHAPES: Record<ExampleShape, { test: (v: string) => boolean; what: string }> = {
@@ -326,7 +371,7 @@ function parsedJson(text: string): { ok: true; value: JsonValue } | { ok: false 
 const show = (v: unknown): string => JSON.stringify(v);
 
 function compareColumn(example: number, column: string, expected: ExpectedValue, actual: string, varies: boolean): ExampleMismatch | undefined {
-  const at = `example ${example}, column "${column}"`;
+  const at = `column "${column}"`;
   if (typeof expected !== "string" && "shape" in expected) {
     const shape = SHAPES[expected.shape];
     return shape.test(actual) ? undefined : { example, kind: "shape", column, expected, actual, message: `${at}: ${show(actual)} is not ${shape.what}` };
@@ -338,15 +383,15 @@ function compareColumn(example: number, column: string, expected: ExpectedValue,
       column,
       expected,
       actual,
-      message: `${at}: its value differs from record to record (a uuid, the ingestion time or the client's IP, or a template reading Now() or Ip()): assert its shape, e.g. { shape: "datetime" }, or leave it out of expect`,
+      message: `${at}: its value differs from record to record (a uuid, the ingestion time, the client's IP or the headers its client adds, or a template reading them): assert its shape, e.g. { shape: "datetime" }, or leave it out of expect`,
     };
   }
   if (typeof expected === "string") {
-    return actual === expected ? undefined : { example, kind: "value", column, expected, actual, message: `${at}: the service writes ${show(actual)}, expected ${show(expected)}` };
+    return actual === expected ? undefined : { example, kind: "value", column, expected, actual, message: `${at}: the mapping writes ${show(actual)}, expected ${show(expected)}` };
   }
   const parsed = parsedJson(actual);
-  if (!parsed.ok) return { example, kind: "json", column, expected, actual, message: `${at}: the service writes ${show(actual)}, which is not JSON; expected the JSON ${show(expected.json)}` };
-  return sameJson(parsed.value, expected.json) ? undefined : { example, kind: "json", column, expected, actual, message: `${at}: the service writes ${show(actual)}, expected the JSON ${show(expected.json)}` };
+  if (!parsed.ok) return { example, kind: "json", column, expected, actual, message: `${at}: the mapping writes ${show(actual)}, which is not JSON; expected the JSON ${show(expected.json)}` };
+  return sameJson(parsed.value, expected.json) ? undefined : { example, kind: "json", column, expected, actual, message: `${at}: the mapping writes ${show(actual)}, expected the JSON ${show(expected.json)}` };
 }
 
 /** How an outcome differs from what its example expects (empty: the example holds). */
@@ -360,8 +405,8 @@ export function compareExample(sink: ExampleSink, index: number, example: SinkEx
           kind: "wrong-source",
           message:
             outcome.sourceType === "otlp"
-              ? `example ${index} is an HTTP event (payload), but the sink's source is an OTLP source: give { signal, record, expect }`
-              : `example ${index} is an OTLP record (signal, record), but the sink's source is an HTTP source: give { payload, headers?, expect }`,
+              ? "the example is an HTTP event (payload), but the sink's source is an OTLP source: give { signal, record, expect }"
+              : "the example is an OTLP record (signal, record), but the sink's source is an HTTP source: give { payload, headers?, expect }",
         },
       ];
     case "omitted":
@@ -371,7 +416,7 @@ export function compareExample(sink: ExampleSink, index: number, example: SinkEx
           example: index,
           kind: "omitted",
           actual: "omitted",
-          message: `example ${index}: the sink takes only ${outcome.allowedSignals.join(", ")} records (allowedSignals), so this ${outcome.signal} record is not written; expect "omitted", or allow the signal`,
+          message: `the sink takes only ${outcome.allowedSignals.join(", ")} records (allowedSignals), so this ${outcome.signal} record is not written; expect "omitted", or allow the signal`,
         },
       ];
     default:
@@ -379,7 +424,7 @@ export function compareExample(sink: ExampleSink, index: number, example: SinkEx
   }
   if (expect === "omitted") {
     const signal = isOtlpExample(example) ? example.signal : "";
-    return [{ example: index, kind: "not-omitted", expected: "omitted", message: `example ${index}: the sink takes ${signal} records (allowedSignals ${show(sink.allowedSignals ?? [])}), so this one is written, not omitted` }];
+    return [{ example: index, kind: "not-omitted", expected: "omitted", message: `the sink takes ${signal} records (allowedSignals ${show(sink.allowedSignals ?? [])}), so this one is written, not omitted` }];
   }
   const mismatches: ExampleMismatch[] = [];
   const failed = new Map(outcome.kind === "refused" ? outcome.failures.map((f) => [f.column, f]) : []);
@@ -392,13 +437,13 @@ export function compareExample(sink: ExampleSink, index: number, example: SinkEx
       ...(expected !== undefined ? { expected } : {}),
       error: f.error,
       ...(f.location ? { location: f.location } : {}),
-      message: `example ${index}: the service refuses the record: ${f.message}${f.location ? ` (template line ${f.location.line}, column ${f.location.column})` : ""}`,
+      message: `column "${f.column}": the service refuses the record: ${f.message}${f.location ? ` (template line ${f.location.line}, column ${f.location.column})` : ""}`,
     });
   }
   const names = new Set(sink.columns.map((c) => c.name));
   for (const [column, expected] of Object.entries(expect)) {
     if (!names.has(column)) {
-      mismatches.push({ example: index, kind: "unknown-column", column, expected, message: `example ${index}: the mapping has no column "${column}" (its columns: ${[...names].join(", ")})` });
+      mismatches.push({ example: index, kind: "unknown-column", column, expected, message: `column "${column}": the mapping has no such column (its columns: ${[...names].join(", ")})` });
       continue;
     }
     if (failed.has(column)) continue;
@@ -418,4 +463,69 @@ export function checkExamples(
 ): { outcomes: ExampleOutcome[]; mismatches: ExampleMismatch[] } {
   const outcomes = examples.map((example) => evaluateExample(sink, example, env));
   return { outcomes, mismatches: examples.flatMap((example, i) => compareExample(sink, i, example, outcomes[i]!)) };
+}
+
+/**
+ * The column and the error text of the service's refusal of a record (the 422 of its test
+ * endpoint: api/mapper/source_response.go, `Invalid value for column "<name>": <error>` made a
+ * sentence; recorded in test/stream/api/source/test-mapping/005-test-mapping).
+ */
+export function parseRefusal(message: string): { column: string; error: string } | undefined {
+  const m = /^Invalid value for column "((?:[^"\\]|\\.)*)": ([\s\S]*)$/.exec(message);
+  if (!m) return undefined;
+  // AsSentence appended a "." to an error ending in a letter, digit or quote.
+  return { column: m[1]!, error: /[a-zA-Z0-9'"]\.$/.test(m[2]!) ? m[2]!.slice(0, -1) : m[2]! };
+}
+
+/**
+ * What the service's test endpoint answered about one sink, as an outcome to compare with the
+ * example: the sink's row; omitted when an OTLP answer leaves the sink out (its allowedSignals);
+ * undefined when an HTTP answer has no table of the sink. `varying` comes from the local
+ * evaluation: the columns no example can assert exactly.
+ */
+export function answeredOutcome(sinkId: string, example: SinkExample, result: StreamTestResult, allowedSignals: readonly string[] | undefined, varying: readonly string[]): ExampleOutcome | undefined {
+  const table = result.tables.find((t) => t.sinkId === sinkId);
+  if (!table) {
+    return isOtlpExample(example) ? { kind: "omitted", signal: example.signal, allowedSignals: [...(allowedSignals ?? [])] } : undefined;
+  }
+  const row: Record<string, string> = {};
+  for (const c of table.rows[0]?.columns ?? []) Object.defineProperty(row, c.name, { value: c.value, enumerable: true, writable: true, configurable: true });
+  return { kind: "row", row, varying: [...varying] };
+}
+
+/** One example evaluated against a sink's mapping before and after a change. */
+export interface ExampleRows {
+  index: number;
+  example: SinkExample;
+  /** Undefined when there was no mapping before (a new sink). */
+  before?: ExampleOutcome;
+  after: ExampleOutcome;
+  /** Whether the outcome differs, its varying columns (a uuid, the time) aside. */
+  changed: boolean;
+}
+
+/** The row (or omission, or refusal) as compared: the varying columns' values left out. */
+function comparable(outcome: ExampleOutcome): unknown {
+  switch (outcome.kind) {
+    case "row":
+    case "refused": {
+      const row = Object.entries(outcome.row).map(([k, v]) => [k, outcome.varying.includes(k) ? null : v]);
+      return { kind: outcome.kind, row, failures: outcome.kind === "refused" ? outcome.failures.map((f) => f.message) : [] };
+    }
+    default:
+      return outcome;
+  }
+}
+
+/**
+ * Each example's outcome under a sink's mapping before and after a change, in one environment
+ * (the review of a change lists them). `changed` ignores the values of varying columns.
+ */
+export function exampleRowsBeforeAfter(before: ExampleSink | undefined, after: ExampleSink, examples: readonly SinkExample[], env: ExampleEnvironment = defaultEnvironment()): ExampleRows[] {
+  return examples.map((example, index) => {
+    const next = evaluateExample(after, example, env);
+    if (!before) return { index, example, after: next, changed: true };
+    const prev = evaluateExample(before, example, env);
+    return { index, example, before: prev, after: next, changed: JSON.stringify(comparable(prev)) !== JSON.stringify(comparable(next)) };
+  });
 }

@@ -146,6 +146,18 @@ export interface StreamSink {
   disabled?: StreamDisabled;
 }
 
+/**
+ * The answer of a source's test endpoint (design.go `TestResult`, `TestResultTable`, `TestResultRow`,
+ * `TestResultColumn`; recorded in test/stream/api/source/test-mapping/006-test-mapping): per sink
+ * that takes the record, its table and the one row, each column's value as the table gets it.
+ */
+export interface StreamTestResult {
+  projectId: number;
+  branchId: number;
+  sourceId: string;
+  tables: Array<{ sinkId: string; tableId: string; rows: Array<{ columns: Array<{ name: string; value: string }> }> }>;
+}
+
 /** A page of a list answer (design.go `PaginatedResponse`). */
 export interface StreamPage {
   limit: number;

@@ -6,7 +6,7 @@ import { asSentence } from "./gofmt";
 import { asDecodedObject, Float64RangeError, JSONSyntaxError, parseJSON, type JObject } from "../../keboola/json-node";
 import { ColumnError, mapRow } from "../../keboola/stream-mapping";
 import { clientIp, headersOf, ipString, MappedRecord } from "../../keboola/stream-record";
-import { signalAccepted, STREAM_SIGNALS } from "../../keboola/stream";
+import { signalAccepted, STREAM_SIGNALS, type StreamTestResult } from "../../keboola/stream";
 import { isOneOf } from "../../keboola/json";
 import { decode, endpoint, inBranch } from "./request";
 import { jsonResponse } from "./respond";
@@ -79,7 +79,7 @@ export const testSource = (ctx: EmulatorContext) =>
       );
       const signal = record.signal;
 
-      const tables = [];
+      const tables: StreamTestResult["tables"] = [];
       const sinks = sinksOf(ctx, scope.branchId, sourceId)
         .filter((s) => signalAccepted(s.allowedSignals, signal))
         .sort((a, b) => (a.sinkId < b.sinkId ? -1 : 1));
@@ -91,9 +91,10 @@ export const testSource = (ctx: EmulatorContext) =>
           if (!(e instanceof ColumnError)) throw e;
           throw apiError(422, "unprocessableContent", `Invalid value for column "${e.column.name}": ${e.message}`);
         }
-        const columns = sink.table.mapping.columns.map((col, i) => ({ name: col.name, value: values[i] }));
+        const columns = sink.table.mapping.columns.map((col, i) => ({ name: col.name, value: values[i] ?? "" }));
         tables.push({ sinkId: sink.sinkId, tableId: sink.table.tableId, rows: [{ columns }] });
       }
-      return jsonResponse(200, { projectId: scope.projectId, branchId: scope.branchId, sourceId, tables });
+      const result: StreamTestResult = { projectId: scope.projectId, branchId: scope.branchId, sourceId, tables };
+      return jsonResponse(200, result);
     },
   );

@@ -1,10 +1,10 @@
 import type { HttpClient, RetryPolicy } from "./http";
 import { notFoundAsUndefined as orUndefined } from "./errors";
 import { waitUntilFinished } from "./tasks";
-import type { SettingPatch, SinkEntry, StreamSetting, StreamSink, StreamSource, StreamTask } from "../../keboola/stream";
+import type { SettingPatch, SinkEntry, StreamSetting, StreamSignal, StreamSink, StreamSource, StreamTask, StreamTestResult } from "../../keboola/stream";
 
 export { sinkDisabledDirectly } from "../../keboola/stream";
-export type { SettingPatch, SinkEntry, StreamColumn, StreamSetting, StreamSink, StreamSource, StreamTask } from "../../keboola/stream";
+export type { SettingPatch, SinkEntry, StreamColumn, StreamSetting, StreamSink, StreamSource, StreamTask, StreamTestResult } from "../../keboola/stream";
 
 // Typed calls of the Stream API (`/v1`). Every write answers 202 with a task; `runTask` waits
 // for it and returns the finished task.
@@ -198,6 +198,26 @@ export class StreamApi {
   }
   enableSink(branch: string, sourceId: string, sinkId: string) {
     return this.other(branch, sourceId, sinkId, () => this.call<StreamTask>("PUT", `${sinkPath(branch, sourceId, sinkId)}/enable`, undefined, "idempotent"));
+  }
+
+  /**
+   * One record through every sink of the source, nothing stored (the source's test endpoint): the
+   * body as it is with the given headers, and for an OTLP source the record's signal. A record a
+   * sink cannot map is refused with 422 (KeboolaApiError). It writes nothing, so it is retried as
+   * a read is.
+   */
+  async testSource(branch: string, sourceId: string, request: { body: string; headers: Record<string, string>; signal?: StreamSignal }): Promise<StreamTestResult> {
+    const res = await this.http.request<StreamTestResult>({
+      service: "stream",
+      baseUrl: this.baseUrl,
+      method: "POST",
+      path: `/v1/branches/${enc(branch)}/sources/${enc(sourceId)}/test`,
+      body: request.body,
+      headers: request.headers,
+      retry: "idempotent",
+      ...(request.signal ? { query: { signal: request.signal } } : {}),
+    });
+    return res.body;
   }
 
   // Settings (same keys for a source and a sink)

@@ -18,6 +18,8 @@ import { declareSink, declaredSink, deletedWithSource, sinkFacts, tableResourceO
 import { isNew, streamBranchFailure, sinkSlotFailure } from "./preflight";
 import { show } from "../validation/messages";
 import { inStackBranch } from "./stack-branch";
+import { confirmExamples, exampleFailures, examplesInput, ExamplesNotConfirmed, sameMapping, sourceTypeFor } from "./sink-examples";
+import type { SinkExample } from "../../keboola/stream-examples";
 
 // A Stream sink: maps each event of its source to a row of a Storage table. Mapping, table,
 // name, description, signal filter and enabled state update in place; a new sinkId, source or
@@ -38,6 +40,7 @@ export const sink = defineResource({
       .regex(TABLE_ID_PATTERN, 'must be a Storage table id like "in.c-events.raw" (stage in|out, bucket "c-<name>", table)')
       .describe("Destination table; created with the mapping's columns when missing."),
     columns: columnsSchema.describe("Column mapping, 1 to 100 columns with unique names."),
+    examples: examplesInput,
     allowedSignals: z
       .array(z.enum(STREAM_SIGNALS))
       // No filter and an empty filter are the same: one spelling, so refresh shows no diff.
@@ -131,10 +134,12 @@ export function sinkFromRemote(s: SinkView) {
   };
 }
 
-function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, s: SinkView): State {
+/** `examples`: those the service's test endpoint confirmed against this mapping (sink-examples.ts). */
+function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, s: SinkView, examples: SinkExample[] | undefined): State {
   return {
     branchId: p.branchId,
     ...sinkFromRemote(s),
+    ...(examples?.length ? { examples } : {}),
     ...(p.rotateToken !== undefined ? { rotateToken: p.rotateToken } : {}),
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
@@ -243,7 +248,8 @@ export const handler: Handler<typeof sink> = {
     const sinkId = streamObjectId(value.sinkId, value.name, olds.sinkId);
     const p = { ...value, sinkId };
     const columns = whenKnown(value.columns);
-    if (!isUnknown(value.columns)) failures.push(...(await templateFailures(value.columns)));
+    const templatesFail = isUnknown(value.columns) ? [] : await templateFailures(value.columns);
+    failures.push(...templatesFail);
     const tooLong = markedLengthFailure("description", value.description, ctx.call.owner, 4096);
     if (tooLong) failures.push(tooLong);
     if (sinkId === "") {
@@ -282,6 +288,14 @@ export const handler: Handler<typeof sink> = {
       const failure = (await tableFailure(ctx, target.branchId, target.tableId, target.columns, true)) ?? (await sharedTableFailure(ctx, target, facts.sharedTable));
       if (failure) failures.push({ property: "columns", reason: failure });
     }
+    // The examples, against the new mapping with the service's rules (a template that does not
+    // compile is reported above already); nothing is sent. The source's type: the program's
+    // Source, else the service's source, else each example as the event it is.
+    const examples = whenKnown(value.examples);
+    if (examples?.length && columns && templatesFail.length === 0 && !containsUnknown(value.allowedSignals)) {
+      const sourceType = await sourceTypeFor(ctx, facts.sourceType, facts.declared ? undefined : at);
+      failures.push(...exampleFailures(sourceType, { columns, ...(signals ? { allowedSignals: signals } : {}) }, examples));
+    }
     return { inputs: { ...news, ...p }, failures };
   },
 
@@ -295,8 +309,9 @@ export const handler: Handler<typeof sink> = {
 
     const body = { sinkId: p.sinkId, type: "table" as const, ...apiBody(p, owner) };
     const leftBehind = (left: SinkView, err: Error): never => {
-      // The sink exists even though a step failed: keep tracking it rather than orphan it.
-      throw new PartialFailure(err.message, idOf(left), stateOf(p, left));
+      // The sink exists even though a step failed: keep tracking it rather than orphan it (its
+      // examples not confirmed, so the next `up` checks them).
+      throw new PartialFailure(err.message, idOf(left), stateOf(p, left, undefined));
     };
     // The service creates the table with the sink: a listing of its bucket is stale from now on.
     const forget = () => ctx.client().storage.forgetTable(p.branchId, p.tableId);
@@ -325,7 +340,7 @@ export const handler: Handler<typeof sink> = {
         leftBehind(current, asError(err));
       }
     }
-    return { id: idOf(current), outs: stateOf(p, current) };
+    return { id: idOf(current), outs: stateOf(p, current, await confirmed(ctx, p, current, [], label)) };
   },
 
   async read(ctx, id, recorded) {
@@ -333,7 +348,9 @@ export const handler: Handler<typeof sink> = {
     const { branchId, sourceId, sinkId } = addressed(id, recorded);
     const s = await stream.findSink(branchId, sourceId, sinkId);
     if (!s) return { id: "" };
-    const state = stateOf({ branchId, rotateToken: recorded.rotateToken, adoptExisting: recorded.adoptExisting ?? false }, s);
+    // The service keeps no examples: those recorded stay, confirmed while the mapping stays the same.
+    const examples = sameMapping(recorded, sinkFromRemote(s)) ? recorded.examples : undefined;
+    const state = stateOf({ branchId, rotateToken: recorded.rotateToken, adoptExisting: recorded.adoptExisting ?? false }, s, examples);
     const { projectId: _project, ...inputs } = state;
     return { id: idOf(s), props: state, inputs };
   },
@@ -345,7 +362,10 @@ export const handler: Handler<typeof sink> = {
     const current = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
     if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     const rotate = olds.rotateToken !== news.rotateToken && news.rotateToken !== undefined;
-    return { outs: stateOf(p, await converge(ctx, stream, p, current, rotate, label, ctx.call.owner)) };
+    const updated = await converge(ctx, stream, p, current, rotate, label, ctx.call.owner);
+    // Examples the service confirmed against the recorded mapping need no new request while it stays.
+    const before = sameMapping(olds, p) ? (olds.examples ?? []) : [];
+    return { outs: stateOf(p, updated, await confirmed(ctx, p, updated, before, label)) };
   },
 
   async delete(ctx, id, recorded) {
@@ -356,6 +376,22 @@ export const handler: Handler<typeof sink> = {
     if (task) await stream.runTask(task, what(ctx.call.name, p));
   },
 };
+
+/**
+ * After a create or update: the sink's examples posted to its source's test endpoint (those not
+ * confirmed yet against this mapping), the confirmed ones for state. When one is not confirmed the
+ * operation fails, the sink recorded as it is with the examples that were (sink-examples.ts), so
+ * the next `up` checks the others again.
+ */
+async function confirmed(ctx: ResourceContext, p: Parsed, current: SinkView, before: SinkExample[], label: string): Promise<SinkExample[] | undefined> {
+  if (!p.examples) return undefined;
+  try {
+    return await confirmExamples(await ctx.client().stream(), p, { columns: p.columns, ...(p.allowedSignals ? { allowedSignals: p.allowedSignals } : {}) }, p.examples, before);
+  } catch (err) {
+    if (!(err instanceof ExamplesNotConfirmed)) throw err;
+    throw new PartialFailure(`${label}: ${err.message}`, idOf(current), stateOf(p, current, err.confirmed));
+  }
+}
 
 /** The sink a resource addresses: as its state records it, else as its id (`branch/source/sink`) names it. */
 function addressed(id: string, recorded: Partial<State>): { branchId: string; sourceId: string; sinkId: string } {

@@ -225,6 +225,23 @@ const CASES: Case[] = [
     property: "name",
     reason: /has no Latin letter or digit to derive the sink id from.*set sinkId/,
   },
+  {
+    kind: "sink",
+    check: "examples hold under the mapping, for the source's type",
+    preview: async () => {
+      const s = next();
+      return previewInputs(() => {
+        const src = new keboola.Source(`src-${s}`, { name: `Events ${s}` });
+        return [src, new keboola.Sink(`sink-${s}`, { sourceId: src.sourceId, name: "Raw", tableId: "in.c-x.raw", columns: [{ type: "body", name: "body" }], examples: [{ signal: "logs", record: { body: "x" }, expect: {} }] })];
+      }, `sink-${s}`);
+    },
+    existing: async () => {
+      const s = next();
+      return previewInputs(() => [new keboola.Sink(`sink-${s}`, { sourceId: "existing-src", name: `Raw ${s}`, tableId: "in.c-x.raw", columns: [{ type: "body", name: "body" }], examples: [{ signal: "logs", record: { body: "x" }, expect: {} }] })], `sink-${s}`);
+    },
+    property: "examples[0]",
+    reason: /^the example is an OTLP record \(signal, record\), but the sink's source is an HTTP source: give \{ payload, headers\?, expect \}$/,
+  },
   // ---- Settings: their Source or Sink is of this program ----
   {
     kind: "sourceSettings",
@@ -707,6 +724,7 @@ const CHECKS: Record<ResourceKind, { references: string[]; checks: Record<string
       "sink id free or ours, source has room": true,
       "mapping matches its table's columns": true,
       "mapping matches a table another sink of the program creates": true,
+      "examples hold under the mapping, for the source's type": true,
     },
   },
   sourceSettings: {

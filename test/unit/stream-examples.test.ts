@@ -10,7 +10,11 @@ import {
   checkExamples,
   compareExample,
   evaluateExample,
+  exampleMessage,
+  exampleRequest,
+  exampleRowsBeforeAfter,
   otherEnvironment,
+  parseRefusal,
   sinkExampleSchema,
   sinkExamplesSchema,
   type ExampleEnvironment,
@@ -217,7 +221,7 @@ describe("comparing an example with its outcome", () => {
     const { outcomes, mismatches } = checkExamples(sink, [example], ENV);
     expect(outcomes[0]?.kind).toBe("row");
     // Now('%Y-%m-%d') is not the service's time format: only that shape fails.
-    expect(mismatches).toEqual([{ example: 0, kind: "shape", column: "day", expected: { shape: "datetime" }, actual: "2024-06-01", message: 'example 0, column "day": "2024-06-01" is not a UTC time like 2006-01-02T15:04:05.000Z' }]);
+    expect(mismatches).toEqual([{ example: 0, kind: "shape", column: "day", expected: { shape: "datetime" }, actual: "2024-06-01", message: 'column "day": "2024-06-01" is not a UTC time like 2006-01-02T15:04:05.000Z' }]);
     expect(checkExamples(sink, [{ payload, expect: { user: '"Ann"' } }], ENV).mismatches).toEqual([]);
   });
 
@@ -233,7 +237,8 @@ describe("comparing an example with its outcome", () => {
       { example: 1, kind: "shape", column: "id", expected: { shape: "ip" }, actual: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       { example: 1, kind: "unknown-column", column: "missing", expected: "x" },
     ]);
-    expect(mismatches[0]?.message).toBe('example 1, column "user": the service writes "\\"Ann\\"", expected "Ann"');
+    expect(mismatches[0]?.message).toBe('column "user": the mapping writes "\\"Ann\\"", expected "Ann"');
+    expect(exampleMessage(mismatches[0]!)).toBe('examples[1]: column "user": the mapping writes "\\"Ann\\"", expected "Ann"');
   });
 
   it("an exact value of a column that differs from record to record is refused, its shape is not", () => {
@@ -249,6 +254,22 @@ describe("comparing an example with its outcome", () => {
     // A client IP the headers name is known in advance.
     const forwarded = evaluateExample(sink, { payload, headers: { "X-Real-IP": "1.2.3.4" }, expect: {} }, ENV);
     expect(forwarded.kind === "row" && [forwarded.row.ip, forwarded.varying.includes("ip")]).toEqual(["1.2.3.4", false]);
+  });
+
+  it("values that read all the headers vary (a client adds its own); a header the example gives does not", () => {
+    const headerSink = http([{ type: "headers", name: "all" }, template("str", "HeaderStr()", true), template("one", "Header('X-Api')", true), template("ua", "Header('User-Agent', 'none')", true)]);
+    const outcome = evaluateExample(headerSink, { payload: "x", headers: { "x-api": "k1" }, expect: {} }, ENV);
+    expect(outcome).toEqual({ kind: "row", row: { all: '{"X-Api":"k1"}', str: "X-Api: k1\n", one: "k1", ua: "none" }, varying: ["all", "str", "ua"] });
+    // The example's own header wins over the one the environment's client adds.
+    const given = evaluateExample(headerSink, { payload: "x", headers: { "x-api": "k1", "User-Agent": "app/1" }, expect: {} }, { ...ENV, extraHeaders: { "User-Agent": "node" } });
+    expect(given.kind === "row" && [given.row.ua, given.varying.includes("ua")]).toEqual(["app/1", false]);
+  });
+
+  it("what is sent for an example: the body text, the headers, the signal", () => {
+    expect(exampleRequest({ payload: { a: 1 }, expect: {} })).toEqual({ body: '{"a":1}', headers: { "Content-Type": "application/json" } });
+    expect(exampleRequest({ payload: { a: 1 }, headers: { "content-type": "application/vnd+json" }, expect: {} })).toEqual({ body: '{"a":1}', headers: { "Content-Type": "application/vnd+json" } });
+    expect(exampleRequest({ payload: "a=1", headers: { "content-type": "application/x-www-form-urlencoded" }, expect: {} })).toEqual({ body: "a=1", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(exampleRequest({ signal: "traces", record: { name: "GET /" }, expect: {} })).toEqual({ body: '{"name":"GET /"}', headers: {}, signal: "traces" });
   });
 
   it("the second environment differs in every part of the time and in the address", () => {
@@ -276,7 +297,7 @@ describe("comparing an example with its outcome", () => {
       { example: 1, kind: "omitted", actual: "omitted" },
       { example: 2, kind: "not-omitted", expected: "omitted" },
     ]);
-    expect(mismatches[0]?.message).toBe('example 1: the sink takes only logs records (allowedSignals), so this metrics record is not written; expect "omitted", or allow the signal');
+    expect(mismatches[0]?.message).toBe('the sink takes only logs records (allowedSignals), so this metrics record is not written; expect "omitted", or allow the signal');
   });
 
   it("a template error: the service's text, with the line and column where the template says", () => {
@@ -291,15 +312,15 @@ describe("comparing an example with its outcome", () => {
       { example: 0, kind: "refused", column: "b", error: "first parameter must be a string", location: { line: 1, column: 1, endLine: 1, endColumn: 8 } },
       { example: 0, kind: "refused", column: "c", expected: '"x"', error: 'path "nope" not found in the body' },
     ]);
-    expect(mismatches[0]?.message).toBe('example 0: the service refuses the record: Column "a" template is invalid: 2:13-20 Unknown variable: Invalid. (template line 2, column 13)');
-    expect(mismatches[2]?.message).toBe('example 0: the service refuses the record: Invalid value for column "c": path "nope" not found in the body.');
+    expect(mismatches[0]?.message).toBe('column "a": the service refuses the record: Column "a" template is invalid: 2:13-20 Unknown variable: Invalid. (template line 2, column 13)');
+    expect(mismatches[2]?.message).toBe('column "c": the service refuses the record: Invalid value for column "c": path "nope" not found in the body.');
   });
 
   it("an example of the other source type", () => {
     const { mismatches } = checkExamples(http([{ type: "body", name: "b" }]), [{ signal: "logs", record: {}, expect: {} }], ENV);
-    expect(mismatches.map((m) => [m.kind, m.message])).toEqual([["wrong-source", "example 0 is an OTLP record (signal, record), but the sink's source is an HTTP source: give { payload, headers?, expect }"]]);
+    expect(mismatches.map((m) => [m.kind, m.message])).toEqual([["wrong-source", "the example is an OTLP record (signal, record), but the sink's source is an HTTP source: give { payload, headers?, expect }"]]);
     const otlp = compareExample({ sourceType: "otlp", columns: [] }, 3, { payload: "x", expect: {} }, { kind: "wrong-source", sourceType: "otlp" });
-    expect(otlp[0]?.message).toBe("example 3 is an HTTP event (payload), but the sink's source is an OTLP source: give { signal, record, expect }");
+    expect(otlp[0]?.message).toBe("the example is an HTTP event (payload), but the sink's source is an OTLP source: give { signal, record, expect }");
   });
 });
 
@@ -319,10 +340,35 @@ describe("the example schema", () => {
     [{ payload: 1, expect: {} }, "payload: must be an object (sent as its JSON, with Content-Type: application/json unless headers set another) or a string (the raw body)"],
     [{ signal: "logs", record: {}, expect: "skip" }, 'expect: must be an object of column name to expected value, or "omitted" (the sink does not take this signal)'],
     [{ signal: "logs", record: [], expect: {} }, 'record: must be an object: the flattened OTLP record, e.g. { severity_text: "WARN", body: "...", attributes: { ... } }'],
+    [{ payload: "x", headers: { "x-storageapi-token": "t" }, expect: {} }, "must not name X-StorageApi-Token: the service's test endpoint drops it, and it would put a token in the program"],
     [{ expect: {} }, "an example is { payload, headers?, expect } for an HTTP source or { signal, record, headers?, expect } for an OTLP source"],
   ])("refuses %j: %s", (input, message) => {
     const res = sinkExampleSchema.safeParse(input);
     expect(res.success).toBe(false);
     expect(res.error?.issues.map((i) => i.message)).toEqual([message]);
+  });
+});
+
+describe("reading the service's refusal, and rows before and after a change", () => {
+  it("parses the test endpoint's 422 message (test/stream/api/source/test-mapping/005-test-mapping)", () => {
+    expect(parseRefusal('Invalid value for column "path": path "key" not found in the body.')).toEqual({ column: "path", error: 'path "key" not found in the body' });
+    expect(parseRefusal('Invalid value for column "a\\"b": header "X" not found.')).toEqual({ column: 'a\\"b', error: 'header "X" not found' });
+    expect(parseRefusal("Something else.")).toBeUndefined();
+  });
+
+  it("each example's outcome under the old and the new mapping, changed when more than a varying value differs", () => {
+    const before = http([{ type: "uuid", name: "id" }, { type: "path", name: "user", path: "user.id", rawString: true }]);
+    const after = http([{ type: "uuid", name: "id" }, { type: "path", name: "user", path: "userId", rawString: true }]);
+    const examples: SinkExample[] = [
+      { payload: { user: { id: "u-1" } }, expect: {} },
+      { payload: { user: { id: "u-2" }, userId: "u-2" }, expect: {} },
+    ];
+    const rows = exampleRowsBeforeAfter(before, after, examples, ENV);
+    expect(rows.map((r) => [r.index, r.before?.kind, r.after.kind, r.changed])).toEqual([
+      [0, "row", "refused", true],
+      [1, "row", "row", false],
+    ]);
+    expect(rows[1]?.after.kind === "row" && rows[1].after.row.user).toBe("u-2");
+    expect(exampleRowsBeforeAfter(undefined, after, examples.slice(1), ENV).map((r) => [r.before, r.changed])).toEqual([[undefined, true]]);
   });
 });
