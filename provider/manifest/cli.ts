@@ -2,6 +2,7 @@
 import { KeboolaClient } from "../api/client";
 import { resolveSettings } from "../config";
 import { exportProject } from "./export";
+import { readInput, review } from "../review/cli";
 
 // `keboola-pulumi export --host <url> --token <token> [--branch <id>] [--components a,b] [--schema <path>] > keboola.yaml`
 // The token may come from KBC_TOKEN instead (so it is not in the shell history or process list).
@@ -12,7 +13,9 @@ const USAGE = `usage: keboola-pulumi export --host <storage api url> [--token <t
   --token       Storage API token (or KBC_TOKEN); a master token reads everything
   --branch      "default" (default) or the numeric id of a dev branch
   --components  export only the configurations of these components (default: all)
-  --schema      the $schema for the YAML language server (default node_modules/keboola-pulumi/keboola.schema.json)`;
+  --schema      the $schema for the YAML language server (default node_modules/keboola-pulumi/keboola.schema.json)
+       keboola-pulumi review <preview.json | -> > review.md
+  the Markdown review of \`pulumi preview --json\` (\`-\` reads standard input); with --show-sames the diagram shows the whole project`;
 
 function parseArgs(argv: string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -28,6 +31,7 @@ function parseArgs(argv: string[]): Map<string, string> {
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === "review") return review(rest, { read: readInput, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
   if (command !== "export") {
     process.stderr.write(`${USAGE}\n`);
     return command === "--help" || command === "help" ? 0 : 2;
