@@ -19,6 +19,8 @@ export const HIGHLIGHTS: Readonly<Record<Highlight, { style: string; legend: str
   deleted: { style: "fill:#ffebe9,stroke:#cf222e,color:#82071e,stroke-dasharray:5 3", legend: "red, dashed" },
 };
 
+const CONTAINER_STYLE = "fill:#f6f8fa,stroke:#8c959f,color:#24292f";
+
 const HIGHLIGHT_OF: Partial<Record<Op, Highlight>> = { create: "created", update: "updated", replace: "replaced", delete: "deleted" };
 
 interface Node {
@@ -180,6 +182,9 @@ export function mermaidDiagram(review: Review, references: readonly Reference[])
   };
   draw(undefined, "  ");
   out.push(...[...edges].sort(byCodePoint).map((e) => `  ${e}`));
+  // Subgraphs in grey unless changed: Mermaid's default (pale yellow) reads like "updated".
+  const plainContainers = [...containers.values()].filter((c) => !c.highlight).map((c) => c.id);
+  if (plainContainers.length) out.push(`  classDef container ${CONTAINER_STYLE}`, `  class ${plainContainers.sort(byCodePoint).join(",")} container`);
   for (const [name, { style }] of Object.entries(HIGHLIGHTS) as Array<[Highlight, { style: string }]>) {
     const ids = [...[...nodes.values()].filter((n) => n.highlight === name).map((n) => n.id), ...[...containers.values()].filter((c) => c.highlight === name).map((c) => c.id)];
     if (ids.length === 0) continue;

@@ -118,6 +118,6 @@ export function replaceEffect(kind: string): string {
     case "SinkSettings":
       return "a new object is created and the old one deleted";
     default:
-      return "a new configuration is created and the old one deleted: its id changes";
+      return "a new configuration is created under the new id and the old one deleted";
   }
 }

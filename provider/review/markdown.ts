@@ -1,7 +1,7 @@
 import { maskIngestionSecrets } from "../../keboola/secrets";
 import type { JsonValue } from "../../keboola/json";
 import type { Op, ResourceChange, Review } from "./changes";
-import { byCodePoint, parseUrn } from "./changes";
+import { byCodePoint, kindOfType, parseUrn } from "./changes";
 import { columnsDiffTable, columnsTable } from "./columns";
 import { mermaidDiagram, HIGHLIGHTS, type Highlight } from "./diagram";
 import { diffValues, type Change, type Diff } from "./diff";
@@ -45,18 +45,21 @@ function summary(review: Review, ours: ResourceChange[]): string[] {
   const count = (op: Op, kind?: string) => ours.filter((r) => r.op === op && (kind === undefined || r.kind === kind)).length;
   const totals = COUNTED.filter((op) => count(op)).map((op) => `${count(op)} to ${op}`);
   const unchanged = count("same") + review.unlisted;
-  const line = totals.length ? `**${totals.join(", ")}**` : "**No changes**";
+  const failed = review.diagnostics.some((d) => d.severity === "error");
+  const line = failed ? `**The preview failed**${totals.length ? ` after ${totals.join(", ")}` : ""}` : totals.length ? `**${totals.join(", ")}**` : "**No changes**";
   const out = [`${line}${unchanged ? `; ${unchanged} unchanged` : ""}.`];
   const kinds = [...new Set(ours.map((r) => r.kind!))];
   if (kinds.length === 0) return out;
   const withSames = review.unlisted === 0;
   const extra = ours.some((r) => !COUNTED.includes(r.op) && r.op !== "same");
-  const columns = [...COUNTED.map((op) => `to ${op}`), ...(withSames ? ["unchanged"] : []), ...(extra ? ["other"] : [])];
+  // The changes this preview has (none: every kind of change), the unchanged ones when listed.
+  const ops = COUNTED.some((op) => count(op)) ? COUNTED.filter((op) => count(op)) : COUNTED;
+  const columns = [...ops.map((op) => `to ${op}`), ...(withSames ? ["unchanged"] : []), ...(extra ? ["other"] : [])];
   out.push("", `| kind | ${columns.join(" | ")} |`, `|---|${columns.map(() => "---:").join("|")}|`);
   for (const kind of kinds) {
     const n = (op: Op) => (count(op, kind) ? String(count(op, kind)) : "");
     const others = ours.filter((r) => r.kind === kind && !COUNTED.includes(r.op) && r.op !== "same").map((r) => OP_WORD[r.op]);
-    const cells = [...COUNTED.map(n), ...(withSames ? [n("same")] : []), ...(extra ? [others.join(", ")] : [])];
+    const cells = [...ops.map(n), ...(withSames ? [n("same")] : []), ...(extra ? [others.join(", ")] : [])];
     out.push(`| ${kind} | ${cells.join(" | ")} |`);
   }
   if (!withSames) out.push("", `_${review.unlisted} unchanged resources are not in this preview: \`pulumi preview --json --show-sames\` lists them, and the diagram then shows the whole project._`);
@@ -69,7 +72,13 @@ function describeUrn(urn: string, review: Review): string {
   if (r) return `${title(r)} (${DONE[r.op]})`;
   if (urn.startsWith("table:")) return `table ${code(urn.slice("table:".length))}`;
   const { type, name } = parseUrn(urn);
-  return `${type.replace(/^pulumi-nodejs:dynamic\/keboola:/, "")} ${code(name)} (not in this preview)`;
+  return `${kindOfType(type) ?? type} ${code(name)} (not in this preview)`;
+}
+
+/** `Kind name` of a URN. */
+function urnName(urn: string): string {
+  const { type, name } = parseUrn(urn);
+  return `${kindOfType(type) ?? type} ${code(name)}`;
 }
 
 function idOf(r: ResourceChange, side: "old" | "new"): string | undefined {
@@ -123,7 +132,7 @@ function warningLines(review: Review, ours: ResourceChange[], references: readon
     for (const d of diagnostics) {
       const text = maskIngestionSecrets(d.message).trimEnd();
       const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((m) => m.length + 1)));
-      out.push(`- ${d.severity}${d.urn ? ` (${describeUrn(d.urn, review)})` : ""}:`, "", `  ${fence}text`, ...text.split("\n").map((l) => `  ${l}`), `  ${fence}`, "");
+      out.push(`- ${d.severity}${d.urn ? ` (${urnName(d.urn)})` : ""}:`, "", `  ${fence}text`, ...text.split("\n").map((l) => `  ${l}`), `  ${fence}`, "");
     }
   }
   return out.length && out[out.length - 1] === "" ? out.slice(0, -1) : out;
@@ -135,7 +144,15 @@ function dataReload(r: ResourceChange): string | undefined {
   const before = r.old?.inputs.dataContent;
   const after = r.new.inputs.dataContent;
   if (after === undefined || JSON.stringify(before) === JSON.stringify(after)) return undefined;
-  return `its rows are replaced by ${dataSource(r.new.inputs.data)} (${dataSize(before)} → ${dataSize(after)})`;
+  return `its rows are replaced by those of ${dataSource(r.new.inputs.data)} (${sizes(before, after)})`;
+}
+
+/** `59 B → 71 B (sha256 7953342497ab… → 48b532d2dd0c…)` from two `dataContent` values. */
+function sizes(before: JsonValue | undefined, after: JsonValue | undefined): string {
+  const a = dataSize(before);
+  const b = dataSize(after);
+  if (a.hash && b.hash) return `${a.size} → ${b.size}, sha256 ${a.hash}… → ${b.hash}…`;
+  return `${a.size} → ${b.size}`;
 }
 
 function dataSource(data: JsonValue | undefined): string {
@@ -144,11 +161,11 @@ function dataSource(data: JsonValue | undefined): string {
   return "the declared data";
 }
 
-/** `dataContent` (`59 B, sha256 <hex>`) as its size and a short hash. */
-function dataSize(content: JsonValue | undefined): string {
-  if (typeof content !== "string") return content === undefined ? "none" : showCode(content);
+/** `dataContent` (`59 B, sha256 <hex>`, provider/validation/storage.ts contentSummary) as its size and a short hash. */
+function dataSize(content: JsonValue | undefined): { size: string; hash?: string } {
+  if (typeof content !== "string" || content === UNKNOWN) return { size: content === undefined ? "none" : showCode(content) };
   const m = /^(.*), sha256 ([0-9a-f]{12})[0-9a-f]*$/.exec(content);
-  return m ? `${m[1]}, sha256 ${m[2]}…` : showCode(content);
+  return m ? { size: m[1], hash: m[2] } : { size: showCode(content) };
 }
 
 function diagramSection(review: Review, references: readonly Reference[]): string[] {
@@ -199,6 +216,10 @@ function updatedLines(r: ResourceChange, review: Review): string[] {
   };
   const out: string[] = [];
   out.push(...diff.changes.filter((c) => !special(r, c.path)).flatMap((c) => changeLines(c, unknownFrom)));
+  const tables = [r.old?.inputs.tableId, r.new!.inputs.tableId];
+  if (r.kind === "Sink" && typeof tables[0] === "string" && typeof tables[1] === "string" && tables[0] !== tables[1] && tables[1] !== UNKNOWN) {
+    out.push(`- events go to ${code(tables[1])} from now on (the service creates it with the mapping's columns when it is missing); ${code(tables[0])} and its rows stay`);
+  }
   if (r.kind === "Sink" && diff.changes.some((c) => top(c.path) === "columns")) {
     const table = columnsDiffTable(r.old?.inputs.columns, r.new!.inputs.columns);
     if (table) out.push("", "Columns (`+` added, `−` removed, `~` changed, `↕` moved):", "", ...table);
@@ -207,7 +228,8 @@ function updatedLines(r: ResourceChange, review: Review): string[] {
   if (r.kind === "Table" && diff.changes.some((c) => top(c.path) === "data" || top(c.path) === "dataContent")) {
     const before = r.old?.inputs;
     const after = r.new!.inputs;
-    out.push(`- data: ${dataSource(after.data)}${JSON.stringify(before?.data) !== JSON.stringify(after.data) ? ` (was ${before?.data === undefined ? "none" : dataSource(before.data)})` : ""}, ${dataSize(before?.dataContent)} → ${dataSize(after.dataContent)}`);
+    const was = JSON.stringify(before?.data) !== JSON.stringify(after.data) ? ` (was ${before?.data === undefined ? "none" : dataSource(before.data)})` : "";
+    out.push(`- data: ${dataSource(after.data)}${was}, ${sizes(before?.dataContent, after.dataContent)}`);
   }
   // A replacement writes everything anew: whether a secret changed does not matter there.
   if (r.op === "update") out.push(...secretLines(r, diff, out.length > 0));
@@ -229,7 +251,7 @@ function secretLines(r: ResourceChange, diff: Diff, shownChanges: boolean): stri
     return ["The inputs are as before, but what the state recorded of Keboola differs from them (a change made outside this stack, found by `pulumi refresh`): the update writes them back.", "", ...drift.changes.flatMap((c) => changeLines(c))];
   }
   const paths = diff.opaque.map((p) => code(formatPath(p)));
-  if (shownChanges) return [`- not compared: ${paths.join(", ")} (Pulumi secrets: the preview does not say whether they changed)`];
+  if (shownChanges) return [`- not compared: ${paths.join(", ")} (Pulumi secrets, hidden on both sides of the preview: ${paths.length === 1 ? "it" : "they"} may have changed too)`];
   if (paths.length === 1) return [`- ${paths[0]}: changed (secret, not shown)`];
   return [`- one or more of these secrets changed (not shown): ${paths.join(", ")}`];
 }
@@ -248,7 +270,10 @@ function createdLines(r: ResourceChange): string[] {
     const table = columnsTable(inputs.columns);
     if (table) out.push("", "Columns:", "", ...table);
   }
-  if (r.kind === "Table" && inputs.data !== undefined) out.push(`- data: ${dataSource(inputs.data)}, ${dataSize(inputs.dataContent)}`);
+  if (r.kind === "Table" && inputs.data !== undefined) {
+    const { size, hash } = dataSize(inputs.dataContent);
+    out.push(`- data: ${dataSource(inputs.data)}, ${size}${hash ? `, sha256 ${hash}…` : ""}`);
+  }
   return out;
 }
 
