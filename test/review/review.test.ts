@@ -61,6 +61,16 @@ describe("review: summary per kind", () => {
     expect(text).not.toContain("| unchanged |");
   });
 
+  it("lists a step the summary does not count (a read) in a column of its own", () => {
+    const preview = fixture("quickstart-change");
+    stepOf(preview, "raw").op = "read";
+    preview.changeSummary = { ...preview.changeSummary, same: 5, read: 1 };
+    const text = review(preview);
+    expect(text).toContain("| kind | to update | to replace | to delete | unchanged | other |");
+    expect(text).toContain("| Sink | 1 |  |  |  | read |");
+    expect(text).toContain("#### Sink `raw`: read\n\n`quickstart-events/raw-events`\n\nPulumi's step: `read`.");
+  });
+
   it("knows every kind of the kinds table, and Branch", () => {
     const types: string[] = Object.values(KINDS).map((k) => k.type);
     for (const type of [...types, "Branch"]) expect(KIND_ORDER as readonly string[]).toContain(type);
@@ -141,6 +151,18 @@ describe("review: secrets are never shown", () => {
     expect(text).toContain("- `rows[Active].configuration.parameters.#added`: (added)\n  - `pass`: `\"[secret]\"`\n  - `user`: `\"[secret]\"`");
     expect(text).toContain("- `rows[Active].configuration.parameters.copyOfCipher`: added (secret, not shown)");
     expect(text).toContain("/stream/4242/legacy-events/[secret]");
+  });
+
+  it("hides # values and ciphertexts of a created resource", () => {
+    const preview = fixture("quickstart-first");
+    const config = stepOf(preview, "users").newState!.inputs!.configuration as { parameters: Record<string, unknown> };
+    config.parameters["#password"] = "created-plain-5";
+    config.parameters.cipher = "KBC::ComponentSecure::Y3JlYXRlZC1jaXBoZXI=";
+    const text = review(preview);
+    expect(text).not.toContain("created-plain-5");
+    expect(text).not.toContain("Y3JlYXRlZC1jaXBoZXI");
+    expect(text).toContain("- `configuration.parameters.#password`: `\"[secret]\"`");
+    expect(text).toContain("- `configuration.parameters.cipher`: `\"[secret]\"`");
   });
 
   it("says which Pulumi secrets it cannot compare when other inputs changed too", () => {
