@@ -131,7 +131,7 @@ export function reviewOf(digest: PreviewDigest): Review {
 
 /** Kinds in the review's order, other packages' resources after ours; then by name, then URN. */
 export function compareResources(a: { kind?: string; type: string; name: string; urn: string }, b: { kind?: string; type: string; name: string; urn: string }): number {
-  return kindRank(a.kind, a.type) - kindRank(b.kind, b.type) || byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name) || byCodePoint(a.urn, b.urn);
+  return kindRank(a.kind) - kindRank(b.kind) || byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name) || byCodePoint(a.urn, b.urn);
 }
 
 /** String order by code point: the same on every machine (no locale). */

@@ -24,7 +24,7 @@ export const KIND_ORDER = [
 ] as const;
 
 /** Our kinds in KIND_ORDER, then other packages' resources. */
-export function kindRank(kind: string | undefined, _type: string): number {
+export function kindRank(kind: string | undefined): number {
   const i = kind === undefined ? -1 : KIND_ORDER.indexOf(kind as (typeof KIND_ORDER)[number]);
   return i === -1 ? KIND_ORDER.length : i;
 }
