@@ -151,3 +151,14 @@ export function mapSecretScalars<T>(document: T, map: (path: JsonStep[], value: 
 export function replaceLeaves<T>(document: T, replace: (path: JsonStep[], value: string) => string | undefined): T {
   return mapSecretScalars(document, (path, value) => (typeof value === "string" ? (replace(path, value) ?? value) : value));
 }
+
+/**
+ * The text with the secret of every ingestion URL in it replaced by `[secret]`. An ingestion URL
+ * ends in its source's secret: `/stream/<project>/<source>/<secret>` for HTTP sources,
+ * `/otlp/<project>/<source>/<secret>/v1/...` for OTLP ones (the routes of keboola-as-code
+ * `internal/pkg/service/stream/source/type/httpsource/httpsource.go`). Used for error messages
+ * and for `keboola-pulumi review`.
+ */
+export function maskIngestionSecrets(text: string): string {
+  return text.replace(/(\/(?:stream|otlp)\/\d+\/[^/\s"]+\/)[A-Za-z0-9]{16,}/g, "$1[secret]");
+}

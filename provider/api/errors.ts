@@ -1,6 +1,8 @@
 // Typed errors for every failure that reaches a user. Messages never contain the token or
 // other secrets: everything built from request data passes through `redact` first.
 
+import { maskIngestionSecrets } from "../../keboola/secrets";
+
 export type Service = "storage" | "stream" | "queue" | "streamIn" | "encryption" | "scheduler";
 
 const secrets = new Set<string>();
@@ -18,9 +20,7 @@ export function registerSecret(value: string | undefined): void {
 export function redact(text: string): string {
   let out = text;
   for (const s of secrets) out = out.split(s).join("[secret]");
-  // Ingestion URLs embed a secret as their last path segment: `/stream/<project>/<source>/<secret>`
-  // for HTTP sources, `/otlp/<project>/<source>/<secret>` for OTLP ones.
-  return out.replace(/(\/(?:stream|otlp)\/\d+\/[^/\s"]+\/)[A-Za-z0-9]{16,}/g, "$1[secret]");
+  return maskIngestionSecrets(out);
 }
 
 export interface RequestInfo {

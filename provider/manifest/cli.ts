@@ -5,6 +5,7 @@ import { resolveSettings } from "../config";
 import { exportProject } from "./export";
 import { loadManifest } from "./parse";
 import { formatTry, headerArg, signalArg, tryLocally, tryRefused, tryRemotely, TryError } from "./try";
+import { readInput, review } from "../review/cli";
 
 // `keboola-pulumi export --host <url> --token <token> [--branch <id>] [--components a,b] [--schema <path>] > keboola.yaml`
 // `keboola-pulumi try <manifest> --source <key> <payload file | -> [--json] [--remote] [--header "Name: value"] [--signal s]`
@@ -27,7 +28,10 @@ usage: keboola-pulumi try <manifest> --source <key> <payload file | -> [--json] 
   --json        print JSON instead of a table
   --remote      ask the deployed source's test endpoint instead of evaluating locally (needs --host/KBC_HOST and --token/KBC_TOKEN)
   --header      a request header, repeatable (a JSON payload gets Content-Type: application/json unless one is given)
-  --signal      OTLP sources: the record's signal (default logs)`;
+  --signal      OTLP sources: the record's signal (default logs)
+
+usage: keboola-pulumi review <preview.json | -> > review.md
+  the Markdown review of \`pulumi preview --json\` (\`-\` reads standard input); with --show-sames the diagram shows the whole project`;
 
 function parseArgs(argv: string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -98,6 +102,7 @@ async function runTry(argv: string[], stdin: () => string): Promise<number> {
 export async function main(argv: string[], stdin: () => string = () => fs.readFileSync(0, "utf8")): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "try") return runTry(rest, stdin);
+  if (command === "review") return review(rest, { read: readInput, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
   if (command !== "export") {
     process.stderr.write(`${USAGE}\n`);
     return command === "--help" || command === "help" ? 0 : 2;

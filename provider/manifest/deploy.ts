@@ -87,7 +87,7 @@ export function declareManifest(m: Manifest, options: DeployOptions = {}): Deplo
       {
         ...inputs,
         configuration: withSecrets ? withSecrets("configuration", configuration) : configuration,
-        rows: withSecrets ? pulumi.output(rows.map((r, i) => pulumi.output(withSecrets(`rows.${i}.configuration`, r.configuration)).apply((c) => ({ ...r, configuration: c })))) : rows,
+        rows: withSecrets ? rows.map((r, i) => ({ ...r, configuration: withSecrets(`rows.${i}.configuration`, r.configuration) })) : rows,
         ...(variables ? { variables: out.variables[variables].binding() } : {}),
       },
       opts,
@@ -160,7 +160,12 @@ function dataRelativeToProgram<T>(data: T, baseDir: string | undefined): T | str
 
 /**
  * `secrets: {path: configKey}` -> a function putting the stack config secrets into one object
- * (`configuration` or `rows.<i>.configuration`); undefined when there are none.
+ * (`configuration` or `rows.<i>.configuration`); undefined when there are none. Each secret is
+ * placed as an Output at its own path, so Pulumi keeps only that value secret (as in a program
+ * passing `config.requireSecret(...)` inside an object literal): `pulumi preview --diff` and
+ * `--json` show the rest of the configuration and its changes instead of one `[secret]` (an
+ * array holding a secret, such as `rows` with a row's secret, stays secret whole: Pulumi's engine
+ * carries secretness into objects only).
  */
 function secretValues(secrets: Record<string, string>): ((prefix: string, value: Record<string, unknown>) => pulumi.Input<Record<string, unknown>>) | undefined {
   const entries = Object.entries(secrets);
@@ -168,15 +173,12 @@ function secretValues(secrets: Record<string, string>): ((prefix: string, value:
   return (prefix, value) => {
     const mine = entries.filter(([p]) => p.startsWith(`${prefix}.`));
     if (mine.length === 0) return value;
-    const values = mine.map(([p, key]) => {
+    const copy = structuredClone(value);
+    for (const [p, key] of mine) {
       const [ns, name] = key.includes(":") ? [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)] : [undefined, key];
-      return pulumi.all([p.slice(prefix.length + 1), new pulumi.Config(ns).requireSecret(name)]);
-    });
-    return pulumi.all(values).apply((pairs) => {
-      const copy = structuredClone(value);
-      for (const [p, v] of pairs) setPath(copy, p.split("."), v);
-      return copy;
-    });
+      setPath(copy, p.slice(prefix.length + 1).split("."), new pulumi.Config(ns).requireSecret(name));
+    }
+    return copy;
   };
 }
 

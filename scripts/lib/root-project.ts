@@ -16,8 +16,10 @@ export interface RootProject {
   cleanup(): Promise<void>;
 }
 
-export async function makeRootProject(options: { prefix: string; host: string; token: string; manifest: string }): Promise<RootProject> {
-  const stack = `${options.prefix}-${randomBytes(4).toString("hex")}`;
+export async function makeRootProject(options: { prefix: string; host: string; token: string; manifest: string; stack?: string }): Promise<RootProject> {
+  // A fixed stack name (for output that names it, such as a golden file) must be unique to its
+  // caller: its config file lives in the repository root while the stack exists.
+  const stack = options.stack ?? `${options.prefix}-${randomBytes(4).toString("hex")}`;
   const ws = await makePulumiWorkspace({ project: "keboola", stack, prefix: `keboola-${options.prefix}-` });
   const run = (args: string[], o: RunOptions = {}) => ws.pulumi([...args, "--stack", stack], { ...o, cwd: REPO_ROOT });
   const must = async (what: string, res: Promise<RunResult>) => {

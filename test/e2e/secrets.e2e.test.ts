@@ -258,6 +258,21 @@ describe("e2e: a manifest's secrets: stack config in, ciphertexts in Keboola", (
     // Pulumi hands a provider its inputs with object keys sorted, so Keboola gets `accounts` before `api`.
     expect(leaves.map((l) => l.path.join("."))).toEqual(["parameters.accounts.0.#key", "parameters.api.#token", "parameters.#password"]);
     expect(leaves.every((l) => isEncrypted(l.value))).toBe(true);
+    // Pulumi keeps each stack config secret secret where it is placed, not the whole configuration:
+    // state (and so `pulumi preview --json`, which keboola-pulumi review reads) shows the rest.
+    const state = JSON.parse(ok(await root.pulumi(["stack", "export"])).stdout) as { deployment: { resources: Array<{ type: string; inputs?: Record<string, unknown> }> } };
+    const inputs = state.deployment.resources.find((r) => r.type === "pulumi-nodejs:dynamic/keboola:ComponentConfig")!.inputs!;
+    const SECRET_SIG = "4dabf18193072939515e22adb298388d"; // Pulumi's secret signature key in state
+    const isSecretValue = (v: unknown) => typeof v === "object" && v !== null && SECRET_SIG in v;
+    const api = (inputs.configuration as { parameters: { api: Record<string, unknown> } }).parameters.api;
+    expect(api.baseUrl).toBe("https://shop.example.com/");
+    expect(isSecretValue(api["#token"])).toBe(true);
+    // An array holding a secret is kept secret whole: the engine carries secretness from a dynamic
+    // provider's inputs to what its check returns into objects but not into arrays (pulumi
+    // sdk/go/common/resource/plugin/provider_plugin.go annotateSecrets). So `rows` (with a row's
+    // secret) and `accounts` (with `accounts.0.#key`) are secret as a whole.
+    expect(isSecretValue(inputs.rows)).toBe(true);
+    expect(isSecretValue((inputs.configuration as { parameters: Record<string, unknown> }).parameters.accounts)).toBe(true);
     emu.clearRequests();
     for (const args of [["preview", "--expect-no-changes"], ["refresh", "--yes", "--expect-no-changes"], ["preview", "--expect-no-changes"]]) {
       const res = ok(await root.pulumi(args, { timeoutMs: 300_000 }));

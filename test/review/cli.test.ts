@@ -1,0 +1,108 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../provider/manifest/cli";
+import { review, type ReviewIo } from "../../provider/review/cli";
+import { FIXTURES, fixtureText, GOLDEN } from "./helpers";
+
+// The `keboola-pulumi review` command: the built CLI as a user runs it (a file, `-` for standard
+// input, exit codes and messages for bad input), and its argument handling in process.
+
+const ROOT = path.join(__dirname, "..", "..");
+const CLI = path.join(ROOT, "dist", "provider", "manifest", "cli.js");
+
+/** The built CLI, compiled first when a source of it is newer (the e2e tests do the same). */
+function ensureBuilt(): void {
+  const sources = ["provider/review", "provider/manifest", "keboola"].flatMap((d) => fs.readdirSync(path.join(ROOT, d)).filter((f) => f.endsWith(".ts")).map((f) => path.join(ROOT, d, f)));
+  const built = path.join(ROOT, "dist", "provider", "review", "cli.js");
+  if (!fs.existsSync(built) || sources.some((f) => fs.statSync(f).mtimeMs > fs.statSync(built).mtimeMs)) {
+    execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
+  }
+}
+
+const run = (args: string[], input?: string) => spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, input, encoding: "utf8", timeout: 60_000 });
+
+describe("keboola-pulumi review (the built command)", () => {
+  beforeAll(() => ensureBuilt(), 120_000);
+
+  it("writes the review of a file to standard output", () => {
+    const res = run(["review", path.join(FIXTURES, "quickstart-change.json")]);
+    expect(res.stderr).toBe("");
+    expect(res.status).toBe(0);
+    expect(res.stdout).toBe(fs.readFileSync(path.join(GOLDEN, "quickstart-change.md"), "utf8"));
+  });
+
+  it("reads standard input for -", () => {
+    const res = run(["review", "-"], fixtureText("quickstart-change"));
+    expect(res.status).toBe(0);
+    expect(res.stdout).toBe(fs.readFileSync(path.join(GOLDEN, "quickstart-change.md"), "utf8"));
+  });
+
+  it("exits 1 naming the file and the fix when it does not exist", () => {
+    const missing = path.join(os.tmpdir(), "no-such-preview-7f3a.json");
+    const res = run(["review", missing]);
+    expect(res.status).toBe(1);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toBe(`keboola-pulumi review: cannot read ${missing}: no such file (write it with \`pulumi preview --json > ${missing}\`, or give \`-\` to read standard input)\n`);
+  });
+
+  it("exits 1 for text that is not preview JSON: the text preview, other JSON, nothing", () => {
+    const text = run(["review", "-"], "Previewing update (dev):\n     Type                 Name\n +   pulumi:pulumi:Stack  keboola-dev  create\n");
+    expect(text.status).toBe(1);
+    expect(text.stderr).toMatch(/^keboola-pulumi review: standard input is not JSON \(.*; it starts with "Previewing update \(dev\):"\): give the output of `pulumi preview --json`/);
+    const other = run(["review", "-"], JSON.stringify({ version: 3, deployment: { resources: [] } }));
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain('standard input is JSON but not a preview: it has none of "steps", "changeSummary", "diagnostics"');
+    const wrongShape = run(["review", "-"], JSON.stringify({ steps: [{ op: "update" }] }));
+    expect(wrongShape.status).toBe(1);
+    expect(wrongShape.stderr).toContain("standard input is not a preview as `pulumi preview --json` prints it: steps.0.urn:");
+    const empty = run(["review", "-"], "");
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toContain("standard input is empty");
+    for (const res of [text, other, wrongShape, empty]) {
+      expect(res.stdout).toBe("");
+      expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }
+  });
+
+  it("exits 2 with the usage for wrong arguments", () => {
+    const none = run(["review"]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/^keboola-pulumi review: the preview file is missing\nusage: keboola-pulumi review <preview.json \| ->/);
+    expect(run(["review", "a.json", "b.json"]).status).toBe(2);
+    expect(run(["review", "--diff", "a.json"]).stderr).toContain("unknown option --diff");
+    expect(run(["review", "--help"]).status).toBe(0);
+  });
+});
+
+describe("review arguments (in process)", () => {
+  const io = (input: string) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const value: ReviewIo = { read: async () => input, write: (t) => out.push(t), error: (t) => err.push(t) };
+    return { value, out, err };
+  };
+
+  it("reviews what it reads and names the source in errors", async () => {
+    const ok = io(fixtureText("secret-changed"));
+    expect(await review(["preview.json"], ok.value)).toBe(0);
+    expect(ok.out.join("")).toContain("changed (secret, not shown)");
+    const bad = io("{}");
+    expect(await review(["preview.json"], bad.value)).toBe(1);
+    expect(bad.err.join("")).toContain("preview.json is JSON but not a preview");
+  });
+
+  it("is listed in the command's usage", async () => {
+    const err: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((t: string) => err.push(t) > 0) as typeof process.stderr.write;
+    try {
+      expect(await main(["help"])).toBe(0);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(err.join("")).toContain("keboola-pulumi review <preview.json | ->");
+  });
+});
