@@ -6,6 +6,7 @@ import { exportProject } from "./export";
 import { loadManifest } from "./parse";
 import { formatTry, headerArg, signalArg, tryLocally, tryRefused, tryRemotely, TryError } from "./try";
 import { readInput, review } from "../review/cli";
+import { pr, PR_USAGE } from "../pipeline/cli";
 
 // `keboola-pulumi export --host <url> --token <token> [--branch <id>] [--components a,b] [--schema <path>] > keboola.yaml`
 // `keboola-pulumi try <manifest> --source <key> <payload file | -> [--json] [--remote] [--header "Name: value"] [--signal s]`
@@ -31,7 +32,9 @@ usage: keboola-pulumi try <manifest> --source <key> <payload file | -> [--json] 
   --signal      OTLP sources: the record's signal (default logs)
 
 usage: keboola-pulumi review <preview.json | -> > review.md
-  the Markdown review of \`pulumi preview --json\` (\`-\` reads standard input); with --show-sames the diagram shows the whole project`;
+  the Markdown review of \`pulumi preview --json\` (\`-\` reads standard input); with --show-sames the diagram shows the whole project
+
+${PR_USAGE}`;
 
 function parseArgs(argv: string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -102,6 +105,7 @@ async function runTry(argv: string[], stdin: () => string): Promise<number> {
 export async function main(argv: string[], stdin: () => string = () => fs.readFileSync(0, "utf8")): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "try") return runTry(rest, stdin);
+  if (command === "pr") return pr(rest, { env: process.env, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
   if (command === "review") return review(rest, { read: readInput, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
   if (command !== "export") {
     process.stderr.write(`${USAGE}\n`);

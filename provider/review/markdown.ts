@@ -3,6 +3,7 @@ import type { JsonValue } from "../../keboola/json";
 import type { Op, ResourceChange, Review } from "./changes";
 import { byCodePoint, kindOfType, parseUrn } from "./changes";
 import { columnsDiffTable, columnsTable } from "./columns";
+import { exampleLines } from "./examples";
 import { mermaidDiagram, HIGHLIGHTS, type Highlight } from "./diagram";
 import { diffValues, type Change, type Diff } from "./diff";
 import { factsOf, referencesOf, referrersOf, type Reference } from "./graph";
@@ -183,6 +184,7 @@ function resourceSection(r: ResourceChange, review: Review): string[] {
   if (r.op === "create" && r.new) out.push(...createdLines(r));
   else if ((r.op === "update" || r.op === "replace") && r.new) out.push(...updatedLines(r, review));
   else if (r.op !== "delete") out.push(`Pulumi's step: ${r.pulumiOps.map(code).join(", ")}.`);
+  if (r.op === "create" || r.op === "update" || r.op === "replace") out.push(...exampleLines(r, review));
   return out[out.length - 1] === "" ? out.slice(0, -1) : out;
 }
 

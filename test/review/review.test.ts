@@ -255,3 +255,36 @@ describe("review: the diagram", () => {
     expect(diagram).not.toContain("sink_raw");
   });
 });
+
+describe("review: a sink's examples before and after the change (issue 27)", () => {
+  it("shows each example's row under the old and the new mapping, marking the ones that change", () => {
+    const preview = fixture("quickstart-change");
+    const step = stepOf(preview, "actions");
+    const examples = [
+      { payload: { user: { id: "u-1" }, action: "signup" }, expect: { user: "u-1" } },
+      { payload: { user: { id: "u-2" } }, expect: { user: "u-2" } },
+    ];
+    step.oldState!.inputs = { ...step.oldState!.inputs, examples };
+    // The new mapping reads the action from another path: the first example's summary changes.
+    const columns = (step.newState!.inputs!.columns as Array<Record<string, unknown>>).map((c) =>
+      c.name === "summary" ? { ...c, template: { language: "jsonnet", content: "Body('user.id') + ' did ' + Body('event', 'nothing')" } } : c,
+    );
+    step.newState!.inputs = { ...step.newState!.inputs, columns, examples };
+    const text = renderReview(JSON.stringify(preview));
+    const section = text.slice(text.indexOf("#### Sink `actions`"));
+    expect(section).toMatch(/Examples \(2 of 2 change\w*\):/);
+    expect(section).toContain("| 0 | `{\"user\":{\"id\":\"u-1\"},\"action\":\"signup\"}` |");
+    expect(section).toMatch(/summary: `u-1 did signup`.*\| .*summary: `u-1 did nothing`.* \*\*changed\*\* \|/);
+    expect(section).toMatch(/id: _\(varies\)_/);
+  });
+
+  it("shows a new sink's examples as the rows it writes", () => {
+    const preview = fixture("quickstart-first");
+    const step = stepOf(preview, "actions");
+    step.newState!.inputs = { ...step.newState!.inputs, examples: [{ payload: { user: { id: "u-9" }, action: "login" }, expect: { user: "u-9" } }] };
+    const text = renderReview(JSON.stringify(preview));
+    const section = text.slice(text.indexOf("#### Sink `actions`"));
+    expect(section).toMatch(/Examples \(rows this sink writes\):/);
+    expect(section).toMatch(/\| 0 \| .* \| _\(new sink\)_ \| id: _\(varies\)_, user: `u-9`, action: `login`, summary: `u-9 did login` \|/);
+  });
+});
