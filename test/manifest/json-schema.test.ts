@@ -18,7 +18,8 @@ function examples(): string[] {
   const dir = path.join(ROOT, "examples");
   return fs
     .readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((f) => /\.ya?ml$/.test(f) && !/Pulumi\./.test(path.basename(f)) && !f.includes("node_modules"))
+    // Manifests only: not Pulumi's stack files, nor the CI pipelines of examples/ci.
+    .filter((f) => /\.ya?ml$/.test(f) && !/Pulumi\./.test(path.basename(f)) && !f.includes("node_modules") && !f.split(path.sep).includes("ci"))
     .map((f) => path.join(dir, f));
 }
 
