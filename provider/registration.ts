@@ -1,3 +1,7 @@
+import * as path from "node:path";
+import * as url from "node:url";
+import * as pulumi from "@pulumi/pulumi";
+
 // Registering a resource with the Pulumi Node SDK captures a JavaScript stack trace for every
 // promise it creates (four per property, @pulumi/pulumi runtime/debuggable.js debuggablePromise),
 // and each capture runs the program's source-map-support over every frame: about 5 ms per
@@ -7,6 +11,34 @@
 // Resource.callsites() raises the limit itself to take the resource's source position and stack.
 // With PULUMI_DEBUG_PROMISE_LEAKS set (the switch of that report), the traces are kept; an error
 // thrown by the registration gets the constructor's caller frames appended.
+//
+// The SDK also sends the engine the whole JavaScript stack of each registration, which the state
+// keeps per resource (`stackTrace`, about 700 bytes, plus `sourcePosition`): frames of this
+// package, of the SDK and of Node, which the engine rewrites at every step of an `up` (see the
+// README, "Large stacks"). Only the program's own frames say anything, so the registration records
+// those alone (at most a few): a TypeScript program's line that declared the resource is its
+// source position, as Pulumi means it; a manifest, deployed by this package's code, records none.
+// The engine reads these for display only (Pulumi Cloud's link to the source).
+
+/** The directory of this package (dist/provider/ or provider/ is below it). */
+const PACKAGE_ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}dist${path.sep}`) ? "../.." : "..");
+const MAX_FRAMES = 3;
+
+type Frame = { uri: string; line: number; column: number };
+
+/** The frames of the current stack that belong to the program: not this package, the Pulumi SDK or Node. */
+function programFrames(): Frame[] {
+  const frames: Frame[] = [];
+  const sdk = pulumi.Resource as unknown as { callsites?: () => Array<{ file?: string; line?: number; column?: number }> };
+  const callsites = typeof sdk.callsites === "function" ? sdk.callsites() : [];
+  for (const { file, line, column } of callsites) {
+    if (!file || !line || !column) continue;
+    if (file.startsWith(PACKAGE_ROOT + path.sep) || /[\\/]node_modules[\\/](@pulumi|keboola-pulumi)[\\/]/.test(file) || !path.isAbsolute(file)) continue;
+    frames.push({ uri: url.pathToFileURL(file).toString(), line, column });
+    if (frames.length >= MAX_FRAMES) break;
+  }
+  return frames;
+}
 
 export interface QuietStacks {
   /** Puts the limit back; idempotent. */
@@ -18,10 +50,19 @@ export interface QuietStacks {
 export function quietStacks(): QuietStacks {
   const limit = Error.stackTraceLimit;
   const debugging = !!process.env.PULUMI_DEBUG_PROMISE_LEAKS;
-  if (!debugging) Error.stackTraceLimit = 0;
+  // The SDK's Resource.stackTrace(skip), a static the Resource constructor calls: the program's frames instead.
+  const sdk = pulumi.Resource as unknown as { stackTrace?: (skip: number) => Frame[] };
+  const original = Object.prototype.hasOwnProperty.call(sdk, "stackTrace") ? sdk.stackTrace : undefined;
+  if (!debugging) {
+    Error.stackTraceLimit = 0;
+    if (original) sdk.stackTrace = () => programFrames();
+  }
   let restored = debugging;
   const restore = () => {
-    if (!restored) Error.stackTraceLimit = limit;
+    if (!restored) {
+      Error.stackTraceLimit = limit;
+      if (original) sdk.stackTrace = original;
+    }
     restored = true;
   };
   return {

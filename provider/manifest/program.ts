@@ -1,40 +1,18 @@
-import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { deployManifest } from "./deploy";
 import { ManifestError } from "./parse";
-import { isRecord } from "../../keboola/json";
+import { linkCheckoutPackage } from "../checkout-link";
 
 // The Pulumi program of the repository's root Pulumi.yaml (and of a user's own Pulumi.yaml
 // pointing at it, see README): deploys the manifest named by stack config `keboola:manifest`
 // (default keboola.yaml), relative to the project directory. A bad manifest fails the
 // preview with every problem and registers nothing.
 
-const PACKAGE = "keboola-pulumi";
-
-/**
- * The provider process loads `keboola-pulumi/runtime` from the project's node_modules. In this
- * package's own checkout that is the package itself: link it, as an install would.
- */
-function linkOwnCheckout(projectDir: string): void {
-  const link = path.join(projectDir, "node_modules", PACKAGE);
-  if (fs.existsSync(link)) return;
-  try {
-    const pkg: unknown = JSON.parse(fs.readFileSync(path.join(projectDir, "package.json"), "utf8"));
-    if (!isRecord(pkg) || pkg.name !== PACKAGE) return;
-  } catch {
-    return;
-  }
-  try {
-    fs.symlinkSync("..", link, "dir");
-  } catch (err) {
-    if (!isRecord(err) || err.code !== "EEXIST") throw err; // another stack of this checkout linked it first
-  }
-}
-
 // The directory of Pulumi.yaml (the program itself runs with its own directory as cwd).
 const projectDir = pulumi.runtime.getRootDirectory();
-linkOwnCheckout(projectDir);
+// Run from this package's own checkout (its root project): the checkout's node_modules/keboola-pulumi.
+linkCheckoutPackage(projectDir);
 const file = path.resolve(projectDir, new pulumi.Config("keboola").get("manifest") ?? "keboola.yaml");
 
 function deploy() {

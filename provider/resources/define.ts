@@ -284,7 +284,7 @@ export interface Handler<D extends AnyDefinition> {
 /**
  * The arguments of `pulumi.dynamic.Resource` for a resource of this definition: every output
  * registered (so it exists as a property), the secret ones encrypted, plus the hidden inputs
- * naming the resource, its owner marker and what the program declares around it.
+ * with its owner marker (its URN, which also names it) and what the program declares around it.
  */
 export function registration(
   /** The kind's provider object (provider/kinds/): one per kind, so Pulumi serializes it once. */
@@ -304,7 +304,6 @@ export function registration(
     ...Object.fromEntries(def.outputNames.map((o) => [o, undefined])),
     ...args,
     ...(all ? { __program: all } : {}),
-    __resourceName: name,
     // The owner marker written onto every object this resource creates (see ownership.ts).
     __owner: pulumi.createUrn(name, token, opts?.parent),
   };

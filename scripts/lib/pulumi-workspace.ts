@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { linkCheckoutPackage } from "../../provider/checkout-link";
 
 /** Root of this repository (the `keboola-pulumi` package), from the source tree or from dist/. */
 export const REPO_ROOT = findPackageRoot(__dirname);
@@ -243,23 +244,6 @@ function symlinkDir(linkPath: string, target: string): void {
   fs.symlinkSync(target, linkPath, "dir");
 }
 
-/**
- * `<repository>/node_modules/keboola-pulumi -> ..`, as the root program makes it for itself
- * (provider/manifest/program.ts): a program reaching the package through a symlink loads it by its
- * real path, outside any node_modules, so Pulumi serializes the kinds' provider objects as code,
- * whose `require("keboola-pulumi/runtime")` the dynamic provider resolves from this repository's
- * node_modules (where @pulumi/pulumi really is).
- */
-function linkRepositoryToItself(): void {
-  const link = path.join(REPO_ROOT, "node_modules", "keboola-pulumi");
-  if (fs.existsSync(link)) return;
-  try {
-    fs.symlinkSync("..", link, "dir");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err; // another test linked it first
-  }
-}
-
 /** Create a temporary Pulumi workspace: file:// backend, passphrase secrets, own PULUMI_HOME, CLI on PATH. */
 export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = {}): Promise<PulumiWorkspace> {
   const binDir = await ensurePulumiBinDir();
@@ -352,7 +336,8 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
 
     linkProjectPackage() {
       ws.linkPackage("keboola-pulumi", REPO_ROOT);
-      linkRepositoryToItself();
+      // The repository's own node_modules/keboola-pulumi, as its root program makes it (provider/checkout-link.ts).
+      linkCheckoutPackage(REPO_ROOT);
     },
 
     linkPackage(name, target) {

@@ -75,6 +75,18 @@ describe("e2e: the manifest through the root Pulumi project", () => {
     const exported = await root.pulumi(["stack", "export"]);
     expect(exported.code, describeResult(exported)).toBe(0);
     expect(exported.stdout).not.toContain(SECRET);
+    // The root project's state stays small (README, "Large stacks"): each resource refers to its
+    // provider by module, as an installed package does, and records no stack of this package's
+    // code (a manifest has no program frame of its own).
+    const state = JSON.parse(exported.stdout) as { deployment: { resources: Array<{ type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown>; stackTrace?: unknown; sourcePosition?: unknown }> } };
+    const ours = state.deployment.resources.filter((r) => r.type.includes("keboola:"));
+    expect(ours.length).toBeGreaterThan(5);
+    for (const r of ours) {
+      for (const side of [r.inputs, r.outputs]) expect(String(side?.__provider)).toMatch(/^exports\.handler = __f0;\nconst provider = require\("keboola-pulumi\/kinds\/[a-z-]+"\);/);
+      expect(r.stackTrace, r.type).toBeUndefined();
+      expect(r.sourcePosition, r.type).toBeUndefined();
+      expect(r.inputs?.__resourceName).toBeUndefined();
+    }
 
     const same = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
     expect(same.code, describeResult(same)).toBe(0);

@@ -98,6 +98,11 @@ describe("e2e: the packed package in a fresh TypeScript program", () => {
       const provider = String(r.inputs?.__provider ?? "");
       expect(provider).toMatch(/require\("keboola-pulumi\/kinds\/[a-z-]+"\)/);
       expect(provider.length).toBeLessThanOrEqual(400);
+      // The recorded source position is the program's line that declared the resource, and the
+      // stack holds the program's frames only (provider/registration.ts).
+      const r2 = r as typeof r & { sourcePosition?: string; stackTrace?: Array<{ sourcePosition?: string }> };
+      expect(r2.sourcePosition).toMatch(/^project:\/\/\/index\.(ts|js)#\d+/);
+      expect((r2.stackTrace ?? []).every((f) => !/node_modules/.test(f.sourcePosition ?? ""))).toBe(true);
     }
     ok(await ws.destroy([], { timeoutMs: 300_000 }));
   }, 600_000);

@@ -51,7 +51,9 @@ describe("resources under mocks", () => {
 
     const sinkArgs = created.find((c) => c.name === "raw")!;
     expect(sinkArgs.type).toBe("pulumi-nodejs:dynamic/keboola:Sink");
-    expect(sinkArgs.inputs.__resourceName).toBe("raw");
+    // The resource's owner marker, its URN, also names it (resourceName): no name of its own in state.
+    expect(sinkArgs.inputs.__owner).toMatch(/::pulumi-nodejs:dynamic\/keboola:Sink::raw$/);
+    expect(sinkArgs.inputs.__resourceName).toBeUndefined();
     expect(sinkArgs.inputs.sourceId).toBe("quick-events");
     expect(created.find((c) => c.name === "events")!.type).toBe("pulumi-nodejs:dynamic/keboola:Source");
   });
