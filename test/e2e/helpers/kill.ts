@@ -10,8 +10,8 @@ import type { PulumiWorkspace } from "../../../scripts/lib/pulumi-workspace";
 // workspace with it.
 
 /** Runs `pulumi <args>` in its own process group and SIGKILLs it once `when` holds of the emulator's writes. Answers the writes. */
-export async function pulumiKilledWhen(w: PulumiWorkspace, args: string[], cwd: string, e: Emulator, when: (writes: string[]) => boolean): Promise<string[]> {
-  const child = spawn(path.join(w.binDir, "pulumi"), args, { cwd, env: w.env, detached: true, stdio: "ignore" });
+export async function pulumiKilledWhen(w: PulumiWorkspace, args: string[], cwd: string, e: Emulator, when: (writes: string[]) => boolean, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const child = spawn(path.join(w.binDir, "pulumi"), args, { cwd, env: { ...w.env, ...env }, detached: true, stdio: "ignore" });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   let finished = false;
   void exited.then(() => (finished = true));
