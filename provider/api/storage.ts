@@ -146,7 +146,7 @@ const LISTING_MS = 10_000;
 
 export class StorageApi {
   /** Listings of buckets' tables by branch and bucket, for checks only (see findTableListed). */
-  private readonly listings = new Map<string, { at: number; tables: Promise<Map<string, StorageTable> | undefined> }>();
+  private readonly listings = new Map<string, { at: number; tables: Promise<Map<string, StorageTable> | undefined>; changed: Set<string> }>();
 
   constructor(
     private readonly http: HttpClient,
@@ -208,7 +208,9 @@ export class StorageApi {
    * A table as a listing of its bucket from the last few seconds shows it: `check` runs one
    * resource at a time (the Pulumi engine's step generation), so one listing serves the checks of
    * every sink into a bucket. Only for checks, whose answer the write re-reads with findTable;
-   * `forgetTable` drops the listing once this process has the service create a table in it.
+   * a table this process has had the service create or change since the listing (`forgetTable`)
+   * is read on its own instead. Only that table: dropping the whole listing at each sink's create
+   * made every check of a large fleet list the bucket again, n listings of up to n tables (issue 28).
    */
   async findTableListed(branch: string, tableId: string): Promise<StorageTable | undefined> {
     const bucket = bucketOf(tableId);
@@ -217,15 +219,17 @@ export class StorageApi {
     if (!listing || Date.now() - listing.at > LISTING_MS) {
       const path = tablesPath(branch, `/buckets/${enc(bucket)}/tables`);
       const tables = orUndefined(this.call<StorageTable[]>("GET", path, { query: { include: "columns" } })).then((list) => list && new Map(list.map((t) => [t.id, t])));
-      listing = { at: Date.now(), tables };
+      listing = { at: Date.now(), tables, changed: new Set() };
       this.listings.set(k, listing);
       tables.catch(() => this.listings.delete(k)); // a failed listing is not kept
     }
+    if (listing.changed.has(tableId)) return this.findTable(branch, tableId);
     return (await listing.tables)?.get(tableId);
   }
 
+  /** This process had the service create or change the table: the listings taken so far do not show it as it is. */
   forgetTable(branch: string, tableId: string): void {
-    this.listings.delete(JSON.stringify([branch, bucketOf(tableId)]));
+    this.listings.get(JSON.stringify([branch, bucketOf(tableId)]))?.changed.add(tableId);
   }
 
   // Buckets and tables (keboola/storage-api-php-client apiary.apib; the spec's "Storage: buckets and tables")

@@ -128,3 +128,29 @@ describe("SinkSettings on a sink", () => {
     expect(h.writes()).toEqual([]);
   });
 });
+
+describe("the tables of a bucket, as one process's checks know them", () => {
+  const bucketListings = () => h.emu.requests().filter((r) => r.method === "GET" && /\/buckets\/in\.c-listed\/tables(\?|$)/.test(r.path)).length;
+
+  it("are listed once while sinks into the bucket are checked and created in turn, and a table this process had created is read on its own", async () => {
+    const src = await createVia(source, h.ctx, "listed-src", { name: "Listed", sourceId: "listed-src" });
+    const args = (n: number, columns = COLUMNS) => ({ sourceId: src.outs.sourceId, name: `L${n}`, sinkId: `l${n}`, tableId: `in.c-listed.t${n}`, columns });
+    h.emu.clearRequests();
+    // As Pulumi runs a fleet: each sink's check, then its create (which has the service create its table).
+    for (let n = 1; n <= 4; n++) {
+      expect((await checkSink(`l${n}`, args(n))).failures).toEqual([]);
+      await createVia(sink, h.ctx, `l${n}`, args(n));
+    }
+    // Before: each create dropped the listing, so each check listed the bucket again (n listings of up to n tables).
+    expect(bucketListings()).toBe(1);
+
+    // The listing predates table t3, which this process had the service create: t3 is read on its own,
+    // so another sink wanting other columns in it is refused at check.
+    const tableReads = () => h.emu.requests().filter((r) => r.method === "GET" && r.path.includes("/tables/in.c-listed.t3")).length;
+    const before = tableReads();
+    const other = await checkSink("other-t3", { ...args(3, [{ type: "uuid", name: "id" }, { type: "body", name: "payload" }]), sinkId: "other-t3", name: "Other" });
+    expect(other.failures).toEqual([{ property: "columns", reason: expect.stringMatching(/in\.c-listed\.t3/) }]);
+    expect(tableReads()).toBe(before + 1);
+    expect(bucketListings()).toBe(1);
+  });
+});
