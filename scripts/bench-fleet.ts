@@ -7,6 +7,8 @@ import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResu
 import { packAndInstall } from "./lib/packed";
 import { sampleCpu } from "./lib/cpu-sample";
 import { benchData } from "./lib/bench-data";
+import { directFleet } from "./lib/direct-fleet";
+import { formatStateBytes, stateBytes as stateBytesOf } from "./lib/state-bytes";
 
 // The fleet benchmark (`npm run bench`): a fleet of sources x sinks, each sink with SinkSettings,
 // deployed with the real Pulumi CLI on the emulator whose tasks take D ms, installed from the
@@ -18,8 +20,14 @@ import { benchData } from "./lib/bench-data";
 // per created resource, the writes of the no-op preview and of destroy, and the size of the
 // serialized provider in state.
 //
-//   node dist/scripts/bench-fleet.js [--sources 10] [--sinks 10] [--task-ms 1000] [--parallel 32] [--cpu-prof DIR] [--pulumi-profile PREFIX]
+//   node dist/scripts/bench-fleet.js [--sizes 10,24,48,95] [--task-ms 1000] [--parallel 32] [--skip-checkpoints]
+//                                    [--sources 10 --sinks 10 ...one size] [--cpu-prof DIR] [--pulumi-profile PREFIX]
 //                                    [--data-mb 1024] [--data-only]
+//
+// By default the curve (issue 28): 10 sinks per source and 10, 24, 48 and 95 sources (210, 504,
+// 1008 and 1995 resources), D = 1000 ms, --parallel 32, each size also against a direct script
+// making the same writes with the provider's API client at the same parallelism
+// (scripts/lib/direct-fleet.ts), in one run; then a table of the growth.
 //
 // Then the data case (scripts/lib/bench-data.ts): a generated CSV of --data-mb MB (0: skipped)
 // loaded into a Table by `pulumi up`, against a plain presigned PUT plus the table's job; with
@@ -29,8 +37,9 @@ import { benchData } from "./lib/bench-data";
 // Node processes of `up` (program, dynamic provider) write V8 CPU profiles into DIR; with
 // --pulumi-profile, the engine of `up` writes its Go profiles to PREFIX.<pid>.{cpu,mem,trace}
 // (Pulumi's own --profiling flag). BENCH_DUMP_STATE=FILE writes the exported state after refresh.
-// BENCH_SKIP_CHECKPOINTS=1 runs destroy with PULUMI_SKIP_CHECKPOINTS=true: the file backend then
-// writes the state once at the end instead of twice per resource (see README, "Large stacks").
+// --skip-checkpoints (or BENCH_SKIP_CHECKPOINTS=1) runs up and destroy with PULUMI_SKIP_CHECKPOINTS=true:
+// the file backend then writes the state once at the end instead of after every step (see README,
+// "Large stacks").
 
 interface Options {
   cpuProf?: string;
@@ -39,6 +48,8 @@ interface Options {
   sinks: number;
   taskMs: number;
   parallel?: number;
+  /** PULUMI_SKIP_CHECKPOINTS=true for up and destroy (README, "Large stacks"). */
+  skipCheckpoints?: boolean;
 }
 
 function parseArgs(argv: string[]): Options[] {
@@ -46,14 +57,31 @@ function parseArgs(argv: string[]): Options[] {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  if (get("task-ms") !== undefined) {
-    return [{ sources: Number(get("sources") ?? 10), sinks: Number(get("sinks") ?? 10), taskMs: Number(get("task-ms")), parallel: get("parallel") ? Number(get("parallel")) : undefined, cpuProf: get("cpu-prof"), pulumiProfile: get("pulumi-profile") }];
-  }
-  // The issue's two measurements: D=1000 with --parallel 32 and D=300 with the default parallelism.
-  return [
-    { sources: 10, sinks: 10, taskMs: 1000, parallel: 32 },
-    { sources: 10, sinks: 10, taskMs: 300 },
-  ];
+  const common = {
+    taskMs: Number(get("task-ms") ?? 1000),
+    parallel: get("parallel") ? Number(get("parallel")) : get("task-ms") !== undefined ? undefined : 32,
+    skipCheckpoints: argv.includes("--skip-checkpoints") || !!process.env.BENCH_SKIP_CHECKPOINTS,
+    cpuProf: get("cpu-prof"),
+    pulumiProfile: get("pulumi-profile"),
+  };
+  if (get("sources") !== undefined) return [{ ...common, sources: Number(get("sources")), sinks: Number(get("sinks") ?? 10) }];
+  const sizes = (get("sizes") ?? "10,24,48,95").split(",").map(Number);
+  return sizes.map((sources) => ({ ...common, sources, sinks: Number(get("sinks") ?? 10) }));
+}
+
+/** What one size measured, for the curve. */
+interface Measured {
+  resources: number;
+  up: number;
+  noChangeUp: number;
+  preview: number;
+  destroy: number;
+  direct: number;
+  engineCpu: number;
+  bytesPerResource: number;
+  /** The largest resident memory of the program's and the provider's processes during up. */
+  programRss: number;
+  providerRss: number;
 }
 
 const TOKEN = "bench-fleet-token-0123456789";
@@ -94,7 +122,7 @@ async function installedWorkspace(nodeModules: string, project: string): Promise
   return ws;
 }
 
-async function run(o: Options, nodeModules: string): Promise<void> {
+async function run(o: Options, nodeModules: string): Promise<Measured> {
   const emu: Emulator = await startEmulator({ token: TOKEN, taskDurationMs: o.taskMs });
   const extra = o.parallel ? ["--parallel", String(o.parallel)] : [];
   const resources = o.sources * (1 + 2 * o.sinks);
@@ -121,7 +149,8 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     const cpu = sampleCpu();
     const upStarted = Date.now();
     const profiling = o.pulumiProfile ? ["--profiling", path.resolve(o.pulumiProfile)] : [];
-    const up = await timed(() => ws.up([...extra, ...profiling], { timeoutMs: 1_800_000, env }), "up");
+    const skip = o.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
+    const up = await timed(() => ws.up([...extra, ...profiling], { timeoutMs: 1_800_000, env: { ...env, ...skip } }), "up");
     const upCpu = cpu.stop();
     const upLog = emu.requests();
     const upRequests = upLog.length;
@@ -130,6 +159,8 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     emu.clearRequests();
     const preview = await timed(() => ws.previewExpectNoChanges(extra, { timeoutMs: 600_000 }), "no-op preview");
     const previewWrites = emu.writes().length;
+    const noChangeUp = await timed(() => ws.up(extra, { timeoutMs: 1_800_000, env: skip }), "no-change up");
+    const noChangeWrites = emu.writes().length - previewWrites;
     emu.clearRequests();
     const refresh = await timed(() => ws.refresh(extra, { timeoutMs: 600_000 }), "refresh");
     const refreshRequests = emu.requests().length;
@@ -138,18 +169,22 @@ async function run(o: Options, nodeModules: string): Promise<void> {
     const stateBytes = JSON.stringify(state).length;
     if (process.env.BENCH_DUMP_STATE) fs.writeFileSync(process.env.BENCH_DUMP_STATE, JSON.stringify(state, null, 1));
     emu.clearRequests();
-    const skipCheckpoints = !!process.env.BENCH_SKIP_CHECKPOINTS;
+    const skipCheckpoints = !!o.skipCheckpoints;
     const destroyStarted = Date.now();
-    const destroy = await timed(() => ws.destroy(extra, { timeoutMs: 1_800_000, env: skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : undefined }), "destroy");
+    const destroy = await timed(() => ws.destroy(extra, { timeoutMs: 1_800_000, env: skip }), "destroy");
     const destroyLog = emu.requests();
     const destroyWrites = emu.writes();
     const destroyBound = emptyUp + (2 * o.taskMs) / 1000;
 
+    // The direct script, on the same emulator, at the same parallelism (its objects under other ids).
+    const direct = await directFleet(emu.url, TOKEN, { sources: o.sources, sinks: o.sinks, prefix: "direct-" }, o.parallel ?? 8);
     const ratio = (s: number) => `${s.toFixed(1)} s (${(s / bound).toFixed(2)}x bound)`;
     console.log(`\nfleet: ${label} (load average ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`);
     console.log(`  bound     ${bound.toFixed(1)} s (empty up ${emptyUp.toFixed(1)} s + 3 x ${o.taskMs} ms)`);
     console.log(`  up        ${ratio(up)}, ${(upRequests / resources).toFixed(2)} requests per created resource (${((upRequests - upPolls) / resources).toFixed(2)} without the ${(upPolls / resources).toFixed(2)} task polls)`);
+    console.log(`  direct    ${direct.toFixed(1)} s: the same writes by a script at the same parallelism; up is ${(up / direct).toFixed(2)}x it`);
     console.log(`  preview   ${ratio(preview)}, ${previewWrites} writes`);
+    console.log(`  no-change up ${noChangeUp.toFixed(1)} s, ${noChangeWrites} writes`);
     console.log(`  refresh   ${ratio(refresh)}, ${(refreshRequests / resources).toFixed(2)} requests per resource`);
     console.log(
       `  destroy   ${ratio(destroy)}${skipCheckpoints ? " with PULUMI_SKIP_CHECKPOINTS=true" : ""}; ${(destroy / destroyBound).toFixed(2)}x the destroy bound ${destroyBound.toFixed(1)} s (empty up + 2 x ${o.taskMs} ms); ${destroyWrites.length} writes:` +
@@ -166,7 +201,13 @@ async function run(o: Options, nodeModules: string): Promise<void> {
           .map(([k, v]) => `\n    ${v.toFixed(1).padStart(5)} s ${k}`)
           .join(""),
     );
-    console.log(`  state     ${(stateBytes / 1024).toFixed(0)} KB, __provider ${Math.max(...providers.map((p) => p.length))} B per resource`);
+    const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+    console.log(`  up peak RSS: ${Object.entries(upCpu.peakRssByKind).filter(([k]) => k !== "emulator (bench process)").sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${mb(v)}`).join(", ")}`);
+    console.log(`  state     ${(stateBytes / 1024).toFixed(0)} KB, ${(stateBytes / resources).toFixed(0)} B per declared resource, __provider ${Math.max(...providers.map((p) => p.length))} B per resource`);
+    console.log(formatStateBytes(stateBytesOf(state.deployment.resources ?? [])));
+    const engineCpu = Object.entries(upCpu.byKind).reduce((a, [k, v]) => (/engine/.test(k) ? a + v : a), 0);
+        const rss = upCpu.peakRssByKind;
+    return { resources, up, noChangeUp, preview, destroy, direct, engineCpu, bytesPerResource: stateBytes / resources, programRss: rss["program (node)"] ?? 0, providerRss: rss["dynamic provider (node)"] ?? 0 };
   } finally {
     for (const ws of wss.reverse()) await ws.cleanup();
     await emu.close();
@@ -212,12 +253,31 @@ async function main(): Promise<void> {
   try {
     const nodeModules = packAndInstall(dir);
     const argv = process.argv.slice(2);
-    if (!argv.includes("--data-only")) for (const o of parseArgs(argv)) await run(o, nodeModules);
+    if (!argv.includes("--data-only")) {
+      const curve: Measured[] = [];
+      const options = parseArgs(argv);
+      for (const o of options) curve.push(await run(o, nodeModules));
+      if (curve.length > 1) printCurve(curve, options[0]);
+    }
     const i = argv.indexOf("--data-mb");
     const dataMb = i >= 0 ? Number(argv[i + 1]) : 1024;
     if (dataMb > 0) await benchData(nodeModules, dataMb);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The curve as a Markdown table (README, "Large stacks"): each size, and its growth from the first. */
+function printCurve(curve: Measured[], o: Options): void {
+  const base = curve[0];
+  const x = (v: number, b: number) => `${v.toFixed(1)} s (${(v / b).toFixed(1)}x)`;
+  console.log(`\nThe curve, D = ${o.taskMs} ms, --parallel ${o.parallel ?? "default"}${o.skipCheckpoints ? ", PULUMI_SKIP_CHECKPOINTS=true" : ""} (growth from ${base.resources} resources in parentheses):\n`);
+  console.log("| resources | `up` | direct script | `up` / direct | no-change `up` | `preview` | `destroy` | engine CPU in `up` | state per resource | peak RSS: program, provider |");
+  console.log("|---:|---|---:|---:|---|---|---|---|---:|---:|");
+  for (const m of curve) {
+    console.log(
+      `| ${m.resources} | ${x(m.up, base.up)} | ${m.direct.toFixed(1)} s | ${(m.up / m.direct).toFixed(2)}x | ${x(m.noChangeUp, base.noChangeUp)} | ${x(m.preview, base.preview)} | ${x(m.destroy, base.destroy)} | ${x(m.engineCpu, base.engineCpu)} | ${(m.bytesPerResource / 1024).toFixed(2)} KB | ${(m.programRss / 2 ** 20).toFixed(0)}, ${(m.providerRss / 2 ** 20).toFixed(0)} MB |`,
+    );
   }
 }
 

@@ -10,7 +10,11 @@ const TICK_S = 0.01; // USER_HZ is 100 on Linux
 interface Sample {
   ppid: number;
   ticks: number;
+  /** Resident memory now, in bytes. */
+  rss: number;
 }
+
+const PAGE = 4096; // bytes per page of /proc/<pid>/stat's rss (x86-64 and arm64 Linux)
 
 function readAll(): Map<number, Sample> {
   const out = new Map<number, Sample>();
@@ -19,7 +23,7 @@ function readAll(): Map<number, Sample> {
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
       const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(Number(name), { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) });
+      out.set(Number(name), { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]), rss: Number(rest[21]) * PAGE });
     } catch {
       // gone meanwhile
     }
@@ -52,17 +56,20 @@ function machineBusySeconds(): number {
 export interface CpuReport {
   /** CPU seconds per kind of process; "not this benchmark" is everything else the machine ran meanwhile. */
   byKind: Record<string, number>;
+  /** The largest resident memory one process of each kind reached (bytes; sampled, so a peak between samples is missed). */
+  peakRssByKind: Record<string, number>;
   wallSeconds: number;
 }
 
 /** Samples until stop() is called; stop() answers the CPU seconds spent meanwhile per kind of process (this one's as `selfLabel`). */
 export function sampleCpu(selfLabel = "emulator (bench process)"): { stop(): CpuReport } {
-  if (!fs.existsSync("/proc/self/stat")) return { stop: () => ({ byKind: {}, wallSeconds: 0 }) };
+  if (!fs.existsSync("/proc/self/stat")) return { stop: () => ({ byKind: {}, peakRssByKind: {}, wallSeconds: 0 }) };
   const started = Date.now();
   const machineBefore = machineBusySeconds();
   const first = readAll();
   const kinds = new Map<number, string>();
   const last = new Map<number, number>();
+  const peak = new Map<number, number>();
   const tick = () => {
     const all = readAll();
     const mine = new Set([process.pid]);
@@ -72,7 +79,9 @@ export function sampleCpu(selfLabel = "emulator (bench process)"): { stop(): Cpu
     }
     for (const pid of mine) {
       if (!kinds.has(pid)) kinds.set(pid, classify(pid, selfLabel));
-      last.set(pid, all.get(pid)!.ticks);
+      const s = all.get(pid)!;
+      last.set(pid, s.ticks);
+      peak.set(pid, Math.max(peak.get(pid) ?? 0, s.rss));
     }
   };
   tick();
@@ -86,9 +95,14 @@ export function sampleCpu(selfLabel = "emulator (bench process)"): { stop(): Cpu
         const kind = kinds.get(pid) ?? "other";
         byKind[kind] = (byKind[kind] ?? 0) + (ticks - (first.get(pid)?.ticks ?? 0)) * TICK_S;
       }
+      const peakRssByKind: Record<string, number> = {};
+      for (const [pid, rss] of peak) {
+        const kind = kinds.get(pid) ?? "other";
+        peakRssByKind[kind] = Math.max(peakRssByKind[kind] ?? 0, rss);
+      }
       const ours = Object.values(byKind).reduce((a, b) => a + b, 0);
       byKind["not this benchmark (other load)"] = Math.max(0, machineBusySeconds() - machineBefore - ours);
-      return { byKind, wallSeconds: (Date.now() - started) / 1000 };
+      return { byKind, peakRssByKind, wallSeconds: (Date.now() - started) / 1000 };
     },
   };
 }
