@@ -24,6 +24,8 @@ describe("examples/ci", () => {
     expect(jobs.closed.concurrency?.group).toBe(jobs["pull-request"].concurrency?.group);
     expect(jobs.production.concurrency?.group).toBe("keboola-production");
     expect(wf.permissions).toMatchObject({ "pull-requests": "write" });
+    // Large stacks (README): every job's Pulumi runs without checkpoints when the repository says so.
+    expect((wf.env as Record<string, string>).PULUMI_SKIP_CHECKPOINTS).toBe("${{ vars.PULUMI_SKIP_CHECKPOINTS }}");
   });
 
   it("GitLab CI: the merge request runs pr update, stopping its environment pr close, the default branch pr merge; each serialised", () => {
