@@ -123,8 +123,8 @@ function quote(s: string): string {
   return /["\\\u0000-\u001f]/.test(s) ? goQuote(s) : `"${s}"`;
 }
 
-/** Compact serialisation of a node. */
-export function serialize(node: JNode): string {
+/** Compact text of a node, its strings (and keys) written by `str`. */
+function write(node: JNode, str: (s: string) => string): string {
   switch (node.t) {
     case "null":
       return "null";
@@ -133,12 +133,17 @@ export function serialize(node: JNode): string {
     case "num":
       return node.raw;
     case "str":
-      return quote(node.v);
+      return str(node.v);
     case "arr":
-      return "[" + node.items.map(serialize).join(",") + "]";
+      return "[" + node.items.map((n) => write(n, str)).join(",") + "]";
     case "obj":
-      return "{" + node.entries.map(([k, v]) => quote(k) + ":" + serialize(v)).join(",") + "}";
+      return "{" + node.entries.map(([k, v]) => str(k) + ":" + write(v, str)).join(",") + "}";
   }
+}
+
+/** Compact serialisation of a node. */
+export function serialize(node: JNode): string {
+  return write(node, quote);
 }
 
 /** A JSON object node. */
@@ -225,20 +230,7 @@ export function asDecodedObject(node: JObject): JObject {
  * HTML-safe escaping): what json.Marshal writes for an orderedmap and its values.
  */
 export function goMarshal(node: JNode): string {
-  switch (node.t) {
-    case "null":
-      return "null";
-    case "bool":
-      return String(node.v);
-    case "num":
-      return node.raw;
-    case "str":
-      return goJSON(node.v);
-    case "arr":
-      return "[" + node.items.map(goMarshal).join(",") + "]";
-    case "obj":
-      return "{" + node.entries.map(([k, v]) => goJSON(k) + ":" + goMarshal(v)).join(",") + "}";
-  }
+  return write(node, goJSON);
 }
 
 /** Value at the path (object keys, or array indexes given as [n] or as a plain number key). */
