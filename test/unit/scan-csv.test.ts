@@ -35,6 +35,12 @@ describe("scanCsv", () => {
     expect(await problem("a,b\n1,2\n3\n")).toBe("line 3: 1 fields, but the header has 2");
   });
 
+  it("checks and counts a last record without a line break at the end of the file, a one-field one too", async () => {
+    expect((await scan("a\nx")).rows).toBe(1);
+    expect((await scan("a,b\n1,2\n3,4")).rows).toBe(2);
+    expect(await problem("a,b\n1,2\n3")).toBe("line 3: 1 fields, but the header has 2");
+  });
+
   it("refuses a quote inside an unquoted field, text after a closing quote and an unclosed quote", async () => {
     expect(await problem('a,b\n1,2\n3,ab"c\n')).toMatch(/^line 3: a double quote inside an unquoted field/);
     expect(await problem('a,b\n1,"x"y\n')).toMatch(/^line 2: text after a closing double quote/);
