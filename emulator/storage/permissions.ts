@@ -11,6 +11,7 @@ import type { CreatorToken } from "./state";
 //   may read every bucket and write none (verify lists them with "read").
 
 export function canAccessComponent(token: TokenRecord, componentId: string): boolean {
+  // Stryker disable next-line ArrayDeclaration: equivalent: a filled-in default list holds a text no component id is (ids are letters, digits, "." and "-"), so no request reaches another answer
   return token.isMasterToken || (token.componentAccess ?? []).includes(componentId);
 }
 

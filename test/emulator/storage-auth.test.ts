@@ -104,3 +104,18 @@ describe("index and branches", () => {
     expect(missing.body.error).toBe('Branch id:"7" was not found.');
   });
 });
+
+// Last: the bucket it creates would be in the listings the tests above compare.
+describe("bucket permissions", () => {
+  it("lets a token that is not master but may manage buckets create one (manage on every bucket), and refuses the limited token", async () => {
+    const limited = emu.state.tokens.find((t) => t.token === "limited")!;
+    emu.state.tokens.push({ ...limited, id: "1009", token: "bucket-manager", description: "Bucket manager", canManageBuckets: true });
+    const created = await api("POST", "/v2/storage/buckets", { token: "bucket-manager", json: { name: "managed", stage: "in" } });
+    expect(created.status).toBe(201);
+    const verified = await api("GET", "/v2/storage/tokens/verify", { token: "bucket-manager" });
+    expect(verified.body.bucketPermissions).toMatchObject({ "in.c-managed": "manage" });
+    const refused = await api("POST", "/v2/storage/buckets", { token: "limited", json: { name: "refused", stage: "in" } });
+    expect(refused.status).toBe(403);
+    expect((await api("GET", "/v2/storage/tokens/verify", { token: "limited" })).body.bucketPermissions).toMatchObject({ "in.c-managed": "read" });
+  });
+});

@@ -200,6 +200,33 @@ describe("exactly once under a fault of each write", () => {
     const cfg = Object.values(h.emu.state.storage.configs).filter((c) => c.componentId === "keboola.scheduler" && c.id === configId);
     expect(cfg.map((c) => c.isDeleted)).toEqual([true]);
   });
+
+  // The Scheduler chooses activation ids, so after a lost answer the activation is told by its
+  // configuration and version: found, it is not sent again (an activation replaces the previous
+  // one, so counting activations would not show a second one: the requests do).
+  it("lost: the activation the lost answer made is found, and the same version is not activated again", async () => {
+    const name = "lost-activation";
+    const args = { name, cron: "@hourly", target: { componentId: EXTRACTOR, configId: "users" } };
+    const activations = () => h.writes().filter((w) => w === "POST /scheduler/schedules");
+    const created = await faulted("lost", "POST", "/scheduler/schedules", () => createVia(schedule, h.ctx, name, args));
+    expect(activations()).toHaveLength(1);
+    const configId = created.outs.configId as string;
+    const [first] = schedules().filter((x) => x.configurationId === configId);
+    expect(created.outs).toMatchObject({ scheduleId: first!.id, version: Number(first!.configurationVersionId) });
+    h.emu.clearRequests();
+    const updated = await faulted("lost", "POST", "/scheduler/schedules", () => updateVia(schedule, h.ctx, name, created.id, created.outs, created.inputs, { ...args, cron: "@daily" }));
+    expect(activations()).toHaveLength(1);
+    const [second] = schedules().filter((x) => x.configurationId === configId);
+    expect(updated.outs).toMatchObject({ scheduleId: second!.id, version: Number(second!.configurationVersionId) });
+    expect(updated.outs.version).toBeGreaterThan(created.outs.version as number);
+    // An update that makes no new version of the configuration (only purgeOnDelete changes) keeps
+    // the activation of that version as it is.
+    h.emu.clearRequests();
+    const kept = await updateVia(schedule, h.ctx, name, created.id, updated.outs, updated.inputs, { ...args, cron: "@daily", purgeOnDelete: true });
+    expect(kept.diff.changes).toBe(true);
+    expect(activations()).toEqual([]);
+    expect(kept.outs).toMatchObject({ scheduleId: second!.id, version: updated.outs.version });
+  });
 });
 
 describe("export", () => {

@@ -186,3 +186,111 @@ describe("Bucket and Table", () => {
     await bucket.delete(h.ctx, "in.c-ref", { ...bucketOuts, forceDelete: true, __owner: ownerUrn("ref") });
   });
 });
+
+// The Storage rules the README promises, each asserted through the handlers' own code paths so
+// that a one-line bug in one of them fails here (issue 29: each of these survived the suite once).
+describe("Storage guards", () => {
+  const bucketId = "in.c-guard";
+  const files = () => writes().filter((w) => w.endsWith("/files/prepare"));
+  const imports = () => writes().filter((w) => w.endsWith("/import-async"));
+  const data = (name: string, text: string) => {
+    const p = join(dir, `${name}.csv`);
+    writeFileSync(p, text);
+    return p;
+  };
+  let guardBucket: Props;
+  beforeAll(async () => {
+    guardBucket = (await createVia(bucket, h.ctx, "guard", { stage: "in", name: "guard" })).outs;
+  });
+
+  it("reloads a table's declared data only when its content changed, not on another change of the table", async () => {
+    const path = data("reload", "code,name\nCZ,Czechia\nDE,Germany\n");
+    const args = { bucketId, name: "reload", columns: ["code", "name"], data: path };
+    const t = await createVia(table, h.ctx, "reload", args);
+    // The primary key changes in place; the file is the same: no upload, no load.
+    h.emu.clearRequests();
+    const keyed = await updateVia(table, h.ctx, "reload", t.id, t.outs, t.inputs, { ...args, primaryKey: ["code"] });
+    expect(keyed.diff.changes).toBe(true);
+    expect(writes().some((w) => w.endsWith("/primary-key"))).toBe(true);
+    expect(files()).toEqual([]);
+    expect(imports()).toEqual([]);
+    expect(keyed.outs.dataContent).toBe(t.outs.dataContent);
+    // The same bytes written again (a new mtime) are still the same content.
+    writeFileSync(path, "code,name\nCZ,Czechia\nDE,Germany\n");
+    h.emu.clearRequests();
+    const touched = await updateVia(table, h.ctx, "reload", t.id, keyed.outs, keyed.inputs, { ...args, primaryKey: ["code"] });
+    expect(touched.diff.changes).toBe(false);
+    expect(writes()).toEqual([]);
+    // A changed line: loaded once, in full.
+    writeFileSync(path, "code,name\nCZ,Czech Republic\nDE,Germany\n");
+    h.emu.clearRequests();
+    const edited = await updateVia(table, h.ctx, "reload", t.id, keyed.outs, keyed.inputs, { ...args, primaryKey: ["code"] });
+    expect(edited.diff.changes).toBe(true);
+    expect(files()).toHaveLength(1);
+    expect(imports()).toHaveLength(1);
+    expect(edited.outs.dataContent).not.toBe(keyed.outs.dataContent);
+    expect(await rowsOf(t.id)).toEqual([
+      ["CZ", "Czech Republic"],
+      ["DE", "Germany"],
+    ]);
+  });
+
+  it("lets only allowDropColumns (or declared data) lift the refusal to remove a column at preview, and only allowRecreate a type change", async () => {
+    const t = await createVia(table, h.ctx, "drops", { bucketId, name: "drops", columns: ["code", "name"], definition: { code: { type: "VARCHAR" }, name: { type: "VARCHAR" } } });
+    const base = { __resourceName: "drops", __owner: ownerUrn("drops"), bucketId, name: "drops" };
+    const dropped = { ...base, columns: ["code"], definition: { code: { type: "VARCHAR" } } };
+    const refusal = /removes column\(s\) \\"name\\" and the data in them.*set allowDropColumns: true/;
+    h.emu.clearRequests();
+    expect(JSON.stringify((await table.check(h.ctx, t.inputs, dropped)).failures)).toMatch(refusal);
+    // The other flags a Table has do not give the column's data up.
+    for (const flag of ["allowRecreate", "adoptExisting"] as const) {
+      const other = await table.check(h.ctx, t.inputs, { ...dropped, [flag]: true });
+      expect(JSON.stringify(other.failures), flag).toMatch(refusal);
+    }
+    expect((await table.check(h.ctx, t.inputs, { ...dropped, allowDropColumns: true })).failures).toEqual([]);
+    expect((await table.check(h.ctx, t.inputs, { ...dropped, data: { rows: [["CZ"]] } })).failures).toEqual([]);
+    // And the other way round: a type change is lifted by allowRecreate, not by allowDropColumns.
+    const retyped = { ...base, columns: ["code", "name"], definition: { code: { type: "VARCHAR" }, name: { type: "NUMBER" } } };
+    expect(JSON.stringify((await table.check(h.ctx, t.inputs, { ...retyped, allowDropColumns: true })).failures)).toMatch(/changes the type of column \\"name\\".*Set allowRecreate: true/);
+    expect((await table.check(h.ctx, t.inputs, { ...retyped, allowRecreate: true })).failures).toEqual([]);
+    expect(writes()).toEqual([]);
+  });
+
+  it("refuses at preview a CSV whose header lacks the last declared columns, or has more", async () => {
+    const base = { __resourceName: "short", __owner: ownerUrn("short"), bucketId, name: "short", columns: ["code", "name", "region"] };
+    const lacking = await table.check(h.ctx, {}, { ...base, data: data("short", "code,name\nCZ,Czechia\n") });
+    expect(JSON.stringify(lacking.failures)).toMatch(/line 1: the header \[code, name\] differs from the declared columns \[code, name, region\]: make them equal, in order/);
+    const onlyFirst = await table.check(h.ctx, {}, { ...base, data: data("first", "code\nCZ\n") });
+    expect(JSON.stringify(onlyFirst.failures)).toMatch(/the header \[code\] differs from the declared columns \[code, name, region\]/);
+    const more = await table.check(h.ctx, {}, { ...base, data: data("more", "code,name,region,extra\nCZ,Czechia,EU,x\n") });
+    expect(JSON.stringify(more.failures)).toMatch(/the header \[code, name, region, extra\] differs from the declared columns \[code, name, region\]/);
+    const equal = await table.check(h.ctx, {}, { ...base, data: data("equal", "code,name,region\nCZ,Czechia,EU\n") });
+    expect(equal.failures).toEqual([]);
+  });
+
+  it("never drops a table of another stack with its bucket unless forceDelete, naming only the tables that are not this stack's", async () => {
+    const storage = h.ctx.client().storage;
+    const args = (name: string) => ({ bucketId, name, columns: ["a"], definition: { a: { type: "VARCHAR" } } });
+    await createVia(table, h.ctx, "mine", args("mine"));
+    // The same project's resource in another stack (production, say): its marker names that stack.
+    await createVia(table, h.ctx, "theirs", { ...args("theirs"), __owner: ownerUrn("theirs", "production") });
+    const recorded: Props = { ...guardBucket, __owner: ownerUrn("guard") };
+    h.emu.clearRequests();
+    const err = await bucket.delete(h.ctx, bucketId, recorded).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    const message = (err as Error).message;
+    expect(message).toMatch(/still holds 1 table\(s\) this stack does not manage: in\.c-guard\.theirs\. Nothing was deleted.*forceDelete: true/);
+    expect(message).not.toMatch(/in\.c-guard\.mine/);
+    expect(writes()).toEqual([]);
+    expect(await storage.findTableDetail("default", `${bucketId}.theirs`)).toBeDefined();
+    // Renaming the bucket would delete it too: refused at preview for the same table.
+    const renamed = await bucket.check(h.ctx, { ...guardBucket }, { __resourceName: "guard", __owner: ownerUrn("guard"), stage: "in", name: "guard2" });
+    expect(JSON.stringify(renamed.failures)).toMatch(/changing name replaces the bucket.*holds 1 table\(s\) this stack does not manage \(in\.c-guard\.theirs\)/);
+    expect(writes()).toEqual([]);
+    // Given up explicitly: dropped with the bucket (a state recorded without a branch, as older
+    // versions wrote it, is the default branch's).
+    const { branchId: _recordedBranch, ...withoutBranch } = recorded;
+    await bucket.delete(h.ctx, bucketId, { ...withoutBranch, forceDelete: true });
+    expect(await storage.findBucket("default", bucketId)).toBeUndefined();
+  });
+});

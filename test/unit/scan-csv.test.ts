@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CsvProblem, dataRanges, scanCsv } from "../../provider/validation/storage";
+import { contentSummary, CsvProblem, csvRecord, dataRanges, formatBytes, headerMismatch, inlineCsv, scanCsv } from "../../provider/validation/storage";
 
 // scanCsv reads a Table's data file at preview: size, sha256, rows, header, and RFC 4180 problems
 // with their line numbers (its plain and quoted runs are skipped by fast paths: these pin them).
@@ -33,6 +33,12 @@ describe("scanCsv", () => {
   it("names the line of a record with a wrong field count, counting line breaks inside quoted fields", async () => {
     expect(await problem('a,b\n1,"x\ny\nz"\n2,3,4\n')).toBe("line 5: 3 fields, but the header has 2");
     expect(await problem("a,b\n1,2\n3\n")).toBe("line 3: 1 fields, but the header has 2");
+  });
+
+  it("checks and counts a last record without a line break at the end of the file, a one-field one too", async () => {
+    expect((await scan("a\nx")).rows).toBe(1);
+    expect((await scan("a,b\n1,2\n3,4")).rows).toBe(2);
+    expect(await problem("a,b\n1,2\n3")).toBe("line 3: 1 fields, but the header has 2");
   });
 
   it("refuses a quote inside an unquoted field, text after a closing quote and an unclosed quote", async () => {
@@ -70,5 +76,35 @@ describe("scanCsv", () => {
     expect(s.dataStart).toBe(3);
     expect(dataRanges(s).map(([a, b]) => text.slice(a, b))).toEqual(["1\r\n2\r\n", "3\r\n"]);
     expect(dataRanges(await scan("k,v\n", 1))).toEqual([]);
+  });
+});
+
+describe("a table's CSV: its header against the columns, inline rows, the content summary", () => {
+  it("takes a header equal to the declared columns, in order, and refuses one that lacks the last columns, has more, or reorders them", () => {
+    expect(headerMismatch(["code", "name"], ["code", "name"])).toBeUndefined();
+    const fix = "make them equal, in order";
+    expect(headerMismatch(["code"], ["code", "name"])).toBe(`line 1: the header [code] differs from the declared columns [code, name]: ${fix}`);
+    expect(headerMismatch(["code", "name", "x"], ["code", "name"])).toBe(`line 1: the header [code, name, x] differs from the declared columns [code, name]: ${fix}`);
+    expect(headerMismatch(["name", "code"], ["code", "name"])).toBe(`line 1: the header [name, code] differs from the declared columns [code, name]: ${fix}`);
+    expect(headerMismatch([], ["code"])).toBeDefined();
+  });
+
+  it("writes inline rows as RFC 4180 CSV: a field with a comma, quote, line break or nothing is quoted, a quote doubled", () => {
+    expect(csvRecord(["a", "b,c", 'q"x', "", "two\nlines", "cr\r"])).toBe('a,"b,c","q""x","","two\nlines","cr\r"\n');
+    expect(inlineCsv(["code", "name"], [["CZ", "Czechia"], ["DE", "Germany, Federal Republic"]])).toBe('code,name\nCZ,Czechia\nDE,"Germany, Federal Republic"\n');
+    expect(inlineCsv(["code"], [])).toBe("code\n");
+  });
+
+  it("summarises declared data as state and the diff show it: size in B, KB, MB, GB, TB, and the sha256", () => {
+    expect(formatBytes(0)).toBe("0 B");
+    expect(formatBytes(1023)).toBe("1023 B");
+    expect(formatBytes(1024)).toBe("1.0 KB");
+    expect(formatBytes(1536)).toBe("1.5 KB");
+    expect(formatBytes(10 * 1024)).toBe("10 KB");
+    expect(formatBytes(1024 * 1024)).toBe("1.0 MB");
+    expect(formatBytes(3_250_586)).toBe("3.1 MB");
+    expect(formatBytes(5 * 1024 ** 3)).toBe("5.0 GB");
+    expect(formatBytes(2048 * 1024 ** 4)).toBe("2048 TB");
+    expect(contentSummary(32, "ab".repeat(32))).toBe(`32 B, sha256 ${"ab".repeat(32)}`);
   });
 });

@@ -1,0 +1,42 @@
+// @ts-check
+// Mutation testing (StrykerJS) of one folder of scripts/mutate-folders.mjs, named by MUTATE_FOLDER:
+// `npm run mutate` (scripts/mutate.mjs) runs it once per folder, `npm run mutate -- <folder>` one.
+// Results are kept between runs (incremental: only mutants of changed code, or reached by changed
+// tests, run again), and each mutant runs only the tests that reach it (per-test coverage).
+// Reports under reports/mutation/<folder>/ (git-ignored): index.html, mutation.json, and the
+// incremental file.
+import { FOLDERS } from "./scripts/mutate-folders.mjs";
+
+const folder = process.env.MUTATE_FOLDER ?? "";
+const chosen = FOLDERS[folder];
+if (!chosen) {
+  throw new Error(`MUTATE_FOLDER must be one of ${Object.keys(FOLDERS).join(", ")} (got "${folder}"): run \`npm run mutate -- <folder>\``);
+}
+const reportDir = `reports/mutation/${folder}`;
+
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+  packageManager: "npm",
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.stryker.config.mts" },
+  // Mutants that do not compile are dropped before any test runs (strict TypeScript would reject
+  // them anyway); the checker type-checks the whole project, tests included.
+  checkers: ["typescript"],
+  tsconfigFile: "tsconfig.json",
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  mutate: [...chosen.mutate, "!**/*.test.ts", "!**/*.d.ts"],
+  coverageAnalysis: "perTest",
+  incremental: true,
+  incrementalFile: `${reportDir}/stryker-incremental.json`,
+  thresholds: { high: 90, low: chosen.break, break: chosen.break },
+  reporters: ["html", "json", "clear-text", "progress"],
+  htmlReporter: { fileName: `${reportDir}/index.html` },
+  jsonReporter: { fileName: `${reportDir}/mutation.json` },
+  clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0, reportScoreTable: true },
+  // Each folder its own sandbox, so a run of one folder never removes another's.
+  tempDirName: `.stryker-tmp/${folder}`,
+  ignorePatterns: ["reports", ".pulumi-state", "examples/*/node_modules"],
+  // The suite's tests wait on emulator tasks and retries: a busy 2-core machine needs room.
+  timeoutMS: 10000,
+  dryRunTimeoutMinutes: 20,
+};
