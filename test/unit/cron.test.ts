@@ -61,3 +61,38 @@ describe("when a schedule fires", () => {
     expect(runs).toEqual(["2025-01-03", "2025-01-10"]);
   });
 });
+
+// The edges of the dialect's rules, each a behaviour preview promises (found by `npm run mutate -- keboola`).
+describe("the dialect's edges", () => {
+  it("accepts \"?\" in the day-of-week field as in the day-of-month field", () => {
+    expect(checkCronTab("0 3 1 * ?")).toEqual({ ok: true });
+  });
+
+  it("names the library's complaint without its prefix, and the fix lists every nickname", () => {
+    expect(checkCronTab("61 3 * * *")).toEqual({
+      ok: false,
+      reason: '"61 3 * * *" is not a valid cron expression: Invalid value for minute: 61',
+      fix: 'write five fields "minute hour day-of-month month day-of-week" (e.g. "0 3 * * *" for 03:00 every day), or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly',
+    });
+  });
+
+  it.each(["+1400", "-1400", "+0000", "-0530", "+05:45"])("accepts the UTC offset %j (the Scheduler's range is -1400..+1400)", (tz) => {
+    expect(checkTimezone(tz)).toEqual({ ok: true });
+  });
+
+  it.each([
+    ["+1500", /"\+1500" is not a UTC offset/, /between "-1400" and "\+1400"/],
+    ["+0160", /"\+0160" is not a UTC offset/, /between "-1400" and "\+1400"/],
+    // An offset with anything before or after it is neither an offset nor a name.
+    ["x+0100", /"x\+0100" is not an IANA timezone name/, /IANA time zone database/],
+    ["+0100x", /"\+0100x" is not an IANA timezone name/, /"UTC" or "Europe\/Prague"/],
+    ["1bad", /"1bad" is not an IANA timezone name/, /"UTC" or "Europe\/Prague"/],
+  ])("refuses the timezone %j, naming it and the fix", (tz, reason, fix) => {
+    const r = checkTimezone(tz);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.reason).toMatch(reason);
+      expect(r.fix).toMatch(fix);
+    }
+  });
+});
