@@ -1,3 +1,6 @@
+import { relative } from "node:path";
+import type { TestSpecification } from "vitest/node";
+import { BaseSequencer } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 // The tests `npm run mutate` (StrykerJS, stryker.config.mjs) runs against each mutant: the
@@ -17,6 +20,24 @@ import { defineConfig } from "vitest/config";
 //   and there the SDK's mocked program never resolves its resources' URNs: the first such test
 //   hangs until its timeout (`npx vitest run --pool=threads test/provider/unknown-references.test.ts`
 //   shows it). Their mutants are measured by the other tests only.
+// The order the test files run in. A mutant Stryker activates when modules load (a "static" one,
+// such as a message in a module-level table) runs every test file that imports its module, and the
+// run stops at the first failing test (bail): so files that failed last time run first (the same
+// file tends to kill the next mutant of the same table), then the quickest files, whose unit
+// tests assert messages and tables directly. Vitest's own order runs the slowest first.
+class QuickFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const result = (file: TestSpecification) =>
+      this.ctx.cache.getFileTestResults(`${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`);
+    return [...files].sort((a, b) => {
+      const ra = result(a);
+      const rb = result(b);
+      if (Boolean(ra?.failed) !== Boolean(rb?.failed)) return ra?.failed ? -1 : 1;
+      return (ra?.duration ?? 0) - (rb?.duration ?? 0);
+    });
+  }
+}
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "emulator/**/*.test.ts"],
@@ -31,6 +52,9 @@ export default defineConfig({
       "test/provider/unknown-references.test.ts",
       "test/provider/stack-branch.test.ts",
     ],
+    isolate: false,
+    sequence: { sequencer: QuickFirst },
+    setupFiles: ["test/fresh-modules.setup.ts"],
     testTimeout: 30000,
     hookTimeout: 60000,
     reporters: ["default"],
