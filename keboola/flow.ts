@@ -89,61 +89,66 @@ export function flowProblems(flow: FlowConfiguration): FlowProblem[] {
     });
   }
   const taskIds = new Map<string, number>();
-  const tasksPerPhase = new Map<string, number>();
+  const phasesWithTasks = new Set<string>();
   flow.tasks.forEach((t, i) => {
     if (taskIds.has(t.id)) {
       problems.push({ path: `tasks[${i}].id`, message: `task id "${t.id}" is used twice (also tasks[${taskIds.get(t.id)}])`, fix: "give each task its own id" });
     } else taskIds.set(t.id, i);
     if (!phaseIds.has(t.phase)) {
       problems.push({ path: `tasks[${i}].phase`, message: `task "${t.name}" is in phase "${t.phase}", which does not exist`, fix: `name an existing phase (one of: ${known})` });
-    } else tasksPerPhase.set(t.phase, (tasksPerPhase.get(t.phase) ?? 0) + 1);
+    } else phasesWithTasks.add(t.phase);
     if (t.enabled && (t.task.configId === undefined || t.task.configId === "") && t.task.configData === undefined) {
       problems.push({ path: `tasks[${i}].task`, message: "task.configId, or task.configData and task.componentId must be specified", fix: "name the configuration the task runs (or disable the task)" });
     }
   });
   flow.phases.forEach((p, i) => {
-    if (!tasksPerPhase.has(p.id)) {
+    if (!phasesWithTasks.has(p.id)) {
       problems.push({ path: `phases[${i}]`, message: `phase "${p.name}" (id "${p.id}") has no tasks`, fix: "add a task to it, or remove the phase (and its id from other phases' dependsOn)" });
     }
   });
   return problems;
 }
 
-/** The cycles among phases' dependsOn (each as the ids along it), self-dependencies excluded. */
+/**
+ * The cycles among phases' dependsOn (each as the ids along it, from the phase it returns to).
+ * A self-dependency and a missing phase are problems of their own, so neither is an edge here.
+ */
 function phaseCycles(phases: readonly FlowPhase[]): string[][] {
-  const deps = new Map(phases.map((p) => [p.id, p.dependsOn.filter((d) => d !== p.id)]));
+  const ids = new Set(phases.map((p) => p.id));
+  const deps = new Map(phases.map((p) => [p.id, p.dependsOn.filter((d) => d !== p.id && ids.has(d))]));
   const state = new Map<string, "visiting" | "done">();
+  // Stryker disable next-line ArrayDeclaration: equivalent: a cycle is cut from the stack at the phase it returns to, so nothing below that phase is ever read
   const stack: string[] = [];
   const cycles: string[][] = [];
   const visit = (node: string): void => {
+    const seen = state.get(node);
+    if (seen === "visiting") cycles.push(stack.slice(stack.indexOf(node)));
+    if (seen !== undefined) return;
     state.set(node, "visiting");
     stack.push(node);
-    for (const dep of deps.get(node) ?? []) {
-      if (!deps.has(dep)) continue;
-      const s = state.get(dep);
-      if (s === "visiting") cycles.push(stack.slice(stack.indexOf(dep)));
-      else if (s === undefined) visit(dep);
-    }
+    for (const dep of deps.get(node)!) visit(dep);
     stack.pop();
     state.set(node, "done");
   };
-  for (const p of phases) if (!state.has(p.id)) visit(p.id);
+  for (const p of phases) visit(p.id);
   return cycles;
 }
 
 /**
  * The phases in the order a flow job runs them: each after every phase it depends on, otherwise
- * in the order the configuration lists them. Assumes a flow without problems.
+ * in the order the configuration lists them. Only for a flow without problems (flowProblems):
+ * phases that wait on each other, on themselves or on a missing phase have no order.
  */
 export function phaseOrder(flow: FlowConfiguration): FlowPhase[] {
   const done = new Set<string>();
   const order: FlowPhase[] = [];
   const pending = [...flow.phases];
   while (pending.length > 0) {
-    const i = pending.findIndex((p) => p.dependsOn.every((d) => done.has(d) || d === p.id));
-    const next = pending.splice(i < 0 ? 0 : i, 1)[0]!;
-    order.push(next);
-    done.add(next.id);
+    const i = pending.findIndex((p) => p.dependsOn.every((d) => done.has(d)));
+    if (i < 0) throw new Error(`phases ${pending.map((p) => `"${p.id}"`).join(", ")} have no order (a cycle, a self-dependency or a missing phase): check flowProblems first`);
+    const [next] = pending.splice(i, 1);
+    order.push(next!);
+    done.add(next!.id);
   }
   return order;
 }

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { FLOW_SUCCESS_MESSAGE } from "../../keboola/flow";
 import { call, pollUntil } from "./helpers";
 
 // Flow jobs (emulator/queue/flow.ts): a keboola.flow job runs its phases' task jobs in order.
@@ -51,7 +50,9 @@ describe("flow jobs", () => {
       tasks: [task("t-orders", "load", "orders"), task("t-users", "extract", "users")],
     });
     const { flow, tasks } = await runFlow("nightly");
-    expect(flow).toMatchObject({ status: "success", type: "orchestrationContainer", result: { message: FLOW_SUCCESS_MESSAGE }, parentRunId: "" });
+    // The message is the emulator's own (keboola/flow.ts: the real runner's text is not recorded);
+    // written out, so a job that ends with another or none fails here.
+    expect(flow).toMatchObject({ status: "success", type: "orchestrationContainer", result: { message: "Flow finished successfully." }, parentRunId: "" });
     expect(tasks.map((t) => [t.config, t.status, t.type])).toEqual([["users", "success", "standard"], ["orders", "success", "standard"]]);
     for (const t of tasks) {
       expect(t).toMatchObject({ parentRunId: flow.runId, runId: `${flow.runId}.${t.id}`, orchestrationJobId: flow.id });

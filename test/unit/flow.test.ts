@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flowConfigurationSchema, flowProblems, phaseOrder, phaseTasks } from "../../keboola/flow";
+import { flowConfigurationSchema, flowProblems, invalidFlowMessage, phaseOrder, phaseTasks } from "../../keboola/flow";
 
 // A flow configuration's shape and structural rules (keboola/flow.ts), shared by preview and the emulator.
 
@@ -22,6 +22,11 @@ describe("flowConfigurationSchema", () => {
     expect(flow.phases[1]).toEqual({ id: "456", name: "Phase 2", dependsOn: ["123"], behavior: { onError: "stop" } });
     expect(flow.tasks[0]).toMatchObject({ id: "1001", phase: "123", enabled: true, continueOnFailure: false });
     expect(flow.tasks[1]?.continueOnFailure).toBe(true);
+  });
+
+  it("runs a task's configuration in mode run unless it says otherwise", () => {
+    const flow = parse({ phases: [{ id: "a", name: "a" }], tasks: [{ id: "1", name: "t", phase: "a", task: { componentId: "x", configId: "c" } }] });
+    expect(flow.tasks[0]?.task.mode).toBe("run");
   });
 
   it("refuses a configuration without phases or tasks", () => {
@@ -79,5 +84,83 @@ describe("flowProblems", () => {
     });
     expect(flowProblems(flow)).toEqual([]);
     expect(phaseTasks(flow, "a").map((t) => t.id)).toEqual(["1"]);
+  });
+
+  // What a user reads at preview (provider/resources/flow.ts) and in a failed flow job (the
+  // emulator): each rule's message and the fix it proposes, whole.
+  it("says what each problem is and how to fix it", () => {
+    const flow = parse({
+      phases: [{ id: "a", name: "A", dependsOn: ["a"] }, { id: "b", name: "B" }, { id: "a", name: "again" }],
+      tasks: [task("1", "a"), task("1", "zzz"), { id: "3", name: "no config", phase: "a", task: { componentId: "x" } }],
+    });
+    expect(flowProblems(flow)).toEqual([
+      { path: "phases[2].id", message: 'phase id "a" is used twice (also phases[0])', fix: "give each phase its own id" },
+      { path: "phases[0].dependsOn[0]", message: 'phase "a" depends on itself', fix: "remove it from its own dependsOn" },
+      { path: "tasks[1].id", message: 'task id "1" is used twice (also tasks[0])', fix: "give each task its own id" },
+      { path: "tasks[1].phase", message: 'task "Task 1" is in phase "zzz", which does not exist', fix: 'name an existing phase (one of: "a", "b")' },
+      {
+        path: "tasks[2].task",
+        message: "task.configId, or task.configData and task.componentId must be specified",
+        fix: "name the configuration the task runs (or disable the task)",
+      },
+      { path: "phases[1]", message: 'phase "B" (id "b") has no tasks', fix: "add a task to it, or remove the phase (and its id from other phases' dependsOn)" },
+    ]);
+  });
+
+  it("names no phase to choose from when there is none", () => {
+    const flow = parse({ phases: [], tasks: [task("1", "a")] });
+    expect(flowProblems(flow)).toEqual([
+      { path: "tasks[0].phase", message: 'task "Task 1" is in phase "a", which does not exist', fix: "name an existing phase (one of: none)" },
+    ]);
+  });
+
+  it("counts an empty configId as none, and configData as a configuration", () => {
+    const flow = parse({
+      phases: [{ id: "a", name: "A" }],
+      tasks: [task("1", "a", ""), { id: "2", name: "inline", phase: "a", task: { componentId: "keboola.snowflake-transformation", configData: { parameters: {} } } }],
+    });
+    expect(flowProblems(flow).map((p) => p.path)).toEqual(["tasks[0].task"]);
+  });
+
+  it("reports a cycle once, from the phase it returns to, however many phases lead into it", () => {
+    const flow = parse({
+      phases: [
+        { id: "x", name: "x", dependsOn: ["a"] },
+        { id: "a", name: "a", dependsOn: ["b"] },
+        { id: "b", name: "b", dependsOn: ["a"] },
+        { id: "c", name: "c", dependsOn: ["b"] },
+      ],
+      tasks: [task("1", "x"), task("2", "a"), task("3", "b"), task("4", "c")],
+    });
+    expect(flowProblems(flow)).toEqual([
+      { path: "phases[1].dependsOn", message: 'found cycles in phases "dependsOn": "a" -> "b" -> "a"', fix: "remove one dependsOn of the cycle so the phases can run in an order" },
+    ]);
+  });
+
+  it("joins every problem into the failed flow job's message", () => {
+    const flow = parse({ phases: [{ id: "a", name: "A", dependsOn: ["a"] }, { id: "b", name: "B" }], tasks: [task("1", "a")] });
+    expect(invalidFlowMessage(flowProblems(flow))).toBe(
+      'Invalid flow configuration: phases[0].dependsOn[0]: phase "a" depends on itself; phases[1]: phase "B" (id "b") has no tasks',
+    );
+  });
+});
+
+describe("phaseOrder", () => {
+  it("runs a phase after all it depends on, even when listed before them, and otherwise in the listed order", () => {
+    const flow = parse({
+      phases: [
+        { id: "c", name: "c", dependsOn: ["b"] },
+        { id: "b", name: "b", dependsOn: ["a"] },
+        { id: "z", name: "z" },
+        { id: "a", name: "a" },
+      ],
+      tasks: [task("1", "a"), task("2", "b"), task("3", "c"), task("4", "z")],
+    });
+    expect(phaseOrder(flow).map((p) => p.id)).toEqual(["z", "a", "b", "c"]);
+  });
+
+  it("refuses phases that wait on each other instead of running them in some order", () => {
+    const flow = parse({ phases: [{ id: "a", name: "a", dependsOn: ["b"] }, { id: "b", name: "b", dependsOn: ["a"] }, { id: "c", name: "c" }], tasks: [] });
+    expect(() => phaseOrder(flow)).toThrow('phases "a", "b" have no order (a cycle, a self-dependency or a missing phase): check flowProblems first');
   });
 });
