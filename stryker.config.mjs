@@ -5,6 +5,7 @@
 // tests, run again), and each mutant runs only the tests that reach it (per-test coverage).
 // Reports under reports/mutation/<folder>/ (git-ignored): index.html, mutation.json, and the
 // incremental file.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { FOLDERS } from "./scripts/mutate-folders.mjs";
 
 const folder = process.env.MUTATE_FOLDER ?? "";
@@ -14,15 +15,29 @@ if (!chosen) {
 }
 const reportDir = `reports/mutation/${folder}`;
 
+// The TypeScript checker compiles the folder's own files and what they import, not the whole
+// project: after each mutant it re-checks every file of its program that depends on the mutated
+// one, and with the tests in it (tsconfig.json) that took most of the run (tsc --noEmit on a
+// 2-core machine: 36.7 s for tsconfig.json's 387 files, 2.4 s for keboola/ alone). A mutant that
+// compiles here but would break a caller's types is then run against the tests instead of being
+// dropped as a compile error. The file is made here from FOLDERS, so the folders have one list;
+// it sits in the project (git-ignored) because the checker reads it inside Stryker's sandbox copy.
+const tsconfigFile = `.mutate/tsconfig.${folder}.json`;
+mkdirSync(".mutate", { recursive: true });
+writeFileSync(
+  tsconfigFile,
+  `${JSON.stringify({ extends: "../tsconfig.json", include: chosen.mutate.map((p) => `../${p}`), exclude: ["../**/*.test.ts"] }, null, 2)}\n`,
+);
+
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   packageManager: "npm",
   testRunner: "vitest",
   vitest: { configFile: "vitest.stryker.config.mts" },
   // Mutants that do not compile are dropped before any test runs (strict TypeScript would reject
-  // them anyway); the checker type-checks the whole project, tests included.
+  // them anyway).
   checkers: ["typescript"],
-  tsconfigFile: "tsconfig.json",
+  tsconfigFile,
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   mutate: [...chosen.mutate, "!**/*.test.ts", "!**/*.d.ts"],
   coverageAnalysis: "perTest",
