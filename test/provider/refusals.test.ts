@@ -31,9 +31,11 @@ beforeAll(async () => {
   await mkSource("default", "taken", "http", `theirs\n\nmanaged by keboola-pulumi: ${FOREIGN}`);
   await mkSink("web", "claimed", `\n\nmanaged by keboola-pulumi: ${FOREIGN}`);
   await mkSource("default", "full");
-  for (let i = 0; i < 100; i++) await mkSink("full", `s${i}`);
+  // Side by side: one after another, these 196 creates were 15 of the file's 15.4 s (the tests run
+  // in 0.3 s), paid again by every mutation-test run that reaches a refusal.
+  await Promise.all(Array.from({ length: 100 }, (_, i) => mkSink("full", `s${i}`)));
   // The branch then holds the service's 100 sources.
-  for (let i = 0; i < 96; i++) await mkSource("default", `src-${i}`);
+  await Promise.all(Array.from({ length: 96 }, (_, i) => mkSource("default", `src-${i}`)));
   ensureTable(h.emu.context, 101, "in.c-fix.cols", ["a", "b"]);
   ensureTable(h.emu.context, 101, "in.c-fix.keyed", ["id", "value"], ["id"]);
   await storage.createConfig("default", "keboola.ex-generic-v2", { configurationId: "theirs", name: "Theirs", changeDescription: `x\n\nmanaged by keboola-pulumi: ${FOREIGN}` });
