@@ -21,7 +21,7 @@ export function goQuote(s: string): string {
     if (SIMPLE_ESCAPES[ch]) out += SIMPLE_ESCAPES[ch];
     else if (cp < 0x20 || cp === 0x7f) out += "\\x" + cp.toString(16).padStart(2, "0");
     else if (cp < 0x80 || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) out += ch;
-    else if (cp < 0x10000) out += "\\u" + cp.toString(16).padStart(4, "0");
+    else if (cp <= 0xffff) out += "\\u" + cp.toString(16).padStart(4, "0");
     else out += "\\U" + cp.toString(16).padStart(8, "0");
   }
   return out + '"';

@@ -24,7 +24,8 @@ export type EditableSetting = (typeof EDITABLE_SETTINGS)[number];
 export function rangeOf(validation: string | undefined): { min?: string; max?: string } {
   const out: { min?: string; max?: string } = {};
   for (const rule of (validation ?? "").split(",")) {
-    const m = /^(min|max)(?:Duration|Bytes)?=(.+)$/.exec(rule);
+    // `.+` runs to the end of the rule (tags have no line breaks).
+    const m = /^(min|max)(?:Duration|Bytes)?=(.+)/.exec(rule);
     const bound = m?.[1];
     if (m && (bound === "min" || bound === "max")) out[bound] = m[2];
   }

@@ -25,4 +25,14 @@ describe("schedulerConfigurationSchema", () => {
       ["target.mode", expect.any(String)],
     ]);
   });
+
+  it("reads variable values given with the schedule, numbers as the strings the job runner receives", () => {
+    const parsed = schedulerConfigurationSchema.parse({
+      schedule: { cronTab: "0 3 * * *" },
+      target: { ...target, variableValuesData: { values: [{ name: "limit", value: 5 }, { name: "day", value: "mon" }] } },
+    });
+    expect(parsed.target.variableValuesData).toEqual({ values: [{ name: "limit", value: "5" }, { name: "day", value: "mon" }] });
+    const refused = schedulerConfigurationSchema.safeParse({ schedule: { cronTab: "0 3 * * *" }, target: { ...target, variableValuesData: { values: [{ value: 5 }, { name: "x", value: true }] } } });
+    expect(refused.success ? [] : refused.error.issues.map((i) => i.path.join("."))).toEqual(["target.variableValuesData.values.0.name", "target.variableValuesData.values.1.value"]);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectedRemote, PLAIN_IN_KEBOOLA, sealForWrite, withoutPlainText, type Encrypt } from "../../provider/resources/secret-values";
-import { formatPath, isEncrypted, secretLeaves } from "../../keboola/secrets";
+import { formatPath, isEncrypted, isVariablePlaceholder, maskIngestionSecrets, secretLeaves } from "../../keboola/secrets";
 
 // The sealing of `#` values, with a counting stand-in for the Encryption API.
 
@@ -31,6 +31,9 @@ describe("secret values", () => {
       expect(isEncrypted(c), c).toBe(true);
     }
     for (const p of ["plain", "KBC::ProjectSecure::", "KBC::Something::x", "kbc::ProjectSecure::x", ""]) expect(isEncrypted(p), p).toBe(false);
+    // A cipher is the whole value, from its first character: text before it is a plain value that
+    // merely contains one, which the provider must encrypt (object-encryptor tests the prefix).
+    for (const p of ["my KBC::ProjectSecure::eJx", " KBC::Encrypted==abc", "xKBC::ComponentProjectEncrypted==abc"]) expect(isEncrypted(p), p).toBe(false);
     expect(formatPath(["parameters", "list", 0, "#key"])).toBe("parameters.list[0].#key");
     // Strings under # keys at any depth; scalars in arrays and non-strings are not secret values.
     expect(secretLeaves(doc).map((l) => formatPath(l.path))).toEqual([
@@ -92,5 +95,25 @@ describe("secret values", () => {
   it("state never keeps a plain value found in Keboola", () => {
     const remote = { "#a": "plain!", "#b": "KBC::ProjectSecure::x", "#c": "", nested: [{ "#d": "also plain" }] };
     expect(withoutPlainText(remote)).toEqual({ "#a": PLAIN_IN_KEBOOLA, "#b": "KBC::ProjectSecure::x", "#c": "", nested: [{ "#d": PLAIN_IN_KEBOOLA }] });
+  });
+});
+
+describe("variable placeholders under # keys", () => {
+  // object-encryptor RegexHelper::matchesVariable: the whole value is one {{name}}, blanks allowed
+  // inside the braces (PCRE's \s: space, \t, \n, \v, \f, \r), and one final newline.
+  it("is the whole value, with any of PCRE's blanks inside the braces", () => {
+    for (const v of ["{{limit}}", "{{ limit }}", "{{\u000blimit\u000b}}", "{{\tlimit\f}}", "{{a.b-c_1}}", "{{limit}}\n"]) expect(isVariablePlaceholder(v), JSON.stringify(v)).toBe(true);
+    for (const v of ["x{{limit}}", "{{limit}}x", "{{limit}} ", "{{}}", "{{li mit}}", "{{limit}}\n\n"]) expect(isVariablePlaceholder(v), JSON.stringify(v)).toBe(false);
+  });
+});
+
+describe("ingestion URLs in messages", () => {
+  it("replaces the whole secret of an HTTP or OTLP source's URL, and nothing shorter than a secret", () => {
+    expect(maskIngestionSecrets('POST https://stream.keboola.com/stream/123/my-source/AbCdEf0123456789XyZ failed: "boom"')).toBe(
+      'POST https://stream.keboola.com/stream/123/my-source/[secret] failed: "boom"',
+    );
+    expect(maskIngestionSecrets("https://stream.keboola.com/otlp/123/traces/AbCdEf0123456789XyZ/v1/traces")).toBe("https://stream.keboola.com/otlp/123/traces/[secret]/v1/traces");
+    // A path step of fewer than 16 letters and digits is not a source's secret.
+    expect(maskIngestionSecrets("https://stream.keboola.com/stream/123/my-source/short")).toBe("https://stream.keboola.com/stream/123/my-source/short");
   });
 });

@@ -111,6 +111,9 @@ describe("the editable settings' one record", () => {
     expect(rangeOf("required,minBytes=100B,maxBytes=50MB")).toEqual({ min: "100B", max: "50MB" });
     expect(rangeOf("required,min=1,max=10000000")).toEqual({ min: "1", max: "10000000" });
     expect(rangeOf(undefined)).toEqual({});
+    // Only a rule that is itself min/max (the tag's rules are comma-separated words): not one that
+    // merely ends in it.
+    expect(rangeOf("required,gtmin=5,lenmax=3")).toEqual({});
   });
 
   it("gives the provider's inputs and the emulator's table the same keys, defaults and ranges", () => {
