@@ -4,6 +4,7 @@ import { StreamApi } from "./stream";
 import { QueueApi } from "./queue";
 import { EncryptionApi } from "./encryption";
 import { SchedulerApi } from "./scheduler";
+import type { PollTiming } from "./tasks";
 
 // The client for one stack: Storage at the configured host, Stream and Queue discovered from
 // the Storage index (as the official clients do) unless overridden.
@@ -18,6 +19,8 @@ export interface ClientSettings {
   /** Deadline for one async task or job, in seconds. */
   taskTimeoutSeconds: number;
   http?: Omit<HttpOptions, "token">;
+  /** Poll timing of tasks and jobs (tests against the emulator poll sooner); defaults suit a real stack. */
+  polls?: PollTiming;
 }
 
 export class KeboolaClient {
@@ -27,7 +30,7 @@ export class KeboolaClient {
 
   constructor(private readonly settings: ClientSettings) {
     this.http = new HttpClient({ ...settings.http, token: settings.token });
-    this.storage = new StorageApi(this.http, settings.host, settings.taskTimeoutSeconds);
+    this.storage = new StorageApi(this.http, settings.host, settings.taskTimeoutSeconds, settings.polls);
   }
 
   async stream(): Promise<StreamApi> {
@@ -73,8 +76,8 @@ export class KeboolaClient {
       if (!streamUrl) throw new Error(`The Storage index of ${s.host} lists no "stream" service; set keboola:streamUrl`);
       if (!queueUrl) throw new Error(`The Storage index of ${s.host} lists no "queue" service; set keboola:queueUrl`);
       return {
-        stream: new StreamApi(this.http, streamUrl, s.taskTimeoutSeconds),
-        queue: new QueueApi(this.http, queueUrl, s.taskTimeoutSeconds),
+        stream: new StreamApi(this.http, streamUrl, s.taskTimeoutSeconds, s.polls),
+        queue: new QueueApi(this.http, queueUrl, s.taskTimeoutSeconds, s.polls),
         encryption: encryptionUrl ? new EncryptionApi(this.http, encryptionUrl) : undefined,
         scheduler: schedulerUrl ? new SchedulerApi(this.http, schedulerUrl) : undefined,
       };

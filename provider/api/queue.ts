@@ -1,5 +1,5 @@
 import type { HttpClient } from "./http";
-import { waitUntilFinished } from "./tasks";
+import { waitUntilFinished, type PollTiming } from "./tasks";
 
 // Typed calls of the Job Queue API.
 
@@ -29,6 +29,7 @@ export class QueueApi {
     private readonly http: HttpClient,
     private readonly baseUrl: string,
     private readonly deadlineSeconds: number,
+    private readonly polls: PollTiming = {},
   ) {}
 
   createJob(body: JobRequest) {
@@ -56,7 +57,7 @@ export class QueueApi {
       job,
       (j) => ({ id: j.id, finished: j.isFinished, ok: true }),
       (j) => this.getJob(j.id),
-      { what, deadlineSeconds },
+      { ...this.polls, what, deadlineSeconds },
     );
   }
 }

@@ -1,6 +1,6 @@
 import type { HttpClient, RetryPolicy } from "./http";
 import { notFoundAsUndefined as orUndefined } from "./errors";
-import { waitUntilFinished } from "./tasks";
+import { waitUntilFinished, type PollTiming } from "./tasks";
 import type { StorageDevBranch } from "../../keboola/storage-answers";
 
 // Typed calls of the Storage API (`/v2/storage`): the index (service discovery), token
@@ -153,6 +153,7 @@ export class StorageApi {
     readonly baseUrl: string,
     /** Deadline of one Storage job, in seconds. */
     private readonly jobTimeoutSeconds = 600,
+    private readonly polls: PollTiming = {},
   ) {}
 
   private call<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, opts: { form?: Record<string, string>; json?: unknown; retry?: RetryPolicy; query?: Record<string, string | undefined> } = {}) {
@@ -357,7 +358,7 @@ export class StorageApi {
         message: typeof j.error === "string" ? j.error : (j.error?.message ?? "unknown error"),
       }),
       (j) => this.getJob(j.id),
-      { what, deadlineSeconds: this.jobTimeoutSeconds },
+      { ...this.polls, what, deadlineSeconds: this.jobTimeoutSeconds },
     );
   }
 

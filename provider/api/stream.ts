@@ -1,6 +1,6 @@
 import type { HttpClient, RetryPolicy } from "./http";
 import { notFoundAsUndefined as orUndefined } from "./errors";
-import { waitUntilFinished } from "./tasks";
+import { waitUntilFinished, type PollTiming } from "./tasks";
 import type { SettingPatch, SinkEntry, StreamSetting, StreamSignal, StreamSink, StreamSource, StreamTask, StreamTestResult } from "../../keboola/stream";
 
 export { sinkDisabledDirectly } from "../../keboola/stream";
@@ -32,6 +32,7 @@ export class StreamApi {
     private readonly http: HttpClient,
     private readonly baseUrl: string,
     private readonly taskDeadlineSeconds: number,
+    private readonly polls: PollTiming = {},
   ) {}
 
   /** A write to the source or one of its sinks begins: what this process knew of its sinks may change. */
@@ -88,7 +89,7 @@ export class StreamApi {
         task,
         (t) => ({ id: t.taskId, finished: t.isFinished, ok: t.status === "success", message: t.error }),
         (t) => this.call<StreamTask>("GET", `/v1/tasks/${t.taskId}`),
-        { what, deadlineSeconds: this.taskDeadlineSeconds },
+        { ...this.polls, what, deadlineSeconds: this.taskDeadlineSeconds },
       );
       ok = true;
       return finished;

@@ -18,6 +18,10 @@ export interface WaitOptions {
   maxPollMs?: number;
 }
 
+/** How often to poll; the defaults above suit a real stack. Tests against an emulator whose tasks
+ * end in milliseconds poll sooner, so no test waits 150 ms for a task that ended long before. */
+export type PollTiming = Pick<WaitOptions, "firstPollMs" | "fastPollMs" | "fastForMs" | "maxPollMs">;
+
 export interface Pollable {
   id: string;
   finished: boolean;

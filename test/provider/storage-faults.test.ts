@@ -10,7 +10,7 @@ import { PartialFailure, type Props, type ResourceContext } from "../../provider
 import { CONTENT_KEY, OWNER_KEY } from "../../provider/resources/ownership";
 import { slicing } from "../../provider/api/upload";
 import { bucket, table } from "./hosted";
-import { createVia, MASTER_TOKEN, ownerUrn, startHarness, updateVia, type Harness, withOneFault } from "./harness";
+import { createVia, HARNESS_POLLS, MASTER_TOKEN, ownerUrn, startHarness, updateVia, type Harness, withOneFault } from "./harness";
 
 // Bucket and Table under faults in each step of loading data: a lost answer (the request is applied,
 // its answer never arrives) and a 5xx (not applied) on file prepare, on an object-store upload
@@ -156,7 +156,7 @@ describe.each(Object.keys(FAULTS) as Kind[])("a %s", (kind) => {
 describe("a crash between the upload and the job", () => {
   /** A context whose Storage API dies (as the provider process would) around the create job. */
   function crashingContext(when: "before-job" | "after-job"): ResourceContext {
-    const client = new KeboolaClient({ host: h.emu.url, token: MASTER_TOKEN, taskTimeoutSeconds: 20, http: { retryBaseMs: 5, retryMaxMs: 40 } });
+    const client = new KeboolaClient({ host: h.emu.url, token: MASTER_TOKEN, taskTimeoutSeconds: 20, http: { retryBaseMs: 5, retryMaxMs: 40 }, polls: HARNESS_POLLS });
     const api = client.storage;
     const real = StorageApi.prototype.createTableAsync.bind(api);
     api.createTableAsync = async (...args: Parameters<StorageApi["createTableAsync"]>) => {
