@@ -102,7 +102,8 @@ export function checkCronTab(cronTab: string): CronCheck {
   try {
     cron = compile(text, "UTC");
   } catch (e) {
-    const detail = (e instanceof Error ? e.message : String(e)).replace(/^CronPattern:\s*/, "");
+    // croner starts each of its messages with "CronPattern: ", which names nothing the user wrote.
+    const detail = (e instanceof Error ? e.message : String(e)).replace("CronPattern: ", "");
     return { ok: false, reason: `"${cronTab}" is not a valid cron expression: ${detail}`, fix: DIALECT_FIX };
   }
   if (cron.nextRun(new Date(Date.UTC(2000, 0, 1))) === null) {

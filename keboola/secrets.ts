@@ -25,8 +25,9 @@ export type JsonPath = readonly JsonStep[];
 
 export const isSecretKey = (key: string): boolean => key.startsWith("#");
 
-// The SDK's pattern ends in `.+$`; under the `s` flag `.+` already runs to the end.
-const CIPHER = /^KBC::.+Secure.*::.+/s;
+// The SDK's pattern ends in `::.+$`: at least one character after the last `::`, whatever follows
+// (the `s` flag lets `.` match line breaks too), which is what `::.` tests.
+const CIPHER = /^KBC::.+Secure.*::./s;
 const LEGACY_CIPHER = /^KBC::(Encrypted|ComponentEncrypted|ComponentProjectEncrypted)==/;
 
 /** Whether a value is a Keboola ciphertext (of any scope, legacy ones included). */

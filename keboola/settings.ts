@@ -23,6 +23,7 @@ export type EditableSetting = (typeof EDITABLE_SETTINGS)[number];
 /** The range a `validate` tag sets (`min`/`max`, `minDuration`/..., `minBytes`/...), as the tag spells it. */
 export function rangeOf(validation: string | undefined): { min?: string; max?: string } {
   const out: { min?: string; max?: string } = {};
+  // Stryker disable next-line StringLiteral: equivalent: any text without "min"/"max" splits into rules that set no bound, as "" does
   for (const rule of (validation ?? "").split(",")) {
     // `.+` runs to the end of the rule (tags have no line breaks).
     const m = /^(min|max)(?:Duration|Bytes)?=(.+)/.exec(rule);

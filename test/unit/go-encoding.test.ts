@@ -37,6 +37,13 @@ describe("uuidV7", () => {
     expect(id).toMatch(/^01234567-89ab-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(uuidV7(ms + 1).slice(0, 13)).toBe("01234567-89ac");
   });
+
+  it("keeps all 74 other bits random: UUIDs of one millisecond differ right after the version", () => {
+    // RFC 9562's rand_a starts at the nibble after the "7"; a time loop running one byte too far
+    // would zero it.
+    const nibbles = new Set(Array.from({ length: 64 }, () => uuidV7(0x0123456789ab)[15]));
+    expect(nibbles.size).toBeGreaterThan(1);
+  });
 });
 
 describe("isJsonValue / isJsonObject", () => {
