@@ -65,27 +65,6 @@ export function columnNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** A list of columns: each name valid, no name twice (compared case-insensitively, as Snowflake does). */
-export function columnsProblem(columns: readonly string[]): string | undefined {
-  if (!columns.length) return "No columns given. A table needs at least one column.";
-  const seen = new Set<string>();
-  for (const c of columns) {
-    const p = columnNameProblem(c);
-    if (p) return p;
-    if (seen.has(c.toLowerCase())) return `Column "${c}" is duplicated.`;
-    seen.add(c.toLowerCase());
-  }
-  return undefined;
-}
-
-/** Primary key columns must be columns of the table, each once. */
-export function primaryKeyProblem(primaryKey: readonly string[], columns: readonly string[]): string | undefined {
-  const missing = primaryKey.filter((k) => !columns.includes(k));
-  if (missing.length) return `Primary key columns "${missing.join(", ")}" are not present in the table columns.`;
-  if (new Set(primaryKey).size !== primaryKey.length) return "Primary key columns must be unique.";
-  return undefined;
-}
-
 // Typed tables (Snowflake backend): the native types and their length rules as
 // keboola/php-datatypes src/Definition/Snowflake.php validates them, and the base types
 // (apiary.apib "Create new table definition": basetype BOOLEAN, DATE, FLOAT, INTEGER, NUMERIC,
