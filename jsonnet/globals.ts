@@ -33,6 +33,7 @@
  */
 import { BodyError, getNested, parseBody, type JsonObject, type JsonValue } from "./body";
 import { strftime } from "./strftime";
+import { isIP } from "node:net";
 
 export const DEFAULT_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ";
 export const THROW_ERR_ON_UNDEFINED = "<<~~errOnUndefined~~>>";
@@ -97,10 +98,18 @@ export function headersString(headers: TemplateContext["headers"]): string {
     .join("");
 }
 
-/** Go net.IP.String() for an IPv4-mapped IPv6 address is the dotted IPv4 form. */
+/**
+ * Go's net.IP.String() of an address: an IPv4-mapped IPv6 address in its dotted IPv4 form, any
+ * other IPv6 address lower-case with its first longest run of zero groups written "::" (RFC 5952,
+ * which the URL standard's host serializer follows too); anything else as it is.
+ */
 export function clientIpString(ip: string): string {
-  const m = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
-  return m ? m[1]! : ip;
+  if (isIP(ip) !== 6) return ip;
+  const canonical = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!mapped) return canonical;
+  const [hi, lo] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
 /** Per-record lazily computed values, shared by all template columns of one record. */

@@ -39,24 +39,25 @@ export class ColumnError extends Error {
   }
 }
 
-/** Path column over a JSON body (Content-Type is JSON): the value's JSON text, as in the body. */
+/**
+ * Path column over a JSON body (Content-Type is JSON): the value's JSON text, as in the body. A
+ * path with no steps ("", ".") is the whole body (renderer.go jsonPathCSVValue: `len(path) > 0`).
+ */
 function jsonPathValue(col: MappingColumn, rec: MappedRecord): string {
-  let node = rec.jsonValue();
-  const path = col.path ?? "";
-  if (path !== "") {
-    const steps = pathFromStr(path).map((s) => ("key" in s ? s.key : s.index));
-    const found = lookup(node, steps);
-    if (!found) {
-      if (col.defaultValue !== undefined) return col.rawString ? col.defaultValue : goJSON(col.defaultValue);
-      throw new Error(`path "${path}" not found in the body`);
-    }
-    node = found;
+  const steps = pathFromStr(col.path ?? "").map((s) => ("key" in s ? s.key : s.index));
+  const node = lookup(rec.jsonValue(), steps);
+  if (!node) {
+    if (col.defaultValue !== undefined) return col.rawString ? col.defaultValue : goJSON(col.defaultValue);
+    throw new Error(`path "${col.path}" not found in the body`);
   }
   if (col.rawString && node.t === "str") return node.v;
   return serialize(node);
 }
 
-/** Path column over a form (or otherwise parsed) body. */
+/**
+ * Path column over a form (or otherwise parsed) body: no path is the whole body, and any other
+ * path goes to orderedmap's GetNested, which finds nothing at "." (renderer.go mapPathCSVValue).
+ */
 function mapPathValue(col: MappingColumn, rec: MappedRecord): string {
   const body = rec.bodyMap();
   const path = col.path ?? "";

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import type { TemplateContext } from "../jsonnet/engine";
 import { parseBody, type JsonObject } from "../jsonnet/body";
 import { clientIpString, headersMap } from "../jsonnet/globals";
@@ -76,6 +77,7 @@ export class MappedRecord {
 
   /** The body parsed as path columns over a JSON body read it (fastjson); throws the service's text. */
   jsonValue(): JNode {
+    // Stryker disable next-line ConditionalExpression: equivalent: a cache; parsing the same body again gives the same answer
     if (!this.json) {
       try {
         this.json = { ok: true, node: parseJSON(this.body) };
@@ -93,6 +95,7 @@ export class MappedRecord {
    * record as it is whatever the Content-Type (recordctx/otlp.go BodyMap). Throws the service's text.
    */
   bodyMap(): JsonObject {
+    // Stryker disable next-line ConditionalExpression: equivalent: a cache; parsing the same body again gives the same answer
     if (!this.bodyMapCache) {
       const input = this.input;
       if (input.source === "otlp") {
@@ -111,6 +114,7 @@ export class MappedRecord {
 }
 
 /** Canonical name -> first value, sorted (as the template globals see them); `skip` are canonical names left out. */
+// Stryker disable next-line ArrayDeclaration: equivalent: a header name has no spaces, so a default naming "Stryker was here" skips nothing, as [] does
 export function headersOf(raw: Record<string, string | readonly string[] | undefined>, skip: string[] = []): Record<string, string> {
   const headers = headersMap(raw);
   for (const key of skip) delete headers[key];
@@ -122,22 +126,36 @@ export function ipString(address: string | undefined): string {
   return address ? clientIpString(address) : "<nil>";
 }
 
-function isIP(s: string): boolean {
-  return /^\d{1,3}(\.\d{1,3}){3}$/.test(s) || (s.includes(":") && /^[0-9a-fA-F:.]+$/.test(s));
+/** Go's net.ParseIP: a dotted IPv4 address (no leading zeros) or an IPv6 one, without a zone. */
+function parsesAsIP(s: string): boolean {
+  return isIP(s) !== 0 && !s.includes("%");
 }
 
-/** The service's client IP: X-Real-IP, else the first IP of X-Forwarded-For, else the socket address. */
+/**
+ * The host of Go's net.SplitHostPort ("1.2.3.4:80" -> "1.2.3.4", "[::1]:80" -> "::1"), or
+ * undefined where Go answers an error (no port, a bare IPv6 address, a bracket out of place). Go
+ * does not check that the port is a number.
+ */
+function hostOf(hostport: string): string | undefined {
+  const colon = hostport.lastIndexOf(":");
+  if (colon < 0) return undefined;
+  if (hostport.startsWith("[")) return hostport.indexOf("]") === colon - 1 ? hostport.slice(1, colon - 1) : undefined;
+  const host = hostport.slice(0, colon);
+  return host.includes(":") ? undefined : host;
+}
+
+/**
+ * The service's client IP (keboola-as-code internal/pkg/utils/ip/ip.go From): X-Real-IP when it
+ * parses as an address; else the first part of X-Forwarded-For (split at commas and not trimmed,
+ * so " 2.2.2.2" after a comma is no address) that parses, with or without a port; else the socket
+ * address.
+ */
 export function clientIp(headers: Record<string, string>, remoteAddress: string | undefined): string {
   const real = headers["X-Real-Ip"];
-  if (real && isIP(real.trim())) return ipString(real.trim());
-  const forwarded = headers["X-Forwarded-For"];
-  if (forwarded) {
-    for (const part of forwarded.split(",")) {
-      let candidate = part.trim();
-      const hostPort = /^\[?([^\]]+)\]?:\d+$/.exec(candidate);
-      if (hostPort && (isIP(hostPort[1]) && !hostPort[1].includes(":") || candidate.startsWith("["))) candidate = hostPort[1];
-      if (isIP(candidate)) return ipString(candidate);
-    }
+  if (real !== undefined && parsesAsIP(real)) return ipString(real);
+  for (const part of (headers["X-Forwarded-For"] ?? "").split(",")) {
+    const ip = hostOf(part) ?? part;
+    if (parsesAsIP(ip)) return ipString(ip);
   }
   return ipString(remoteAddress);
 }

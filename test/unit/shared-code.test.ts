@@ -14,6 +14,11 @@ describe("sharedCodeOf", () => {
     expect(sharedCodeOf({ shared_code_id: "", shared_code_row_ids: ["a"] })).toBeUndefined();
   });
 
+  it("keeps the row ids that are text or numbers and not empty", () => {
+    expect(sharedCodeOf({ shared_code_id: "1", shared_code_row_ids: ["", null, { id: "x" }, true, "a", 2] })).toEqual({ configId: "1", rowIds: ["a", "2"] });
+    expect(sharedCodeOf({ shared_code_id: "1", shared_code_row_ids: ["", null] })).toBeUndefined();
+  });
+
   it("takes a row's own keys over the root's (a job's configuration is the root merged with the row)", () => {
     const root = { shared_code_id: "1", shared_code_row_ids: ["a"] };
     expect(rowSharedCodeOf(root, {})).toEqual({ configId: "1", rowIds: ["a"] });
@@ -26,6 +31,7 @@ describe("linkedRowIds", () => {
   it("reads {{id}} with or without spaces, in the order of shared_code_row_ids, each once", () => {
     expect(linkedRowIds("{{ b }} and {{a}} and {{b}}", ["a", "b"])).toEqual(["a", "b"]);
     expect(linkedRowIds("{{c}} {{a.b}} {{#a}}", ["a", "b"])).toEqual([]);
+    expect(linkedRowIds("{{a}}", ["a", "b", "a"])).toEqual(["a"]);
   });
 });
 
@@ -34,6 +40,8 @@ describe("codeOf", () => {
     expect(codeOf({ code_content: ["x", "y"] })).toEqual(["x", "y"]);
     expect(codeOf({ code_content: "bar" })).toEqual(["bar"]);
     expect(codeOf({ other: "x" })).toBeUndefined();
+    expect(codeOf({ code_content: ["x", 1] })).toBeUndefined();
+    expect(codeOf("x")).toBeUndefined();
   });
 });
 
@@ -80,6 +88,10 @@ describe("resolveSharedCode", () => {
         mixed: ["{{secondCode}}", { keyed: "{{secondCode}}" }, "{{first_code}}"],
       },
     });
+  });
+
+  it("keeps numbers and booleans of a linking list as they are", () => {
+    expect(resolveSharedCode({ p: [1, true, "{{secondCode}}", false] }, ["secondCode"], (id) => code[id])).toEqual({ p: [1, true, "bar", false] });
   });
 
   it("resolves numeric row ids (testResolveSharedCodeNumericIds)", () => {

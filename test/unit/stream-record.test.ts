@@ -48,6 +48,12 @@ describe("a record's body map", () => {
     const http = new MappedRecord({ source: "http", receivedAt: at, ip: "10.0.0.1", headers: { "Content-Type": "application/x-protobuf" }, body: '{"a":1}' });
     expect(() => http.bodyMap()).toThrow('unsupported content type "application/x-protobuf"');
     expect(http.signal).toBe("");
+    const untyped = new MappedRecord({ source: "http", receivedAt: at, ip: "10.0.0.1", headers: {}, body: '{"a":1}' });
+    expect(untyped.contentType).toBe("");
+    expect(() => untyped.bodyMap()).toThrow('unsupported content type ""');
+    expect(() => untyped.jsonValue()).not.toThrow();
+    const broken = new MappedRecord({ source: "http", receivedAt: at, ip: "10.0.0.1", headers: {}, body: '{"a":' });
+    expect(() => broken.jsonValue()).toThrow(/^cannot parse request json:\n- cannot parse JSON: \S/);
   });
 });
 
@@ -58,5 +64,34 @@ describe("the client IP", () => {
     expect(clientIp({ "X-Forwarded-For": "1.1.1.3:53000, 2.2.2.2" }, "::1")).toBe("1.1.1.3");
     expect(clientIp({}, "::ffff:10.1.2.3")).toBe("10.1.2.3");
     expect(clientIp({}, undefined)).toBe("<nil>");
+  });
+
+  // The same ip_test.go cases, then what Go's net.SplitHostPort and net.ParseIP make of the rest.
+  it.each([
+    [{ "X-Real-Ip": "::1" }, "1.1.1.1", "::1"],
+    [{ "X-Forwarded-For": "::1" }, "1.1.1.1", "::1"],
+    [{ "X-Forwarded-For": "1.1.1.2" }, "1.1.1.1", "1.1.1.2"],
+    // an X-Real-IP that is no address is passed over, whatever it looks like
+    [{ "X-Real-Ip": "1.1.1.256", "X-Forwarded-For": "2.2.2.2" }, "::1", "2.2.2.2"],
+    [{ "X-Real-Ip": "01.1.1.1" }, "::1", "::1"],
+    [{ "X-Real-Ip": "x1.1.1.1" }, "::1", "::1"],
+    [{ "X-Real-Ip": "1.1.1.1x" }, "::1", "::1"],
+    [{ "X-Real-Ip": "fe80::1%eth0" }, "::1", "::1"],
+    [{ "X-Real-Ip": "" }, "::1", "::1"],
+    // X-Forwarded-For: the first part that parses, with or without a port (any port text)
+    [{ "X-Forwarded-For": "proxy, 2.2.2.2" }, "::1", "::1"],
+    [{ "X-Forwarded-For": "proxy,2.2.2.2" }, "::1", "2.2.2.2"],
+    [{ "X-Forwarded-For": "host:80,3.3.3.3:x" }, "::1", "3.3.3.3"],
+    [{ "X-Forwarded-For": "[2001:db8::1]:443" }, "::1", "2001:db8::1"],
+    [{ "X-Forwarded-For": "[2001:db8::1],4.4.4.4" }, "::1", "4.4.4.4"],
+    [{ "X-Forwarded-For": "a[::1]:80,5.5.5.5" }, "::1", "5.5.5.5"],
+    [{ "X-Forwarded-For": "::1:80" }, "9.9.9.9", "::1:80"],
+    [{ "X-Forwarded-For": ":80,6.6.6.6" }, "::1", "6.6.6.6"],
+    // printed as Go's net.IP.String() prints it
+    [{ "X-Real-Ip": "2001:DB8:0:0:1:0:0:1" }, "::1", "2001:db8::1:0:0:1"],
+    [{ "X-Real-Ip": "::ffff:a01:203" }, "::1", "10.1.2.3"],
+    [{}, "0:0:0:0:0:0:0:1", "::1"],
+  ] as const)("headers %j from peer %s: %s", (headers, peer, ip) => {
+    expect(clientIp({ ...headers }, peer)).toBe(ip);
   });
 });
