@@ -67,7 +67,7 @@ export function parseGoDuration(text: string): bigint {
   const fail = (message: string) => new DurationError(`time: ${message} ${timeQuote(s)}`);
   let i = 0;
   let neg = false;
-  if (s.length > 0 && (s[0] === 0x2d || s[0] === 0x2b)) {
+  if (s[0] === 0x2d || s[0] === 0x2b) {
     neg = s[0] === 0x2d;
     i = 1;
   }
@@ -75,12 +75,14 @@ export function parseGoDuration(text: string): bigint {
   if (i === s.length) throw fail("invalid duration");
   let d = 0n;
   while (i < s.length) {
-    if (!(isDot(s[i]) || isDigit(s[i]))) throw fail("invalid duration");
+    // Go first refuses a number that starts with neither a digit nor a dot; here the check that
+    // it has digits before or after its dot (below) refuses it with the same message.
     // Integer part: overflow past 1<<63 is an invalid duration.
     const intStart = i;
     let v = 0n;
+    // Stryker disable next-line EqualityOperator,ConditionalExpression: equivalent: past the end s[i] is undefined, which isDigit refuses
     for (; i < s.length && isDigit(s[i]); i++) {
-      if (v > TWO_63 / 10n) throw fail("invalid duration");
+      // Go also checks v before multiplying, against uint64 overflow; a bigint cannot overflow.
       v = v * 10n + BigInt(s[i] - 0x30);
       if (v > TWO_63) throw fail("invalid duration");
     }
@@ -93,12 +95,9 @@ export function parseGoDuration(text: string): bigint {
       i++;
       const fracStart = i;
       let overflow = false;
+      // Stryker disable next-line EqualityOperator,ConditionalExpression: equivalent: past the end s[i] is undefined, which isDigit refuses
       for (; i < s.length && isDigit(s[i]); i++) {
         if (overflow) continue;
-        if (f > (TWO_63 - 1n) / 10n) {
-          overflow = true;
-          continue;
-        }
         const y = f * 10n + BigInt(s[i] - 0x30);
         if (y > TWO_63) {
           overflow = true;
@@ -116,13 +115,11 @@ export function parseGoDuration(text: string): bigint {
     const unitBytes = s.subarray(unitStart, i);
     const unit = DURATION_UNITS.get(unitBytes.toString("utf8"));
     if (unit === undefined) throw fail(`unknown unit ${timeQuote(unitBytes)} in duration`);
-    if (v > TWO_63 / unit) throw fail("invalid duration");
     v *= unit;
-    if (f > 0n) {
-      // Go: uint64(float64(f) * (float64(unit) / scale)), float64 arithmetic as written.
-      v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
-      if (v > TWO_63) throw fail("invalid duration");
-    }
+    // Go: uint64(float64(f) * (float64(unit) / scale)), float64 arithmetic as written (Go adds
+    // only when f > 0; a zero fraction adds 0 here).
+    v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
+    if (v > TWO_63) throw fail("invalid duration");
     d += v;
     if (d > TWO_63) throw fail("invalid duration");
   }
@@ -192,6 +189,7 @@ const GO_TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, "gu");
 export function parseByteSize(text: string): bigint {
   let i = 0;
   let val = 0n;
+  // Stryker disable next-line EqualityOperator,ConditionalExpression: equivalent: past the end charCodeAt is NaN, which isDigit refuses
   for (; i < text.length && isDigit(text.charCodeAt(i)); i++) {
     val = val * 10n + BigInt(text.charCodeAt(i) - 0x30);
     if (val > MAX_UINT64) throw new SizeError(text, "value out of range");
