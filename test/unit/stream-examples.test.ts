@@ -372,3 +372,68 @@ describe("reading the service's refusal, and rows before and after a change", ()
     expect(exampleRowsBeforeAfter(undefined, after, examples.slice(1), ENV).map((r) => [r.before, r.changed])).toEqual([[undefined, true]]);
   });
 });
+
+describe("what each mismatch compares (found by `npm run mutate -- keboola`)", () => {
+  const sink = http([{ type: "body", name: "doc" }, { type: "uuid", name: "id" }, { type: "datetime", name: "at" }]);
+  const rowOf = (doc: string, extra: Record<string, string> = {}): ExampleOutcome => ({ kind: "row", row: { doc, ...extra }, varying: [] });
+  const mismatchOf = (json: unknown, doc: string) => compareExample(sink, 0, { payload: {}, expect: { doc: { json } } } as SinkExample, rowOf(doc));
+
+  it("JSON is compared as values: object key order aside, arrays in order, nothing missing or extra", () => {
+    expect(mismatchOf({ a: 1, b: [1, { c: null }] }, '{"b":[1,{"c":null}],"a":1}')).toEqual([]);
+    for (const [json, doc] of [
+      [{ a: 1 }, '{"a":1,"b":2}'],
+      [{ a: 1, b: 2 }, '{"a":1}'],
+      [{ a: 1, b: 2 }, '{"a":1,"c":2}'],
+      [{ a: null }, '{"b":null}'],
+      [{ a: { b: 1 } }, '{"a":{"b":2}}'],
+      [[1, 2], "[2,1]"],
+      [[1, 2], "[1,3]"],
+      [[1, 2], "[1,2,3]"],
+      [[1], '{"0":1}'],
+      [{ "0": 1 }, "[1]"],
+      [{}, "null"],
+      [1, '"1"'],
+    ] as const) {
+      const found = mismatchOf(json, doc);
+      expect(found.map((m) => [m.kind, m.message]), `${JSON.stringify(json)} vs ${doc}`).toEqual([
+        ["json", `column "doc": the mapping writes ${JSON.stringify(doc)}, expected the JSON ${JSON.stringify(json)}`],
+      ]);
+    }
+    expect(mismatchOf({ a: 1 }, "{a")).toEqual([
+      expect.objectContaining({ kind: "json", message: 'column "doc": the mapping writes "{a", which is not JSON; expected the JSON {"a":1}' }),
+    ]);
+  });
+
+  it("shapes match the whole value", () => {
+    const shape = (column: string, value: string) =>
+      compareExample(sink, 0, { payload: {}, expect: { [column]: { shape: column === "id" ? "uuid" : "datetime" } } } as SinkExample, rowOf("{}", { [column]: value }));
+    expect(shape("id", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")).toEqual([]);
+    expect(shape("id", "x0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b").map((m) => m.message)).toEqual(['column "id": "x0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" is not a UUID']);
+    expect(shape("id", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5bx")).toHaveLength(1);
+    expect(shape("at", "2024-06-01T12:00:00.000Z")).toEqual([]);
+    expect(shape("at", "x2024-06-01T12:00:00.000Z").map((m) => m.message)).toEqual(['column "at": "x2024-06-01T12:00:00.000Z" is not a UTC time like 2006-01-02T15:04:05.000Z']);
+    expect(shape("at", "2024-06-01T12:00:00.000Zx")).toHaveLength(1);
+  });
+
+  it("a column the mapping lacks is named with the mapping's columns; one it did not write is passed over", () => {
+    const found = compareExample(sink, 2, { payload: {}, expect: { nope: "1", at: "x" } } as SinkExample, rowOf("{}"));
+    expect(found).toEqual([{ example: 2, kind: "unknown-column", column: "nope", expected: "1", message: 'column "nope": the mapping has no such column (its columns: doc, id, at)' }]);
+  });
+
+  it("a refused record names each failing column once, with what the example expected of it", () => {
+    const refused: ExampleOutcome = { kind: "refused", failures: [{ column: "doc", error: "e", message: "boom" }], row: {}, varying: [] };
+    expect(compareExample(sink, 0, { payload: {}, expect: { doc: "x" } } as SinkExample, refused)).toEqual([
+      { example: 0, kind: "refused", column: "doc", expected: "x", error: "e", message: 'column "doc": the service refuses the record: boom' },
+    ]);
+    expect(compareExample(sink, 0, { payload: {}, expect: {} } as SinkExample, refused)).toEqual([
+      { example: 0, kind: "refused", column: "doc", error: "e", message: 'column "doc": the service refuses the record: boom' },
+    ]);
+  });
+
+  it("the refusal's text: the whole message, the sentence's period dropped only after a letter, digit or quote", () => {
+    expect(parseRefusal('x Invalid value for column "a": b.')).toBeUndefined();
+    expect(parseRefusal('Invalid value for column "a": b.\nmore')).toEqual({ column: "a", error: "b.\nmore" });
+    expect(parseRefusal('Invalid value for column "a": ends with ).')).toEqual({ column: "a", error: "ends with )." });
+    expect(parseRefusal('Invalid value for column "a": ends with 1.')).toEqual({ column: "a", error: "ends with 1" });
+  });
+});
