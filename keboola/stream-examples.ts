@@ -38,11 +38,16 @@ export const expectedValueSchema = z.union(
 export type ExpectedValue = z.output<typeof expectedValueSchema>;
 
 const expectSchema = z
-  .record(z.string().min(1, "must be a column name"), expectedValueSchema, { error: "must be an object of column name to expected value" })
+  // The record's error names an empty key too (zod reports it as the record's invalid_key, not the key schema's message).
+  .record(z.string().min(1), expectedValueSchema, {
+    error: (issue) => (issue.code === "invalid_key" ? "must be a column name, not empty" : "must be an object of column name to expected value"),
+  })
   .describe("Column name -> expected value; a column left out is not compared.");
 
 const headersSchema = z
-  .record(z.string().min(1, "must be a header name"), z.string({ error: "must be a string: the header's value" }), { error: "must be an object of header name to value" })
+  .record(z.string().min(1), z.string({ error: "must be a string: the header's value" }), {
+    error: (issue) => (issue.code === "invalid_key" ? "must be a header name, not empty" : "must be an object of header name to value"),
+  })
   // The test endpoint drops it from the record (api/service/source.go TestSource), and it is the API token.
   .refine((h) => !Object.keys(h).some((k) => k.toLowerCase() === "x-storageapi-token"), { error: "must not name X-StorageApi-Token: the service's test endpoint drops it, and it would put a token in the program" })
   .describe("The request's headers (any case; the service sees canonical names).");
@@ -96,7 +101,7 @@ export const sinkExampleSchema = z.union([httpExampleSchema, otlpExampleSchema],
     const form = formOf(issue.input);
     const first = form === undefined ? undefined : issue.errors[form]?.[0];
     if (!first) return `${EXAMPLE_FORMS}`;
-    const where = first.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "");
+    const where = first.path.map((p) => (typeof p === "number" ? `[${p}]` : p === "" ? '[""]' : `.${String(p)}`)).join("").replace(/^\./, "");
     return `${where ? `${where}: ` : ""}${first.message}`;
   },
 });

@@ -342,6 +342,16 @@ describe("the example schema", () => {
     [{ signal: "logs", record: [], expect: {} }, 'record: must be an object: the flattened OTLP record, e.g. { severity_text: "WARN", body: "...", attributes: { ... } }'],
     [{ payload: "x", headers: { "x-storageapi-token": "t" }, expect: {} }, "must not name X-StorageApi-Token: the service's test endpoint drops it, and it would put a token in the program"],
     [{ expect: {} }, "an example is { payload, headers?, expect } for an HTTP source or { signal, record, headers?, expect } for an OTLP source"],
+    ["x", "an example is { payload, headers?, expect } for an HTTP source or { signal, record, headers?, expect } for an OTLP source"],
+    [{ payload: "x", expect: { "": "1" } }, 'expect[""]: must be a column name, not empty'],
+    [{ payload: "x", expect: [] }, "expect: must be an object of column name to expected value"],
+    [{ payload: "x", headers: { "": "1" }, expect: {} }, 'headers[""]: must be a header name, not empty'],
+    [{ payload: "x", headers: { "X-A": 1 }, expect: {} }, "headers.X-A: must be a string: the header's value"],
+    [{ payload: "x", headers: "X-A: 1", expect: {} }, "headers: must be an object of header name to value"],
+    // the keys say which form is meant: signal alone, or record alone, is the OTLP form
+    [{ signal: "logs", expect: {} }, "record: must be an object: the flattened OTLP record, e.g. { severity_text: \"WARN\", body: \"...\", attributes: { ... } }"],
+    [{ record: {}, expect: {} }, 'signal: Invalid option: expected one of "logs"|"metrics"|"traces"'],
+    [{ payload: "x", expect: { a: "1" }, extra: 1 }, 'Unrecognized key: "extra"'],
   ])("refuses %j: %s", (input, message) => {
     const res = sinkExampleSchema.safeParse(input);
     expect(res.success).toBe(false);
