@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { wildcardsMatch } from "../../scripts/lib/go-wildcards";
 import {
+  answeredOutcome,
   checkExamples,
   compareExample,
   evaluateExample,
@@ -352,6 +353,8 @@ describe("the example schema", () => {
     [{ signal: "logs", expect: {} }, "record: must be an object: the flattened OTLP record, e.g. { severity_text: \"WARN\", body: \"...\", attributes: { ... } }"],
     [{ record: {}, expect: {} }, 'signal: Invalid option: expected one of "logs"|"metrics"|"traces"'],
     [{ payload: "x", expect: { a: "1" }, extra: 1 }, 'Unrecognized key: "extra"'],
+    // one option of a union fails on its keys only: zod reports that issue itself (at expect.a), not the union
+    [{ payload: "x", expect: { a: { json: 1, x: 2 } } }, 'Unrecognized key: "x"'],
   ])("refuses %j: %s", (input, message) => {
     const res = sinkExampleSchema.safeParse(input);
     expect(res.success).toBe(false);
@@ -445,5 +448,34 @@ describe("what each mismatch compares (found by `npm run mutate -- keboola`)", (
     expect(parseRefusal('Invalid value for column "a": b.\nmore')).toEqual({ column: "a", error: "b.\nmore" });
     expect(parseRefusal('Invalid value for column "a": ends with ).')).toEqual({ column: "a", error: "ends with )." });
     expect(parseRefusal('Invalid value for column "a": ends with 1.')).toEqual({ column: "a", error: "ends with 1" });
+  });
+});
+
+describe("reading the test endpoint's answer for one sink", () => {
+  const answer = (tables: Array<{ sinkId: string; rows: Array<{ columns: Array<{ name: string; value: string }> }> }>) => ({
+    projectId: 1,
+    branchId: 2,
+    sourceId: "s",
+    tables: tables.map((t) => ({ ...t, tableId: `in.c-x.${t.sinkId}` })),
+  });
+  const httpExample: SinkExample = { payload: "x", expect: {} };
+  const otlpExample: SinkExample = { signal: "metrics", record: {}, expect: {} };
+
+  it("is the sink's first row, in the answer's column order, with the varying columns given", () => {
+    const varying = ["id"];
+    const outcome = answeredOutcome("b", httpExample, answer([
+      { sinkId: "a", rows: [{ columns: [{ name: "x", value: "no" }] }] },
+      { sinkId: "b", rows: [{ columns: [{ name: "z", value: "1" }, { name: "id", value: "u" }] }] },
+    ]), undefined, varying);
+    expect(outcome).toEqual({ kind: "row", row: { z: "1", id: "u" }, varying: ["id"] });
+    expect(outcome?.kind === "row" && Object.keys(outcome.row)).toEqual(["z", "id"]);
+    expect(outcome?.kind === "row" && outcome.varying).not.toBe(varying);
+    expect(answeredOutcome("b", httpExample, answer([{ sinkId: "b", rows: [] }]), undefined, [])).toEqual({ kind: "row", row: {}, varying: [] });
+  });
+
+  it("no table of the sink: an OTLP record omitted (with the sink's allowedSignals), nothing for an HTTP event", () => {
+    expect(answeredOutcome("b", otlpExample, answer([]), ["logs"], [])).toEqual({ kind: "omitted", signal: "metrics", allowedSignals: ["logs"] });
+    expect(answeredOutcome("b", otlpExample, answer([]), undefined, [])).toEqual({ kind: "omitted", signal: "metrics", allowedSignals: [] });
+    expect(answeredOutcome("b", httpExample, answer([]), ["logs"], [])).toBeUndefined();
   });
 });
