@@ -24,6 +24,7 @@ import {
   type SinkExample,
 } from "../../keboola/stream-examples";
 import type { MappingColumn } from "../../keboola/stream-mapping";
+import { signalAccepted } from "../../keboola/stream";
 
 const ENV: ExampleEnvironment = { receivedAt: Date.UTC(2024, 5, 1, 12, 0, 0, 0), remoteAddress: "10.1.2.3" };
 
@@ -477,5 +478,15 @@ describe("reading the test endpoint's answer for one sink", () => {
     expect(answeredOutcome("b", otlpExample, answer([]), ["logs"], [])).toEqual({ kind: "omitted", signal: "metrics", allowedSignals: ["logs"] });
     expect(answeredOutcome("b", otlpExample, answer([]), undefined, [])).toEqual({ kind: "omitted", signal: "metrics", allowedSignals: [] });
     expect(answeredOutcome("b", httpExample, answer([]), ["logs"], [])).toBeUndefined();
+  });
+});
+
+describe("signalAccepted (sink_base.go SignalAccepted)", () => {
+  it("takes an HTTP record (no signal) whatever the list, an OTLP record when the list is empty or names it", () => {
+    expect(signalAccepted(["logs"], "")).toBe(true);
+    expect(signalAccepted(["logs"], "logs")).toBe(true);
+    expect(signalAccepted(["logs"], "traces")).toBe(false);
+    expect(signalAccepted([], "traces")).toBe(true);
+    expect(signalAccepted(undefined, "metrics")).toBe(true);
   });
 });
