@@ -274,13 +274,30 @@ describe("comparing an example with its outcome", () => {
     expect(exampleRequest({ signal: "traces", record: { name: "GET /" }, expect: {} })).toEqual({ body: '{"name":"GET /"}', headers: {}, signal: "traces" });
   });
 
-  it("the second environment differs in every part of the time and in the address", () => {
-    const other = otherEnvironment(ENV);
-    const [a, b] = [new Date(ENV.receivedAt), new Date(other.receivedAt)];
-    for (const part of ["getUTCFullYear", "getUTCMonth", "getUTCDate", "getUTCHours", "getUTCMinutes", "getUTCSeconds", "getUTCMilliseconds"] as const) {
-      expect({ part, same: a[part]() === b[part]() }).toEqual({ part, same: false });
-    }
-    expect(other.remoteAddress).not.toBe(ENV.remoteAddress);
+  it.each(["2024-06-01T12:00:00.000Z", "2024-01-01T00:00:00.000Z", "2024-12-31T23:59:59.999Z", "2024-02-29T11:30:30.500Z", "2023-11-27T22:58:58.998Z"])(
+    "the second environment differs in every part of the time (from %s) and in the address",
+    (at) => {
+      const env = { ...ENV, receivedAt: Date.parse(at) };
+      const other = otherEnvironment(env);
+      const [a, b] = [new Date(env.receivedAt), new Date(other.receivedAt)];
+      for (const part of ["getUTCFullYear", "getUTCMonth", "getUTCDate", "getUTCHours", "getUTCMinutes", "getUTCSeconds", "getUTCMilliseconds"] as const) {
+        expect({ part, same: a[part]() === b[part]() }).toEqual({ part, same: false });
+      }
+      expect(other.remoteAddress).toBe("198.51.100.23");
+      expect(otherEnvironment({ ...env, remoteAddress: "198.51.100.23" }).remoteAddress).toBe("203.0.113.7");
+    },
+  );
+
+  it("the second environment's client adds each of its headers, changed where the first already had it", () => {
+    const other = otherEnvironment({ ...ENV, extraHeaders: { Accept: "*/*" } });
+    expect(other.extraHeaders).toEqual({
+      Accept: "*/*0",
+      "Accept-Encoding": "gzip",
+      "Content-Length": "1",
+      "User-Agent": "example-client/1.0",
+      "X-Forwarded-For": "198.51.100.99",
+      "X-Example-Client-Header": "1",
+    });
   });
 
   it("an omitted signal: expected, or not", () => {
