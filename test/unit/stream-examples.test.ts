@@ -335,6 +335,14 @@ describe("comparing an example with its outcome", () => {
     expect(mismatches[2]?.message).toBe('column "c": the service refuses the record: Invalid value for column "c": path "nope" not found in the body.');
   });
 
+  it("a failing call over several lines is located from its first character to its last", () => {
+    const broken = http([template("b", "local x = 1;\n[Body(\n  1\n)]")]);
+    const outcome = evaluateExample(broken, { payload: { a: 1 }, expect: {} }, ENV);
+    expect(outcome.kind === "refused" && outcome.failures.map((f) => [f.error, f.location])).toEqual([
+      ["first parameter must be a string", { line: 2, column: 2, endLine: 4, endColumn: 2 }],
+    ]);
+  });
+
   it("an example of the other source type", () => {
     const { mismatches } = checkExamples(http([{ type: "body", name: "b" }]), [{ signal: "logs", record: {}, expect: {} }], ENV);
     expect(mismatches.map((m) => [m.kind, m.message])).toEqual([["wrong-source", "the example is an OTLP record (signal, record), but the sink's source is an HTTP source: give { payload, headers?, expect }"]]);
