@@ -109,7 +109,8 @@ export function snowflakeDefinitionProblem(def: ColumnDefinition): string | unde
       if (parts.length > 2 || !parts.every(isNumeric)) return bad;
       const [precision, scale] = parts.map(int);
       if (precision <= 0 || precision > 38) return bad;
-      if (parts.length === 2 && (scale > precision || scale > 38)) return bad;
+      // The scale is at most the precision (so at most 38); with no scale given, `scale` is undefined.
+      if (scale !== undefined && scale > precision) return bad;
       return undefined;
     }
     case "VARCHAR":
