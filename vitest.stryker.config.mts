@@ -2,6 +2,7 @@ import { relative } from "node:path";
 import type { TestSpecification } from "vitest/node";
 import { BaseSequencer } from "vitest/node";
 import { defineConfig } from "vitest/config";
+import { LoadFailureAsFailedTest } from "./test/load-failure.reporter";
 
 // The tests `npm run mutate` (StrykerJS, stryker.config.mjs) runs against each mutant: the
 // in-process suite (unit, emulator, provider, mocks, manifest, jsonnet, review), which imports the
@@ -14,6 +15,8 @@ import { defineConfig } from "vitest/config";
 //   mutated);
 // - test/unit/ensure-pulumi.test.ts: the shell script that finds or builds the Pulumi CLI;
 // - test/manifest/package.test.ts: `npm pack --dry-run` of the package;
+// - test/unit/load-failure-reporter.test.ts: a vitest run of its own fixtures, to test this
+//   config's reporter;
 // - the tests that run a Pulumi program under the SDK's mocks (test/mocks/, and
 //   test/provider/unknown-references.test.ts and stack-branch.test.ts through preview-program.ts):
 //   Stryker's vitest runner runs the tests in a worker thread (pool "threads", which it imposes),
@@ -48,6 +51,7 @@ export default defineConfig({
       "test/review/mermaid.test.ts",
       "test/unit/ensure-pulumi.test.ts",
       "test/manifest/package.test.ts",
+      "test/unit/load-failure-reporter.test.ts",
       "test/mocks/**",
       "test/provider/unknown-references.test.ts",
       "test/provider/stack-branch.test.ts",
@@ -57,6 +61,8 @@ export default defineConfig({
     setupFiles: ["test/fresh-modules.setup.ts"],
     testTimeout: 30000,
     hookTimeout: 60000,
-    reporters: ["default"],
+    // A test file that fails to load is a failed test (see the reporter: otherwise Stryker counts a
+    // mutant that breaks a module's import as survived).
+    reporters: ["default", new LoadFailureAsFailedTest()],
   },
 });
