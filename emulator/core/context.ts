@@ -87,6 +87,12 @@ export interface EmulatorOptions {
    * own `urls.stream` and `urls.streamIn`. Requests are still served at the emulator's address.
    */
   streamPublicUrls?: { api?: string; in?: string };
+  /**
+   * How many bytes of a table's loaded rows the emulator keeps (storage/table-routes.ts
+   * MAX_KEPT_BYTES, 64 MB, by default); the rows past them are validated and counted only. Tests
+   * lower it to load "more than is kept" without tens of megabytes.
+   */
+  maxKeptBytes?: number;
 }
 
 /** What every route module gets: the state and the shared mechanisms. */

@@ -52,7 +52,7 @@ function columnName(raw: string): string {
 
 interface ParsedFile {
   header: string[];
-  /** The rows the emulator keeps (the first MAX_KEPT_BYTES of data). */
+  /** The rows the emulator keeps (the first MAX_KEPT_BYTES of data, or the emulator's maxKeptBytes). */
   rows: string[][];
   /** Rows (and their bytes) past the kept ones: validated and counted only. */
   unkeptRows: number;
@@ -107,7 +107,7 @@ function columnCountMismatch(inFile: number, inTable: number, row: number, line:
  * Parses a load's CSV text piece by piece into a ParsedFile (the header, the kept rows, counts).
  * `header()` answers the header as soon as it is known, also after a failure in the rows.
  */
-function csvLoader(w: CsvWork, columns?: string[]): { push(piece: string): boolean; end(): ParsedFile; header(): string[] | undefined } {
+function csvLoader(w: CsvWork, maxKeptBytes: number, columns?: string[]): { push(piece: string): boolean; end(): ParsedFile; header(): string[] | undefined } {
   const parser = new CsvParser(w.delimiter, w.enclosure);
   let header: string[] | undefined = columns;
   const out: ParsedFile = { header: [], rows: [], unkeptRows: 0, unkeptBytes: 0 };
@@ -128,7 +128,7 @@ function csvLoader(w: CsvWork, columns?: string[]): { push(piece: string): boole
       index++;
       if (r.length !== header.length) throw columnCountMismatch(r.length, header.length, index, index + (columns ? 0 : 1));
       const bytes = rowBytes(r);
-      if (keptBytes + bytes <= MAX_KEPT_BYTES) {
+      if (keptBytes + bytes <= maxKeptBytes) {
         // A copy is kept, not the parser's own array. V8 decides per allocation site whether to
         // allocate straight in the old generation ("pretenuring") from how many of the site's
         // objects outlive a young-generation GC. The first 64 MB of rows all do, so the parser's
@@ -200,7 +200,7 @@ async function loadCsvAsync(ctx: EmulatorContext, w: CsvWork, loader: CsvLoader)
  * A failure is kept and thrown by the job's run, after the checks the job makes first.
  */
 function prepareLoad(ctx: EmulatorContext, w: CsvWork, columns?: string[]): Prepared | Promise<Prepared> {
-  const loader = csvLoader(w, columns);
+  const loader = csvLoader(w, ctx.options.maxKeptBytes ?? MAX_KEPT_BYTES, columns);
   const failed = (failure: JobFailure): Prepared => {
     const header = loader.header();
     return header ? { failure, header } : { failure };
