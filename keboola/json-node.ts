@@ -2,11 +2,12 @@ import { parseJson, type JsonValue } from "./json";
 import { goJSON } from "./go-json";
 import { goQuote } from "./go-quote";
 
-// A request body as the Stream service's path columns see it (valyala/fastjson, which
-// keboola-as-code internal/pkg/service/stream/mapping/table/column/renderer.go uses): a small JSON
+// JSON values as the Stream service's Go code holds them after decoding: a small, strict JSON
 // parser keeping the key order of objects (JavaScript objects would move integer-like keys first)
-// and the literal text of numbers. Serialisation follows fastjson's (compact; a string with
-// special characters is Go-quoted). Shared by the emulator and the provider's example checks.
+// and the literal text of numbers, and Go's encoding/json text of the decoded value. An OTLP
+// record is such a value (the body text of its path columns, stream-record.ts otlpBodyText), and
+// so is the body of an OTLP test request (emulator/stream/testendpoint.ts). What path columns read
+// from an HTTP body is fastjson.ts: a parser that validates less and keeps escapes as written.
 
 export type JNode =
   | { t: "null" }
@@ -119,10 +120,6 @@ export function parseJSON(text: string): JNode {
   return out;
 }
 
-function quote(s: string): string {
-  return /["\\\u0000-\u001f]/.test(s) ? goQuote(s) : `"${s}"`;
-}
-
 /** Compact text of a node, its strings (and keys) written by `str`. */
 function write(node: JNode, str: (s: string) => string): string {
   switch (node.t) {
@@ -139,11 +136,6 @@ function write(node: JNode, str: (s: string) => string): string {
     case "obj":
       return "{" + node.entries.map(([k, v]) => str(k) + ":" + write(v, str)).join(",") + "}";
   }
-}
-
-/** Compact serialisation of a node. */
-export function serialize(node: JNode): string {
-  return write(node, quote);
 }
 
 /** A JSON object node. */
@@ -231,22 +223,4 @@ export function asDecodedObject(node: JObject): JObject {
  */
 export function goMarshal(node: JNode): string {
   return write(node, goJSON);
-}
-
-/** Value at the path (object keys, or array indexes given as [n] or as a plain number key). */
-export function lookup(node: JNode, steps: Array<string | number>): JNode | undefined {
-  let cur: JNode | undefined = node;
-  for (const step of steps) {
-    if (!cur) return undefined;
-    if (cur.t === "obj") {
-      const key = String(step);
-      cur = cur.entries.find(([k]) => k === key)?.[1];
-    } else if (cur.t === "arr") {
-      const idx = typeof step === "number" ? step : /^\d+$/.test(step) ? Number(step) : NaN;
-      cur = Number.isInteger(idx) ? cur.items[idx] : undefined;
-    } else {
-      return undefined;
-    }
-  }
-  return cur;
 }

@@ -2,7 +2,7 @@ import { renderTemplateColumn } from "../jsonnet/column";
 import { getJsonnetEngine } from "../jsonnet/engine";
 import { getNested, isContentTypeJSON, pathFromStr } from "../jsonnet/body";
 import { goJSON } from "./go-json";
-import { lookup, serialize } from "./json-node";
+import { fastGet, fastString, stringBytes } from "./fastjson";
 import type { StreamColumn } from "./stream";
 import type { MappedRecord } from "./stream-record";
 import { uuidV7 } from "./uuid";
@@ -44,14 +44,17 @@ export class ColumnError extends Error {
  * path with no steps ("", ".") is the whole body (renderer.go jsonPathCSVValue: `len(path) > 0`).
  */
 function jsonPathValue(col: MappingColumn, rec: MappedRecord): string {
-  const steps = pathFromStr(col.path ?? "").map((s) => ("key" in s ? s.key : s.index));
-  const node = lookup(rec.jsonValue(), steps);
+  const keys = pathFromStr(col.path ?? "").map((s) => ("key" in s ? s.key : String(s.index)));
+  const body = rec.jsonValue();
+  const node = keys.length > 0 ? fastGet(body, keys) : body;
   if (!node) {
     if (col.defaultValue !== undefined) return col.rawString ? col.defaultValue : goJSON(col.defaultValue);
     throw new Error(`path "${col.path}" not found in the body`);
   }
-  if (col.rawString && node.t === "str") return node.v;
-  return serialize(node);
+  // Only a raw-string column reads the value's type, which decodes a string's escapes (renderer.go:
+  // `c.RawString && value.Type() == fastjson.TypeString`); otherwise it is printed as written.
+  const raw = col.rawString ? stringBytes(node) : undefined;
+  return raw ?? fastString(node);
 }
 
 /**

@@ -3,7 +3,8 @@ import type { TemplateContext } from "../jsonnet/engine";
 import { parseBody, type JsonObject } from "../jsonnet/body";
 import { clientIpString, headersMap } from "../jsonnet/globals";
 import { goJSON } from "./go-json";
-import { goMarshal, parseJSON, toPlainObject, type JNode, type JObject } from "./json-node";
+import { parseFastJSON, type FastValue } from "./fastjson";
+import { goMarshal, toPlainObject, type JObject } from "./json-node";
 import type { StreamSignal } from "./stream";
 
 // One record of a Stream source as the service's column renderer sees it (keboola-as-code
@@ -54,7 +55,7 @@ export function otlpBodyText(record: JObject): string {
 
 /** Per-record parsed values shared by all columns (and all sinks) of one record. */
 export class MappedRecord {
-  private json?: { ok: true; node: JNode } | { ok: false; error: string };
+  private json?: { ok: true; value: FastValue } | { ok: false; error: string };
   private bodyMapCache?: { ok: true; value: JsonObject } | { ok: false; error: string };
   /** The body as the body column, BodyStr() and the JSON path lookups see it. */
   readonly body: string;
@@ -75,19 +76,23 @@ export class MappedRecord {
     return this.input.headers["Content-Type"] ?? "";
   }
 
-  /** The body parsed as path columns over a JSON body read it (fastjson); throws the service's text. */
-  jsonValue(): JNode {
+  /**
+   * The body parsed as path columns over a JSON body read it (fastjson), once per record: every
+   * column of every sink reads this one value, and reading it can change what is printed later
+   * (fastjson.ts). Throws the service's text.
+   */
+  jsonValue(): FastValue {
     // Stryker disable next-line ConditionalExpression: equivalent: a cache; parsing the same body again gives the same answer
     if (!this.json) {
       try {
-        this.json = { ok: true, node: parseJSON(this.body) };
+        this.json = { ok: true, value: parseFastJSON(this.body) };
       } catch (e) {
         // An OTLP record's text is always valid JSON (recordctx/otlp.go has its own prefix for the impossible case).
-        this.json = { ok: false, error: `cannot parse request json:\n- cannot parse JSON: ${e instanceof Error ? e.message : String(e)}` };
+        this.json = { ok: false, error: `cannot parse request json:\n- ${e instanceof Error ? e.message : String(e)}` };
       }
     }
     if (!this.json.ok) throw new Error(this.json.error);
-    return this.json.node;
+    return this.json.value;
   }
 
   /**

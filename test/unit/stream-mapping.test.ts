@@ -33,6 +33,38 @@ describe("a path column over a JSON body", () => {
     expect(columnValue(path("n[1]"), json)).toBe("2");
   });
 
+  // fastjson keeps a string's escapes as written until something reads the string as a string (a
+  // raw-string column does); expected values as recorded in fixtures/fastjson-recorded.json
+  // (fastjson v1.6.10), here through the columns of one record.
+  it("prints strings with their escapes as the client wrote them (PHP's \\/, Python's \\u00e9), decoded for raw strings", () => {
+    const escaped = record("application/json", '{"url":"http:\\/\\/x","name":"caf\\u00e9","tab":"a\\tb"}');
+    expect(columnValue(path("url"), escaped)).toBe('"http:\\/\\/x"');
+    expect(columnValue(path("name"), escaped)).toBe('"caf\\u00e9"');
+    expect(columnValue(path("name", { rawString: true }), escaped)).toBe("café");
+    // That read decoded the string in the record's one parsed body, as in the service: later
+    // columns print it decoded (Go-quoted where needed), the others still as written.
+    expect(columnValue(path("name"), escaped)).toBe('"café"');
+    expect(columnValue(path("tab", { rawString: true }), escaped)).toBe("a\tb");
+    expect(columnValue(path(""), escaped)).toBe('{"url":"http:\\/\\/x","name":"café","tab":"a\\tb"}');
+    // Each record parses its own body.
+    expect(columnValue(path("name"), record("application/json", '{"name":"caf\\u00e9"}'))).toBe('"caf\\u00e9"');
+  });
+
+  it("reads numbers as written and array indexes as Go's strconv.Atoi does", () => {
+    const loose = record("application/json", '{"n":01,"m":1.,"l":[10,20]}');
+    expect(columnValue(path("n"), loose)).toBe("01");
+    expect(columnValue(path("m"), loose)).toBe("1.");
+    expect(columnValue(path("l.+1"), loose)).toBe("20");
+    expect(failure(path("l.-1"), loose)).toBe('path "l.-1" not found in the body');
+  });
+
+  it("a body fastjson cannot parse fails the column with its text", () => {
+    expect(failure(path("a"), record("application/json", '{"a":1}}'))).toBe('cannot parse request json:\n- unexpected tail: "}"');
+    expect(failure(path("a"), record("application/json", '{"a" 1}'))).toBe(
+      'cannot parse request json:\n- cannot parse JSON: cannot parse object: missing \':\' after object key; unparsed tail: "1}"',
+    );
+  });
+
   it("a missing path is its default (JSON-quoted unless raw), else the service's error", () => {
     expect(columnValue(path("a.c", { defaultValue: "d" }), json)).toBe('"d"');
     expect(columnValue(path("a.c", { defaultValue: "d", rawString: true }), json)).toBe("d");
