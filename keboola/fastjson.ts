@@ -59,8 +59,9 @@ function firstByteQuoted(s: string): string {
  */
 function tailQuoted(tail: string): string {
   if (Buffer.byteLength(tail) <= 80) return goQuote(tail);
-  const start = Buffer.from(tail.slice(0, 40)).subarray(0, 40);
-  const end = Buffer.from(tail.slice(-40)).subarray(-40);
+  // 40 UTF-16 units hold at least 40 bytes; one more keeps a surrogate pair cut there whole.
+  const start = Buffer.from(tail.slice(0, 41)).subarray(0, 40);
+  const end = Buffer.from(tail.slice(-41)).subarray(-40);
   return goQuoteBytes(Buffer.concat([start, Buffer.from("..."), end]));
 }
 
