@@ -45,8 +45,8 @@ export class ColumnError extends Error {
  */
 function jsonPathValue(col: MappingColumn, rec: MappedRecord): string {
   const keys = pathFromStr(col.path ?? "").map((s) => ("key" in s ? s.key : String(s.index)));
-  const body = rec.jsonValue();
-  const node = keys.length > 0 ? fastGet(body, keys) : body;
+  // No keys: the whole body (fastGet of no keys is the value itself).
+  const node = fastGet(rec.jsonValue(), keys);
   if (!node) {
     if (col.defaultValue !== undefined) return col.rawString ? col.defaultValue : goJSON(col.defaultValue);
     throw new Error(`path "${col.path}" not found in the body`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fastGet, fastString, FastJSONError, parseFastJSON, stringBytes, unescapeBestEffort, type FastValue } from "../../keboola/fastjson";
+import { goQuoteBytes } from "../../keboola/go-quote";
 import recorded from "./fixtures/fastjson-recorded.json";
 
 // Every expected value here was recorded by running github.com/valyala/fastjson v1.6.10, the
@@ -64,6 +65,14 @@ describe("path reads on one parsed body (recorded)", () => {
     const got = c.reads.map((r) => ({ ...r, out: render(value, r.keys, r.raw ?? false) }));
     expect(got).toEqual(c.reads);
     expect(fastString(value)).toBe(c.after);
+  });
+});
+
+describe("Go's %q of bytes that may not be UTF-8 (recorded: strconv.Quote)", () => {
+  // fastjson cuts a long tail at its 40th bytes, inside a character at times: Go prints each byte
+  // it cannot read as UTF-8 (a cut sequence, an overlong form, a surrogate, past U+10FFFF) as \xNN.
+  it.each(recorded.quoteBytes.map((c) => [c.hex, c.out] as const))("%s", (hex, out) => {
+    expect(goQuoteBytes(Buffer.from(hex, "hex"))).toBe(out);
   });
 });
 
