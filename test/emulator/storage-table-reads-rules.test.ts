@@ -132,5 +132,8 @@ describe("Snowflake's casts and collation", () => {
       expect(compareText(order[i], order[i + 1])).toBeLessThan(0);
       expect(compareText(order[i + 1], order[i])).toBeGreaterThan(0);
     }
+    // A common start decides nothing: the first character that differs does, else the length.
+    expect(compareText("xa\uE000", "xa\u{10000}")).toBeLessThan(0);
+    expect(compareText("xa", "xab")).toBeLessThan(0);
   });
 });
