@@ -46,7 +46,8 @@ function utf8Length(b: Uint8Array, at: number): number {
     : lead === 0xf4 ? [4, 0x80, 0x8f]
     : lead >= 0xf1 && lead <= 0xf3 ? [4, 0x80, 0xbf]
     : [0, 0, 0];
-  if (n === 0 || at + n > b.length || b[at + 1] < lo || b[at + 1] > hi) return 0;
+  // (n 0: hi 0 refuses any next byte, and n is the answer anyway)
+  if (at + n > b.length || b[at + 1] < lo || b[at + 1] > hi) return 0;
   for (let k = 2; k < n; k++) if (b[at + k] < 0x80 || b[at + k] > 0xbf) return 0;
   return n;
 }
@@ -57,7 +58,8 @@ export function goQuoteBytes(b: Uint8Array): string {
   for (let at = 0; at < b.length; ) {
     const n = utf8Length(b, at);
     if (n === 0) {
-      out += "\\x" + b[at].toString(16).padStart(2, "0");
+      // An invalid byte is never ASCII (0x80 or more): always two hex digits.
+      out += "\\x" + b[at].toString(16);
       at++;
     } else {
       out += quoted(Buffer.from(b.subarray(at, at + n)).toString("utf8"));
