@@ -8,7 +8,8 @@ import { compareText, rowSelection, selectRows, tryCast } from "../../emulator/s
 // parameters' shapes. Semantics as the file cites them (keboola/storage-api-php-client
 // apiary.apib "Unload Data Asynchronously", its Snowflake tests WhereFilterTest and OrderByTest;
 // Snowflake's collation and try_to_number); test/emulator/storage-table-reads.test.ts runs the
-// same rules through the API as keboola-sdk-go sends them.
+// same rules through the API as keboola-sdk-go sends them. The direct tests of the casts and the
+// collation live here only.
 
 const table: TableRecord = {
   id: "in.c-b.t",
@@ -119,6 +120,22 @@ describe("order and columns", () => {
 });
 
 describe("Snowflake's casts and collation", () => {
+  it("casts as Snowflake's try_to_double / try_to_number do: a text that is no number is NULL", () => {
+    expect(tryCast("003.123", "DOUBLE")).toBe(3.123);
+    expect(tryCast("4.5", "INTEGER")).toBe(5);
+    expect(tryCast("-4.5", "INTEGER")).toBe(-5);
+    expect(tryCast("abc", "DOUBLE")).toBeNull();
+    expect(tryCast("", "INTEGER")).toBeNull();
+  });
+
+  it("orders texts by code point, as Snowflake's default collation", () => {
+    // U+1F600 (a surrogate pair in UTF-16) is above U+FF21; JavaScript's `<` says otherwise.
+    expect("\u{1F600}" < "\uFF21").toBe(true);
+    expect(compareText("\u{1F600}", "\uFF21")).toBeGreaterThan(0);
+    expect(compareText("B", "a")).toBeLessThan(0);
+    expect(compareText("ab", "a")).toBeGreaterThan(0);
+  });
+
   it("casts number texts, with spaces, signs, exponents and a lone dot's digits", () => {
     for (const [text, n] of [[" 1 ", 1], ["+2", 2], ["-.5", -0.5], ["-.55", -0.55], ["1.", 1], ["1e2", 100], ["1E+2", 100], ["1e-2", 0.01]] as const) {
       expect(tryCast(text, "DOUBLE")).toBe(n);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { compareText, tryCast } from "../../emulator/storage/table-reads";
 import { call, pollUntil } from "./helpers";
 import { getText, putFile } from "./s3-helpers";
 
@@ -175,23 +174,5 @@ describe("unload", () => {
     const r = await api("POST", `/v2/storage/tables/${sorting}/export-async`, { json: { orderBy: [{ column: "nope" }] } });
     expect(r.status).toBe(400);
     expect(r.body.error).toBe("Can't filter by column nope, column does not exist");
-  });
-});
-
-describe("comparisons", () => {
-  it("casts as Snowflake's try_to_double / try_to_number do: a text that is no number is NULL", () => {
-    expect(tryCast("003.123", "DOUBLE")).toBe(3.123);
-    expect(tryCast("4.5", "INTEGER")).toBe(5);
-    expect(tryCast("-4.5", "INTEGER")).toBe(-5);
-    expect(tryCast("abc", "DOUBLE")).toBeNull();
-    expect(tryCast("", "INTEGER")).toBeNull();
-  });
-
-  it("orders texts by code point, as Snowflake's default collation", () => {
-    // U+1F600 (a surrogate pair in UTF-16) is above U+FF21; JavaScript's `<` says otherwise.
-    expect("\u{1F600}" < "\uFF21").toBe(true);
-    expect(compareText("\u{1F600}", "\uFF21")).toBeGreaterThan(0);
-    expect(compareText("B", "a")).toBeLessThan(0);
-    expect(compareText("ab", "a")).toBeGreaterThan(0);
   });
 });
