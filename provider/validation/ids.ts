@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { isUnknown } from "./check";
 
 // Stream object ids and limits are the service's rules (keboola/stream.ts); the input schemas
 // below build on them.
@@ -49,8 +48,8 @@ export const optionalBranchSchema = branchIdSchema.optional().describe(BRANCH_TE
 export function streamObjectId(declared: string | undefined, name: string, recorded?: unknown): string {
   if (declared) return declared;
   if (typeof recorded === "string" && recorded) return recorded;
-  // A name not known yet at preview (another resource's output) gives an id not known yet.
-  if (isUnknown(name)) return name;
+  // A name not known yet at preview (another resource's output) gives an id not known yet:
+  // normalizeId keeps the preview marker as it is (lowercase hex digits and single dashes).
   return normalizeId(name);
 }
 

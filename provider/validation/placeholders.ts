@@ -1,4 +1,5 @@
 import { pathOf } from "./paths";
+import { isRecord } from "../../keboola/json";
 import { isScalarList, linksIn } from "../../keboola/shared-code";
 
 // Variable placeholders in component configurations. Keboola renders a configuration that has a
@@ -28,7 +29,9 @@ const TAG = /\{\{\{\s*([^{}]*?)\s*\}\}\}|\{\{\s*([#^/&]?)\s*([^{}]*?)\s*\}\}/g;
 export function placeholdersIn(text: string): Array<{ name: string; tag: string }> {
   const out: Array<{ name: string; tag: string }> = [];
   for (const m of text.matchAll(TAG)) {
-    const name = (m[1] ?? m[3] ?? "").trim();
+    // The tag's pattern leaves the spaces around a name outside its group, and one of the two
+    // alternatives' groups always takes part in a match.
+    const name = m[1] ?? m[3]!;
     // Comments, partials and delimiter changes are not variable references; neither is `{{.}}`.
     if (!name || name === "." || /^[!>=]/.test(name)) continue;
     out.push({ name, tag: m[0] });
@@ -50,18 +53,18 @@ export interface PlaceholderScan {
  * string item of a list of scalars that links to one of them is replaced by the shared code when
  * a job runs, so its tags are links, not variable references.
  */
-export function scanPlaceholders(value: unknown, base: ReadonlyArray<PropertyKey> = [], linkIds: readonly string[] = []): PlaceholderScan {
+export function scanPlaceholders(value: unknown, base: ReadonlyArray<PropertyKey>, linkIds?: readonly string[]): PlaceholderScan {
   const uses: PlaceholderUse[] = [];
   const links: PlaceholderUse[] = [];
   const walk = (v: unknown, path: PropertyKey[], inScalarList = false) => {
     if (typeof v === "string") {
-      const linked = inScalarList && linkIds.length ? linksIn(v, linkIds) : [];
+      const linked = inScalarList && linkIds?.length ? linksIn(v, linkIds) : [];
       if (linked.length) for (const l of linked) links.push({ name: l.rowId, tag: l.tag, path: pathOf(path) });
       else for (const p of placeholdersIn(v)) uses.push({ ...p, path: pathOf(path) });
     } else if (Array.isArray(v)) {
       const scalars = isScalarList(v);
       v.forEach((item, i) => walk(item, [...path, i], scalars));
-    } else if (v && typeof v === "object") {
+    } else if (isRecord(v)) {
       for (const [k, item] of Object.entries(v)) {
         for (const p of placeholdersIn(k)) uses.push({ ...p, path: pathOf([...path, k]) });
         walk(item, [...path, k]);
@@ -101,7 +104,7 @@ export interface PlaceholderSource {
  */
 export function checkPlaceholders(sources: readonly PlaceholderSource[], declared: readonly string[]): PlaceholderReport {
   const names = new Set(declared);
-  const scans = sources.map((s) => scanPlaceholders(s.value, s.path, s.linkIds ?? []));
+  const scans = sources.map((s) => scanPlaceholders(s.value, s.path, s.linkIds));
   const uses = scans.flatMap((s) => s.uses);
   const links = scans.flatMap((s) => s.links);
   // `{{a.b}}` looks up `b` inside variable `a`: the variable it needs is `a`.
@@ -116,7 +119,7 @@ export function checkPlaceholders(sources: readonly PlaceholderSource[], declare
  * The check-failure text for an undeclared placeholder. `sharedCode`: the configuration names
  * shared code (`shared_code_id`), so the placeholder may be meant as a link.
  */
-export function undeclaredMessage(use: PlaceholderUse, declared: readonly string[], sharedCode = false): string {
+export function undeclaredMessage(use: PlaceholderUse, declared: readonly string[], sharedCode: boolean): string {
   const known = declared.length ? `declared: ${declared.join(", ")}` : "no variables are declared";
   const link = sharedCode
     ? `; if it links shared code, list "${use.name}" in shared_code_row_ids and keep the link in an item of a list of strings (such as script[])`

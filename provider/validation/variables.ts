@@ -43,7 +43,8 @@ export const variableDeclarationsSchema = z.array(variableDeclarationSchema, { e
  * gives, as read from JSON: entries with a string name; a type other than "int" is a string.
  */
 export function declarationsIn(list: unknown): VariableDeclaration[] {
-  return (Array.isArray(list) ? list : []).flatMap((v) => {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((v) => {
     if (!isRecord(v) || typeof v.name !== "string") return [];
     const type: VariableDeclaration["type"] = v.type === "int" ? "int" : "string";
     return [{ name: v.name, type }];
@@ -53,7 +54,8 @@ export function declarationsIn(list: unknown): VariableDeclaration[] {
 /** A values row's `values` (`[{name, value}]`) as `{name: value}`: entries with a string name, a missing value as "". */
 export function valuesIn(list: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const item of Array.isArray(list) ? list : []) {
+  if (!Array.isArray(list)) return out;
+  for (const item of list) {
     if (!isRecord(item) || typeof item.name !== "string") continue;
     out[item.name] = item.value === undefined || item.value === null ? "" : String(item.value);
   }

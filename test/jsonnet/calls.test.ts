@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { failingGlobalCalls } from "../../jsonnet/calls";
 import { getJsonnetEngine } from "../../jsonnet/engine";
 import { templateFailures } from "../../provider/validation/templates";
+import { UNKNOWN } from "../../provider/validation/check";
 
 const engine = getJsonnetEngine();
 const RECORD = { ip: "1.2.3.4", body: '{"a":{"b":1}}', headers: { "Content-Type": "application/json", "X-A": "x" } };
@@ -115,6 +116,14 @@ describe("check of template columns", () => {
           '(Invalid value for column "when": parameter must be a string.). Fix: call Now() or Now("<strftime format>") with a string, e.g. Now("%Y-%m-%d %H:%M:%S").',
       },
     ]);
+  });
+
+  it("compiles only template columns, and only a content known at preview and not empty (the service's own check refuses an empty one)", async () => {
+    const broken = { language: "jsonnet", content: "Ip(1" };
+    expect(await templateFailures([{ type: "path", name: "p", path: "a", template: broken }])).toEqual([]);
+    expect(await templateFailures([{ type: "template", name: "u", template: { language: "jsonnet", content: UNKNOWN } }])).toEqual([]);
+    expect(await templateFailures([{ type: "template", name: "e", template: { language: "jsonnet", content: "" } }])).toEqual([]);
+    expect(await templateFailures([{ type: "template", name: "b", template: broken }])).toHaveLength(1);
   });
 
   it("reports a syntax error once, without looking for calls", async () => {

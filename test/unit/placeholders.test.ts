@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { UNKNOWN } from "../../provider/validation/check";
-import { checkPlaceholders, findPlaceholders, placeholdersIn, scanPlaceholders } from "../../provider/validation/placeholders";
+import { checkPlaceholders, findPlaceholders, placeholdersIn, scanPlaceholders, undeclaredMessage } from "../../provider/validation/placeholders";
 import { componentConfig } from "../provider/hosted";
 import { planRows } from "../../provider/resources/config-rows";
 import type { ConfigRow } from "../../provider/api/storage";
@@ -19,6 +19,19 @@ describe("placeholdersIn", () => {
 
   it("reads triple, ampersand and section tags as references", () => {
     expect(placeholdersIn("{{{raw}}} {{&amp}} {{#flag}}x{{/flag}} {{^none}}y{{/none}}").map((p) => p.name)).toEqual(["raw", "amp", "flag", "flag", "none", "none"]);
+  });
+
+  it("keeps each tag whole as written: a triple tag is one tag, spaces or none, a name of several characters", () => {
+    expect(placeholdersIn("{{{raw}}}/{{{ spaced }}}/{{{a}}}")).toEqual([
+      { name: "raw", tag: "{{{raw}}}" },
+      { name: "spaced", tag: "{{{ spaced }}}" },
+      { name: "a", tag: "{{{a}}}" },
+    ]);
+    expect(placeholdersIn("{{#  flag  }}")).toEqual([{ name: "flag", tag: "{{#  flag  }}" }]);
+  });
+
+  it("skips a tag only when !, > or = starts it: inside a name they are part of the name, as Mustache reads it", () => {
+    expect(placeholdersIn("{{a!b}} {{x>y}} {{k=v}} {{!c}}").map((p) => p.name)).toEqual(["a!b", "x>y", "k=v"]);
   });
 
   it("ignores comments, partials, delimiter changes and lone braces", () => {
@@ -61,6 +74,18 @@ describe("checkPlaceholders", () => {
 
   it("takes {{a.b}} as a use of variable a", () => {
     expect(checkPlaceholders([{ value: "{{a.b}}", path: ["configuration"] }], ["a"])).toEqual({ undeclared: [], unused: [], links: [] });
+    expect(checkPlaceholders([{ value: "{{limit.max}}", path: ["configuration"] }], ["limit"])).toEqual({ undeclared: [], unused: [], links: [] });
+    expect(checkPlaceholders([{ value: "{{limit.max}}", path: ["configuration"] }], ["lim"]).undeclared.map((u) => u.name)).toEqual(["limit.max"]);
+  });
+
+  it("names the declared variables in the refusal, or says none are declared, and adds the link hint only with shared code", () => {
+    const use = { name: "limit", tag: "{{ limit }}", path: "configuration.parameters.x" };
+    expect(undeclaredMessage(use, ["a", "b"], false)).toBe(
+      'placeholder {{ limit }} refers to variable "limit", which the bound variables do not declare (declared: a, b): ' +
+        "declare it in the VariableConfig's variables, or fix the placeholder",
+    );
+    expect(undeclaredMessage(use, [], false)).toContain("(no variables are declared)");
+    expect(undeclaredMessage(use, [], true)).toMatch(/fix the placeholder; if it links shared code, list "limit" in shared_code_row_ids and keep the link in an item of a list of strings \(such as script\[\]\)$/);
   });
 });
 

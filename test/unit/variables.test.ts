@@ -3,7 +3,7 @@ import { UNKNOWN } from "../../provider/validation/check";
 import type { TokenInfo } from "../../provider/api/storage";
 import type { ResourceContext } from "../../provider/resources/types";
 import { variableConfig as variables, jobRun } from "../provider/hosted";
-import { valueIssues } from "../../provider/validation/variables";
+import { declarationsIn, valueIssues, valuesIn, variableNameSchema, variableValuesSchema } from "../../provider/validation/variables";
 import { componentAccessProblem } from "../../provider/resources/configurations";
 import { jobRequest, jobRunInputsSchema } from "../../provider/resources/job-run";
 
@@ -178,5 +178,44 @@ describe("JobRun inputs", () => {
     const olds = { componentId: "c", configId: "1", branchId: "default", triggers: ["v1"], jobId: "5", status: "success" };
     expect(await jobRun.diff(ctx, "5", olds, { componentId: "c", configId: UNKNOWN, branchId: "default", triggers: ["v1"] })).toMatchObject({ changes: false });
     expect((await jobRun.diff(ctx, "5", olds, { componentId: "c", configId: UNKNOWN, branchId: "default", triggers: UNKNOWN })).replaces).toEqual([]);
+  });
+});
+
+describe("variables as read from the service and as written by users", () => {
+  const message = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) => r.error?.issues.map((i) => i.message);
+
+  it("explains a variable name that is not a string, or empty", () => {
+    expect(message(variableNameSchema.safeParse(5))).toEqual(["must be a string (the variable name)"]);
+    expect(message(variableNameSchema.safeParse(""))).toEqual(["must not be empty", expect.stringMatching(/^must consist of letters, digits/)]);
+  });
+
+  it("explains values that are not strings, numbers or booleans, and a map that is not an object", () => {
+    expect(message(variableValuesSchema.safeParse({ limit: { n: 1 } }))).toEqual(["must be a string (or a number, written as its text)"]);
+    expect(message(variableValuesSchema.safeParse(["limit"]))).toEqual(["must be an object of variable name to value"]);
+  });
+
+  it("reads declarations with a string name, anything but int as string, and nothing from a value that is no list", () => {
+    expect(declarationsIn([{ name: "limit", type: "int" }, { name: "q", type: "text" }, { name: 5 }, "x", null, { type: "int" }])).toEqual([
+      { name: "limit", type: "int" },
+      { name: "q", type: "string" },
+    ]);
+    expect(declarationsIn({ name: "limit" })).toEqual([]);
+    expect(declarationsIn(undefined)).toEqual([]);
+  });
+
+  it("reads a values row as {name: value}: a missing or null value is empty, a number is its text, entries without a name are skipped", () => {
+    expect(valuesIn([{ name: "limit", value: 10 }, { name: "q" }, { name: "r", value: null }, { name: "s", value: "x" }, { value: "orphan" }, 7, null])).toEqual({
+      limit: "10",
+      q: "",
+      r: "",
+      s: "x",
+    });
+    expect(valuesIn({ name: "limit", value: "1" })).toEqual({});
+  });
+
+  it("says no variables are declared when a value names one and none are", () => {
+    expect(valueIssues({ limit: "1" }, [])).toEqual([
+      { name: "limit", message: '"limit" is not a declared variable (declared: none): declare it in variables, e.g. {name: "limit", type: "string"}, or remove this value' },
+    ]);
   });
 });
