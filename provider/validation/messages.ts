@@ -101,11 +101,11 @@ const ZOD_DEFAULT = /^(Invalid input|Invalid option|Too big|Too small|Unrecogniz
 
 const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
 
-function typeName(v: unknown): string {
+/** What a value is, then the value: `a number 5`, `an array [1]`, or just `null`. */
+function got(v: unknown): string {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  if (typeof v === "number" && !Number.isInteger(v)) return "a fractional number";
-  return article(typeof v);
+  const kind = Array.isArray(v) ? "an array" : typeof v === "number" && !Number.isInteger(v) ? "a fractional number" : article(typeof v);
+  return `${kind} ${show(v)}`;
 }
 
 const EXAMPLES: Record<string, string> = {
@@ -126,7 +126,7 @@ function rewrite(schema: z.ZodType, i: Issue): string {
         return `is required: set it${about ? ` (${about.replace(/\.$/, "")})` : ""}`;
       }
       const expected = i.expected ?? "value";
-      return `must be ${EXAMPLES[expected] ? article(expected === "int" ? "whole number" : expected) : expected}, got ${typeName(i.input)} ${show(i.input)}: write ${EXAMPLES[expected] ?? `a ${expected}`}`;
+      return `must be ${EXAMPLES[expected] ? article(expected === "int" ? "whole number" : expected) : expected}, got ${got(i.input)}: write ${EXAMPLES[expected] ?? `a ${expected}`}`;
     }
     case "invalid_value": {
       const values = (i.values ?? []).map((v) => String(v));
