@@ -27,8 +27,7 @@ export interface SettingDef {
   protected: boolean;
   validation?: string;
   /** Value range (editable keys), in ns / bytes / units. */
-  min?: bigint;
-  max?: bigint;
+  range?: { min: bigint; max: bigint };
 }
 
 /**
@@ -47,7 +46,8 @@ function editable(key: EditableSetting["key"], shown: Pick<SettingDef, "type" | 
     protected: false,
     ...shown,
     ...(validation ? { validation } : {}),
-    ...(min !== undefined && max !== undefined ? { min: value(min), max: value(max) } : {}),
+    // Stryker disable next-line LogicalOperator: equivalent: each editable key's validate tag gives both bounds or neither
+    ...(min !== undefined && max !== undefined ? { range: { min: value(min), max: value(max) } } : {}),
   };
 }
 
@@ -192,7 +192,8 @@ function boundOverrides(config: SettingPatchKV[]): Map<string, Bound> {
     if (!def) continue;
     // Stored overrides were checked when they were written.
     const bound = bindValue(def, kv.value);
-    if ("value" in bound && bound.value !== undefined) out.set(def.key, bound.value);
+    const value = "value" in bound ? bound.value : undefined;
+    if (value !== undefined) out.set(def.key, value);
   }
   return out;
 }
@@ -227,12 +228,12 @@ export function dumpSettings(config: SettingPatchKV[]): StreamSetting[] {
 export function effectiveSettingsValid(sourceConfig: SettingPatchKV[], sinkConfig: SettingPatchKV[]): boolean {
   const effective = new Map([...boundOverrides(sourceConfig), ...boundOverrides(sinkConfig)]);
   for (const def of SETTINGS) {
-    if (def.min === undefined || def.max === undefined) continue;
+    if (!def.range) continue;
     const v = effective.get(def.key);
     if (v === undefined) continue;
     // Ranged keys are numbers: durations and sizes bound to bigints, counts to numbers.
     const n = typeof v === "bigint" ? v : typeof v === "number" ? BigInt(v) : undefined;
-    if (n !== undefined && (n < def.min || n > def.max)) return false;
+    if (n !== undefined && (n < def.range.min || n > def.range.max)) return false;
   }
   return true;
 }

@@ -124,7 +124,7 @@ describe("the editable settings' one record", () => {
       expect(row.default, input.key).toEqual(input.defaultValue);
       if (input.min === undefined) continue;
       const value = (v: string | number | undefined) => (input.kind === "duration" ? parseGoDuration(String(v)) : input.kind === "size" ? parseByteSize(String(v)) : BigInt(v as number));
-      expect([row.min, row.max], input.key).toEqual([value(input.min), value(input.max)]);
+      expect(row.range, input.key).toEqual({ min: value(input.min), max: value(input.max) });
     }
     // The service's own ranges: the validate tags in keboola-as-code internal/pkg/service/stream/storage/level/staging/config/config.go and target/config/config.go.
     expect(SETTINGS.find((s) => s.input === "targetImportTrigger.interval")).toMatchObject({ min: "30s", max: "24h", defaultValue: "1m0s" });
