@@ -24,10 +24,12 @@ export const FOLDERS = {
     mutate: [
       // Stream: the settings rules (which keys, how a PATCH binds and checks them, ranges when a
       // file opens) and the request rules (Goa's decoding and validation of source and sink bodies,
-      // mapping columns included). The mapping itself (a record to a row) is keboola/stream-mapping.ts,
+      // mapping columns included, and go-decoder.ts: where Go's decoder ends a body's first value
+      // and its syntax errors). The mapping itself (a record to a row) is keboola/stream-mapping.ts,
       // measured with keboola/.
       "emulator/stream/settings.ts",
       "emulator/stream/validation.ts",
+      "emulator/stream/go-decoder.ts",
       // Storage: table and column rules (names, native types, definitions, typed-table checks), the
       // CSV rules of imports, what a read selects (filters, order), bucket rules (create, drop with
       // and without force) and what a token may do.

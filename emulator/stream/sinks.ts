@@ -233,7 +233,7 @@ export const getSinkSettings = (ctx: EmulatorContext) =>
 
 export const updateSinkSettings = (ctx: EmulatorContext) =>
   endpoint.createHandlers(
-    decode(async (c, errs) => ({ ...(await settingsPatchBody(c)), ...idParams(c, errs) })),
+    decode(async (c, errs) => ({ ...(await settingsPatchBody(c, "UpdateSinkSettingsRequestBody")), ...idParams(c, errs) })),
     inBranch(ctx, "write"),
     (c) => {
       const { input, scope } = c.var;

@@ -222,9 +222,12 @@ export const getSourceSettings = (ctx: EmulatorContext) =>
     return jsonResponse(200, { settings: dumpSettings(source.config) });
   });
 
-/** Reads the settings PATCH body: `{changeDescription?, settings?: [{key, value}]}`. */
-export async function settingsPatchBody(c: Context): Promise<{ patch: SettingPatchKV[]; changeDescription?: string }> {
-  const body = await decodeBody(c, "UpdateSettingsRequestBody");
+/** Reads a source's or a sink's settings PATCH body: `{changeDescription?, settings?: [{key, value}]}`. */
+export async function settingsPatchBody(
+  c: Context,
+  bodyName: "UpdateSourceSettingsRequestBody" | "UpdateSinkSettingsRequestBody",
+): Promise<{ patch: SettingPatchKV[]; changeDescription?: string }> {
+  const body = await decodeBody(c, bodyName);
   throwIf(validateSettingsPatch(body));
   const patch = (body.settings ?? []).flatMap((kv) => (kv ? [{ key: String(kv.key), value: kv.value ?? null }] : []));
   return { patch, changeDescription: str(body.changeDescription) };
@@ -232,7 +235,7 @@ export async function settingsPatchBody(c: Context): Promise<{ patch: SettingPat
 
 export const updateSourceSettings = (ctx: EmulatorContext) =>
   endpoint.createHandlers(
-    decode(async (c, errs) => ({ ...(await settingsPatchBody(c)), sourceId: sourceIdParam(c, errs) })),
+    decode(async (c, errs) => ({ ...(await settingsPatchBody(c, "UpdateSourceSettingsRequestBody")), sourceId: sourceIdParam(c, errs) })),
     inBranch(ctx, "write"),
     (c) => {
       const { input, scope } = c.var;

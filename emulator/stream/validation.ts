@@ -3,14 +3,18 @@ import { isRecord } from "../../keboola/json";
 import { STREAM_COLUMN_TYPES, STREAM_SOURCE_TYPES } from "../../keboola/stream";
 import { decodePayload, GoaErrors, missingPayload } from "./errors";
 import { goQuote } from "./gofmt";
+import { EOF, firstValue } from "./go-decoder";
 
 // Request body decoding and validation as the real service's API framework (Goa) does it:
 // JSON decoding errors (400 decodePayload, Go's encoding/json wording), a missing body (400
 // missingPayload), then the generated validations, in their order and with their messages
 // (including Goa's quirks, e.g. the column type enum lists the column's path instead of "body").
 
-/** A body field: a scalar, an array, or an object (named after its generated Go type). */
-type Spec = "string" | "bool" | "any" | { array: Spec } | ObjectSpec;
+/**
+ * A body field: a scalar (a Go string type, named when it is not `string`), a bool, any JSON, an
+ * array, or an object (named after its generated Go type).
+ */
+type Spec = "string" | { string: string } | "bool" | "any" | { array: Spec } | ObjectSpec;
 interface ObjectSpec {
   object: Record<string, Spec>;
   name: string;
@@ -20,7 +24,7 @@ interface ObjectSpec {
  * What a value that Go's decoder accepts for `S` is: any field may be absent or null (Goa's
  * generated types are pointers); what is set has its JSON type.
  */
-type Decoded<S> = S extends "string"
+type Decoded<S> = S extends "string" | { string: string }
   ? string
   : S extends "bool"
     ? boolean
@@ -36,7 +40,8 @@ type Fields<O> = { [K in keyof O]?: Decoded<O[K]> | null };
 const COLUMN = {
   name: "TableColumnRequestBody",
   object: {
-    type: "string",
+    // keboola/keboola-as-code api/stream/design.go: the column type is mapping/table/column's Type.
+    type: { string: "column.Type" },
     name: "string",
     path: "string",
     defaultValue: "string",
@@ -48,6 +53,14 @@ const COLUMN = {
 } satisfies Spec;
 const MAPPING = { name: "TableMappingRequestBody", object: { columns: { array: COLUMN } } } satisfies Spec;
 const table = (name: string) => ({ name, object: { type: "string", tableId: "string", mapping: MAPPING } }) satisfies Spec;
+const settings = (name: string) =>
+  ({
+    name,
+    object: {
+      changeDescription: "string",
+      settings: { array: { name: "SettingPatchRequestBody", object: { key: "string", value: "any" } } },
+    },
+  }) satisfies ObjectSpec;
 
 /** A decoded mapping of a sink. */
 export type MappingBody = Decoded<typeof MAPPING>;
@@ -83,13 +96,8 @@ export const BODIES = {
       table: table("TableSinkUpdateRequestBody"),
     },
   },
-  UpdateSettingsRequestBody: {
-    name: "UpdateSourceSettingsRequestBody",
-    object: {
-      changeDescription: "string",
-      settings: { array: { name: "SettingPatchRequestBody", object: { key: "string", value: "any" } } },
-    },
-  },
+  UpdateSourceSettingsRequestBody: settings("UpdateSourceSettingsRequestBody"),
+  UpdateSinkSettingsRequestBody: settings("UpdateSinkSettingsRequestBody"),
 } satisfies Record<string, ObjectSpec>;
 
 /** A decoded body of one of BODIES. */
@@ -108,71 +116,62 @@ function goTypeName(spec: Spec): string {
   if (spec === "string") return "string";
   if (spec === "bool") return "bool";
   if (spec === "any") return "interface {}";
+  if ("string" in spec) return spec.string;
   if ("array" in spec) return "[]" + (typeof spec.array === "object" && "object" in spec.array ? "*" : "") + goTypeName(spec.array);
   return `server.${spec.name}`;
 }
 
-/** First type mismatch, as Go's encoding/json reports it. */
-function typeError(value: unknown, spec: Spec, root: string, path: string[]): string | undefined {
-  if (value === null || spec === "any") return undefined;
-  const expected = spec === "string" ? "string" : spec === "bool" ? "boolean" : "array" in spec ? "array" : "object";
+/** The JSON kind a spec takes. */
+function kindOf(spec: Exclude<Spec, "any">): string {
+  if (spec === "string") return "string";
+  if (spec === "bool") return "bool";
+  if ("string" in spec) return "string";
+  return "array" in spec ? "array" : "object";
+}
+
+/**
+ * Where the decoder is: the innermost struct whose field it is decoding and the path of field
+ * names from the body (the context Go's UnmarshalTypeError is given).
+ */
+interface At {
+  struct?: string;
+  fields: string[];
+}
+
+/**
+ * A value decoded into `spec` as Go's decoder does it: the first type mismatch (in document order)
+ * is its error; object keys match fields exactly, else case-insensitively (the last of several
+ * wins); unknown keys are dropped; a null element of a list of strings or bools is its zero value.
+ */
+function decodeAs(value: unknown, spec: Spec, at: At): unknown {
+  if (value === null || spec === "any") return value;
   const kind = jsonKind(value);
-  const ok =
-    (expected === "string" && kind === "string") ||
-    (expected === "boolean" && kind === "bool") ||
-    (expected === "array" && kind === "array") ||
-    (expected === "object" && kind === "object");
-  if (!ok) {
-    if (path.length === 0) return `json: cannot unmarshal ${kind} into Go value of type ${goTypeName(spec)}`;
-    return `json: cannot unmarshal ${kind} into Go struct field ${root}.${path.join(".")} of type ${goTypeName(spec)}`;
+  if (kind !== kindOf(spec)) {
+    const where = at.struct === undefined ? "Go value" : `Go struct field ${at.struct}.${at.fields.join(".")}`;
+    throw decodePayload(`json: cannot unmarshal ${kind} into ${where} of type ${goTypeName(spec)}`);
   }
-  if (typeof spec === "object" && "array" in spec && Array.isArray(value)) {
-    for (const item of value) {
-      const err = typeError(item, spec.array, root, path);
-      if (err) return err;
-    }
-  } else if (typeof spec === "object" && "object" in spec && isRecord(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      const fieldSpec = spec.object[k];
-      if (fieldSpec === undefined) continue;
-      const err = typeError(v, fieldSpec, root, [...path, k]);
-      if (err) return err;
-    }
+  if (typeof spec !== "object" || "string" in spec) return value;
+  if ("array" in spec) {
+    const zero = spec.array === "string" ? "" : spec.array === "bool" ? false : null;
+    return (value as unknown[]).map((item) => (item === null ? zero : decodeAs(item, spec.array, at)));
   }
-  return undefined;
+  const fields = Object.keys(spec.object);
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const field = fields.find((f) => f === key) ?? fields.find((f) => f.toLowerCase() === key.toLowerCase());
+    if (field === undefined) continue;
+    out[field] = decodeAs(item, spec.object[field], { struct: spec.name, fields: [...at.fields, field] });
+  }
+  return out;
 }
 
-/** Throws the decoder's error unless `value` has the JSON types of `spec` (null included). */
-function assertDecoded<S extends ObjectSpec>(value: unknown, spec: S): asserts value is Fields<S["object"]> | null {
-  const err = typeError(value, spec, spec.name, []);
-  if (err) throw decodePayload(err);
-}
-
-/** Reads and decodes a JSON request body against one of BODIES. */
+/** Reads and decodes a JSON request body against one of BODIES, as the service's Goa decoder does. */
 export async function decodeBody<K extends keyof typeof BODIES>(c: Context, bodyName: K): Promise<DecodedBody<K>> {
-  const text = await c.req.text();
-  if (text.trim() === "") throw missingPayload();
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw decodePayload(goJSONSyntaxMessage(text, e));
-  }
-  assertDecoded(value, BODIES[bodyName]);
-  return value ?? {};
-}
-
-/** Go's json syntax error wording, for the common cases. */
-function goJSONSyntaxMessage(text: string, e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  const token = /Unexpected token '?(.)'?/.exec(msg);
-  if (token) {
-    const ch = token[1];
-    return `invalid character '${ch}' looking for beginning of value`;
-  }
-  if (/end of (JSON )?input/i.test(msg)) return "unexpected EOF";
-  const first = text.trim()[0];
-  return `invalid character '${first}' looking for beginning of value`;
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  const first = firstValue(bytes);
+  if ("error" in first) throw first.error === EOF ? missingPayload() : decodePayload(first.error);
+  const value: unknown = JSON.parse(new TextDecoder().decode(bytes.subarray(first.start, first.end)));
+  return (decodeAs(value, BODIES[bodyName], { fields: [] }) ?? {}) as DecodedBody<K>;
 }
 
 // ---- Generated validations ---------------------------------------------------------------------
