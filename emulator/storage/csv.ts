@@ -64,9 +64,9 @@ export class CsvParser {
           this.closeQuote(text[i]);
           continue;
         }
-        // Copy the run of plain characters at once.
-        let j = enclosure ? text.indexOf(enclosure, i) : -1;
-        if (j < 0) j = n;
+        // Copy the run of plain characters at once (a quoted field has an enclosure).
+        let j = text.indexOf(enclosure, i);
+        if (j === -1) j = n;
         this.field += text.slice(i, j);
         i = j;
         continue;
@@ -118,9 +118,10 @@ export class CsvParser {
     return [];
   }
 
-  private closeQuote(next: string | undefined): void {
+  /** After a closing enclosure: the next character (there is one) must end the field. */
+  private closeQuote(next: string): void {
     this.quoted = false;
-    if (next !== undefined && next !== this.delimiter && next !== "\n" && next !== "\r") {
+    if (next !== this.delimiter && next !== "\n" && next !== "\r") {
       throw new CsvError(`Invalid CSV: unexpected character after the closing enclosure on line ${this.rows + 1}.`);
     }
   }

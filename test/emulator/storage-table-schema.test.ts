@@ -148,3 +148,134 @@ describe("columns and primary key", () => {
     expect((await api("GET", "/v2/storage/tables/out.c-schema.plain")).body.primaryKey).toEqual([]);
   });
 });
+
+// Each refusal of the schema endpoints, with its field and text (the texts follow the Storage
+// API's validation answers: "Invalid parameters - <field>: <problem>", see table-schema.ts).
+describe("refusals", () => {
+  const invalid = (field: string, problem: string) => ({ code: "storage.tables.validation", error: `Invalid parameters - ${field}: ${problem}` });
+  const define = async (json: unknown) => (await api("POST", "/v2/storage/buckets/out.c-schema/tables-definition", { json })).body;
+
+  it("refuses a table definition without a name, columns or column names, or with duplicated columns", async () => {
+    expect(await define({ columns: [{ name: "a" }] })).toMatchObject(invalid("name", "This field is missing."));
+    expect(await define({ name: "t" })).toMatchObject(invalid("columns", "This field is missing."));
+    expect(await define({ name: "t", columns: [] })).toMatchObject(invalid("columns", "This field is missing."));
+    expect(await define({ name: "t", columns: [{ name: "a" }, { basetype: "STRING" }] })).toMatchObject(invalid("columns[1].name", "This field is missing."));
+    expect(await define({ name: "t", columns: [{ name: "a" }, { name: "b c" }] })).toMatchObject({ code: "storage.tables.validation", error: expect.stringMatching(/^Invalid parameters - columns\[1\]\.name: .+/) });
+    expect(await define({ name: "t", columns: [{ name: "a" }, { name: "A" }] })).toMatchObject(invalid("columns", 'Column "A" is duplicated.'));
+    expect(await define({ name: "t", primaryKeysNames: ["a", "zz"], columns: [{ name: "a" }] })).toMatchObject(
+      invalid("primaryKeysNames", 'Primary key columns "zz" are not present in the table columns.'),
+    );
+  });
+
+  it("refuses a typed definition with an untyped column, a nullable key, a definition without type or an unknown basetype", async () => {
+    expect(await define({ name: "t", columns: [{ name: "a", basetype: "STRING" }, { name: "b" }] })).toMatchObject(invalid("columns", 'Column "definition" or "basetype" must be set.'));
+    expect(await define({ name: "t", primaryKeysNames: ["a"], columns: [{ name: "a", definition: { type: "INT", nullable: true } }] })).toMatchObject(
+      invalid("primaryKeysNames", 'Primary key column "a" cannot be nullable.'),
+    );
+    expect(await define({ name: "t", columns: [{ name: "a", definition: { length: "10" } }] })).toMatchObject(invalid("columns[0].definition.type", "This field is missing."));
+    expect(await define({ name: "t", columns: [{ name: "a", basetype: "TEXT" }] })).toMatchObject(invalid("columns[0].basetype", "The value you selected is not a valid choice."));
+  });
+
+  it("reads columns given as an object (a form's columns[0][name]), skips empty key names, and keeps a default", async () => {
+    const job = await accepted("POST", "/v2/storage/buckets/out.c-schema/tables-definition", {
+      name: "formed",
+      primaryKeysNames: ["", "k"],
+      columns: { 0: { name: "k", definition: { type: "VARCHAR", length: "10" } }, 1: { name: "v", definition: { type: "VARCHAR", default: "none" } } },
+    });
+    expect(job).toMatchObject({ status: "success", operationParams: { primaryKeysNames: ["k"] } });
+    expect(job.operationParams.columns).toEqual([
+      { name: "k", definition: { type: "VARCHAR", length: "10", nullable: false } },
+      { name: "v", definition: { type: "VARCHAR", default: "none", nullable: true } },
+    ]);
+    const t = (await api("GET", "/v2/storage/tables/out.c-schema.formed")).body;
+    expect(t).toMatchObject({ columns: ["k", "v"], primaryKey: ["k"] });
+    expect(t.definition.columns[1].definition).toMatchObject({ type: "VARCHAR", default: "none" });
+  });
+
+  it("refuses a column without a name or with a bad one, deleting a missing column or the last one", async () => {
+    await accepted("POST", "/v2/storage/buckets/out.c-schema/tables-definition", { name: "single", columns: [{ name: "only" }] });
+    expect((await api("POST", "/v2/storage/tables/out.c-schema.single/columns", { json: {} })).body).toMatchObject(invalid("name", "This field is missing."));
+    expect((await api("POST", "/v2/storage/tables/out.c-schema.single/columns", { json: { name: "b c" } })).body).toMatchObject({
+      code: "storage.tables.validation",
+      error: expect.stringMatching(/^Invalid parameters - name: .+/),
+    });
+    const missing = await api("DELETE", "/v2/storage/tables/out.c-schema.single/columns/zz");
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: "storage.tables.columnNotFound", error: 'Column "zz" not found in table "out.c-schema.single".' });
+    const last = await api("DELETE", "/v2/storage/tables/out.c-schema.single/columns/only");
+    expect(last.status).toBe(400);
+    expect(last.body).toMatchObject({ code: "storage.tables.cannotDeleteLastColumn", error: 'Cannot delete the last column "only" of table "out.c-schema.single".' });
+  });
+
+  it("refuses a primary key without columns or with columns the table lacks; a typed key column becomes not nullable", async () => {
+    const pk = (json: unknown) => api("POST", "/v2/storage/tables/out.c-schema.formed/primary-key", { json });
+    await accepted("DELETE", "/v2/storage/tables/out.c-schema.formed/primary-key");
+    expect((await pk({ columns: [""] })).body).toMatchObject(invalid("columns", "This field is missing."));
+    expect((await pk({ columns: ["v", "zz"] })).body).toMatchObject(invalid("columns", 'Primary key columns "zz" are not present in the table columns.'));
+    expect((await api("GET", "/v2/storage/tables/out.c-schema.formed")).body.definition.columns[1].definition.nullable).toBe(true);
+    await accepted("POST", "/v2/storage/tables/out.c-schema.formed/primary-key", { columns: ["v"] });
+    const t = (await api("GET", "/v2/storage/tables/out.c-schema.formed")).body;
+    expect(t.primaryKey).toEqual(["v"]);
+    // k was created as the key (not nullable, and it stays so); v becomes not nullable with the key.
+    expect(t.definition.columns.map((c: { definition: { nullable: boolean } }) => c.definition.nullable)).toEqual([false, false]);
+  });
+
+  it("sets a key over duplicate values when told to skip the check", async () => {
+    await accepted("POST", "/v2/storage/buckets/out.c-schema/tables-definition", { name: "dups", columns: [{ name: "a" }] });
+    await load("out.c-schema.dups", "a\n1\n1\n");
+    expect(await accepted("POST", "/v2/storage/tables/out.c-schema.dups/primary-key", { columns: ["a"], skipDuplicatesCheck: true })).toMatchObject({ status: "success" });
+  });
+});
+
+// A job runs after its request was answered: what changed in between decides it.
+describe("jobs that find the project changed", () => {
+  let slow: Emulator;
+  const slowApi = (method: string, path: string, json?: unknown) => call(slow.url, method, path, { token: "master", ...(json === undefined ? {} : { json }) });
+  const finished = async (job: { id: number }) =>
+    (await pollUntil(() => slowApi("GET", `/v2/storage/jobs/${job.id}`), (r) => r.body.status === "success" || r.body.status === "error")).body;
+  /** Removes a bucket's or table's record, as if another client had dropped it meanwhile. */
+  const drop = (records: Record<string, { id: string }>, id: string) => {
+    for (const [k, r] of Object.entries(records)) if (r.id === id) delete records[k];
+  };
+
+  beforeAll(async () => {
+    // Jobs take a second, so the test changes the state before each one runs.
+    slow = await startEmulator({ token: "master", taskDurationMs: 1000 });
+    for (const name of ["a", "b"]) expect((await slowApi("POST", "/v2/storage/buckets", { name, stage: "in" })).status).toBe(201);
+  });
+  afterAll(() => slow.close());
+
+  it("fails a table definition whose bucket is gone, or whose table was created meanwhile", async () => {
+    const gone = await slowApi("POST", "/v2/storage/buckets/in.c-a/tables-definition", { name: "t", columns: [{ name: "x" }] });
+    drop(slow.state.storage.buckets, "in.c-a");
+    expect(await finished(gone.body)).toMatchObject({
+      status: "error",
+      error: { code: "storage.buckets.notFound", message: `The bucket "in.c-a" was not found in the project "${slow.state.project.id}"` },
+    });
+    // Both requests are accepted (no table yet); the first job creates it, the second finds it.
+    const first = await slowApi("POST", "/v2/storage/buckets/in.c-b/tables-definition", { name: "t", columns: [{ name: "x" }] });
+    const second = await slowApi("POST", "/v2/storage/buckets/in.c-b/tables-definition", { name: "t", columns: [{ name: "x" }] });
+    expect([first.status, second.status]).toEqual([202, 202]);
+    expect(await finished(first.body)).toMatchObject({ status: "success" });
+    expect(await finished(second.body)).toMatchObject({
+      status: "error",
+      error: { code: "storage.buckets.tableAlreadyExists", message: 'The table "t" already exists in the bucket "in.c-b".' },
+    });
+  });
+
+  it("fails a column, key or column delete job whose table is gone, naming the table and its bucket", async () => {
+    await finished((await slowApi("POST", "/v2/storage/buckets/in.c-b/tables-definition", { name: "u", columns: [{ name: "x" }, { name: "y" }] })).body);
+    const jobs = [
+      (await slowApi("POST", "/v2/storage/tables/in.c-b.u/columns", { name: "z" })).body,
+      (await slowApi("POST", "/v2/storage/tables/in.c-b.u/primary-key", { columns: ["x"] })).body,
+      (await slowApi("DELETE", "/v2/storage/tables/in.c-b.u/columns/y")).body,
+    ];
+    drop(slow.state.storage.tables, "in.c-b.u");
+    for (const job of jobs) {
+      expect(await finished(job)).toMatchObject({
+        status: "error",
+        error: { code: "storage.tables.notFound", message: `The table "u" was not found in the bucket "in.c-b" in the project "${slow.state.project.id}"` },
+      });
+    }
+  });
+});
