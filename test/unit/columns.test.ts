@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalColumn, columnsSchema, mappingMismatch } from "../../provider/validation/columns";
+import { canonicalColumn, columnSchema, columnsSchema, mappingMismatch, primaryKeyMismatch, sharedTableMismatch } from "../../provider/validation/columns";
 
 describe("columns", () => {
   it("accepts all seven column types", () => {
@@ -47,5 +47,69 @@ describe("columns", () => {
     const msg = mappingMismatch("in.c-a.b", ["id", "body"], ["body", "id"])!;
     expect(msg).toContain("table columns:   [id, body]");
     expect(msg).toContain("mapping columns: [body, id]");
+  });
+
+  it("explains what each column type needs, with the fix", () => {
+    const messages = (v: unknown) => columnSchema.safeParse(v).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    expect(messages({ type: "json", name: "x" })).toEqual(['type: type must be one of "uuid", "datetime", "ip", "body", "headers", "path", "template"']);
+    expect(messages({ type: "uuid", name: "" })).toEqual(["name: must not be empty"]);
+    expect(messages({ type: "uuid", name: "n".repeat(65) })).toEqual(["name: must be at most 64 characters"]);
+    expect(columnSchema.safeParse({ type: "uuid", name: "n".repeat(64) }).success).toBe(true);
+    expect(messages({ type: "path", name: "p", path: "" })).toEqual(['path: must not be empty: a dotted path into the JSON body, e.g. "user.id"']);
+    expect(messages({ type: "template", name: "t", template: { content: "" } })).toEqual(["template.content: must not be empty: write a jsonnet expression, e.g. Body('user.id')"]);
+    expect(columnSchema.safeParse({ type: "template", name: "t", template: { content: "x".repeat(4096) } }).success).toBe(true);
+  });
+
+  it("keeps what matters in the canonical form: a default, rawString and primaryKey when set", () => {
+    expect(canonicalColumn({ type: "path", name: "a", path: "x", defaultValue: "", rawString: true, primaryKey: true })).toEqual({
+      type: "path",
+      name: "a",
+      path: "x",
+      defaultValue: "",
+      rawString: true,
+      primaryKey: true,
+    });
+    expect(canonicalColumn({ type: "template", name: "t", rawString: true, template: { language: "jsonnet", content: "1" }, primaryKey: true })).toEqual({
+      type: "template",
+      name: "t",
+      rawString: true,
+      template: { language: "jsonnet", content: "1" },
+      primaryKey: true,
+    });
+    expect(canonicalColumn({ type: "uuid", name: "id", primaryKey: true })).toEqual({ type: "uuid", name: "id", primaryKey: true });
+    expect(canonicalColumn({ type: "uuid", name: "id", primaryKey: false })).toEqual({ type: "uuid", name: "id" });
+    // The schema's output is the canonical form.
+    expect(columnsSchema.parse([{ type: "path", name: "a", path: "x", rawString: false }])).toEqual([{ type: "path", name: "a", path: "x" }]);
+  });
+
+  it("sees a mapping of another length as not matching", () => {
+    expect(mappingMismatch("in.c-a.b", ["id", "body"], ["id"])).toContain("mapping columns: [id]");
+    expect(mappingMismatch("in.c-a.b", ["id"], ["id", "body"])).toContain("mapping columns: [id, body]");
+  });
+
+  it("explains a primary key that does not fit the table's, and how to fix it", () => {
+    const cols = [{ name: "id", primaryKey: true }, { name: "at", primaryKey: true }, { name: "body" }];
+    expect(primaryKeyMismatch("in.c-a.b", ["id", "at"], cols)).toBeUndefined();
+    expect(primaryKeyMismatch("in.c-a.b", ["at", "id"], cols)).toBe(
+      'the mapping\'s primary key [id, at] does not match the primary key [at, id] of the existing table "in.c-a.b"; ' +
+        'the service would fail the sink. Fix: set primaryKey: true on exactly "at", "id", or point tableId at a new table (it is created with the mapping\'s primary key).',
+    );
+    expect(primaryKeyMismatch("in.c-a.b", [], cols)).toContain("Fix: remove primaryKey from the columns, or point tableId");
+    expect(primaryKeyMismatch("in.c-a.b", ["id"], cols)).toContain("[id, at] does not match the primary key [id]");
+    expect(primaryKeyMismatch("in.c-a.b", ["id", "at", "body"], cols)).toContain("does not match");
+  });
+
+  it("explains two sinks of one program that would create one table with different columns or keys", () => {
+    const mine = [{ name: "id", primaryKey: true }, { name: "body" }];
+    expect(sharedTableMismatch("in.c-a.b", { sink: "other", columns: [{ name: "id", primaryKey: true }, { name: "body" }] }, mine)).toBeUndefined();
+    expect(sharedTableMismatch("in.c-a.b", { sink: "other", columns: [{ name: "id" }, { name: "body" }] }, mine)).toBe(
+      'table "in.c-a.b" does not exist yet and Sink "other" of this program writes it too, with other columns; ' +
+        "the sink created first creates the table with its own columns, and the other one then fails.\n" +
+        '  columns of Sink "other": [id, body]\n' +
+        "  columns of this sink: [id, body] (primary key [id])\n" +
+        "Fix: give both sinks the same column names and primaryKey, in the same order, or point tableId at another table.",
+    );
+    expect(sharedTableMismatch("in.c-a.b", { sink: "other", columns: [{ name: "body" }, { name: "id", primaryKey: true }] }, mine)).toContain("[body, id] (primary key [id])");
+    expect(sharedTableMismatch("in.c-a.b", { sink: "other", columns: [{ name: "id", primaryKey: true }] }, mine)).toContain('columns of Sink "other": [id] (primary key [id])');
   });
 });
