@@ -80,6 +80,19 @@ describe("settings spelled as the service reads them", () => {
   });
 });
 
+describe("settings inputs: counts and their documentation", () => {
+  it("says a count's range in each refusal", () => {
+    expect(issues({ stagingUploadTrigger: { count: 1.5 } })).toEqual([{ path: "stagingUploadTrigger.count", message: "must be a whole number in 1 .. 10000000" }]);
+    expect(issues({ targetImportTrigger: { count: 0 } })).toEqual([{ path: "targetImportTrigger.count", message: "must be at least 1 (range 1 .. 10000000)" }]);
+    expect(issues({ targetImportTrigger: { count: 10_000_001 } })).toEqual([{ path: "targetImportTrigger.count", message: "must be at most 10000000 (range 1 .. 10000000)" }]);
+  });
+
+  it("documents each trigger's ranges, a million written as M", () => {
+    expect(settingsShape.stagingUploadTrigger.description).toBe("Step 1, local disk to staging: whichever of interval (1s..30m), size (100B..50MB), count (1..10M) is met first.");
+    expect(settingsShape.targetImportTrigger.description).toBe("Step 2, staging to the table: interval (30s..24h), size (100B..500MB), count (1..10M).");
+  });
+});
+
 describe("settings diff and patches", () => {
   it("compares durations and sizes by value", () => {
     expect(changedSettings({ targetImportTrigger: { interval: "1m" } }, { targetImportTrigger: { interval: "1m0s" } })).toEqual([]);
@@ -102,6 +115,20 @@ describe("settings diff and patches", () => {
       { key: "storage.level.local.encoding.sync.wait", type: "bool", description: "", value: true, defaultValue: true, overwritten: false, protected: false },
     ];
     expect(settingsFromRemote(remote, { targetImportTrigger: { interval: "1m", count: 5 } })).toEqual({ targetImportTrigger: { interval: "1m", count: 777 } });
+    // Keys of both triggers, one missing from the answer (skipped), one differing by value.
+    expect(settingsFromRemote(remote, { targetImportTrigger: { interval: "2m" }, stagingUploadTrigger: { size: "1MB" }, syncWait: true })).toEqual({
+      targetImportTrigger: { interval: "1m0s" },
+      syncWait: true,
+    });
+  });
+
+  it("patches every managed key without older inputs, and reads a trigger that is not an object as not set", () => {
+    expect(settingsPatch({ stagingUploadTrigger: { interval: "45s", count: 5 } })).toEqual([
+      { key: "storage.level.staging.upload.trigger.interval", value: "45s" },
+      { key: "storage.level.staging.upload.trigger.count", value: 5 },
+    ]);
+    expect(changedSettings({ targetImportTrigger: { interval: "1m" } }, { targetImportTrigger: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" })).toEqual(["targetImportTrigger.interval"]);
+    expect(changedSettings({}, { targetImportTrigger: 5 })).toEqual([]);
   });
 });
 
