@@ -103,6 +103,12 @@ function closedObject<T extends z.ZodRawShape>(shape: T, label: string) {
   );
 }
 
+/** A positive whole number or a non-empty text (forceStop's time and volume), with one message for any other value. */
+const wholeOrText = (message: string) => z.union([z.number().int(message).positive(message), z.string().min(1, message)], { error: message });
+
+const FIRST_PAGE = "must be a whole number (index of the first page; default 1)";
+const INCREMENT = "must be an integer (added to the cursor; default 0)";
+
 // Stopping conditions every scroller may have.
 const commonStops = {
   nextPageFlag: closedObject(
@@ -116,8 +122,8 @@ const commonStops = {
   forceStop: closedObject(
     {
       pages: positiveInt("the maximum number of pages", undefined, 10).optional(),
-      time: z.union([z.number().int().positive(), z.string().min(1)], { error: 'must be a number of seconds or a time string like "5 minutes"' }).optional(),
-      volume: z.union([z.number().int().positive(), z.string().min(1)], { error: "must be a number of bytes" }).optional(),
+      time: wholeOrText('must be a number of seconds or a time string like "5 minutes"').optional(),
+      volume: wholeOrText("must be a number of bytes").optional(),
     },
     "forceStop",
   ).optional(),
@@ -181,13 +187,13 @@ const looseScrollers: Record<string, z.ZodType> = {
     limitParam: text('the query parameter carrying the page size (default "limit")').optional(),
     pageParam: text('the query parameter carrying the page number (default "page")').optional(),
     firstPageParams: flag("send the page parameters with the first request too; default true").optional(),
-    firstPage: z.union([z.number().int().nonnegative(), z.string().regex(PLACEHOLDER)], { error: "must be a whole number (index of the first page; default 1)" }).optional(),
+    firstPage: z.union([z.number().int(FIRST_PAGE).nonnegative(FIRST_PAGE), z.string().regex(PLACEHOLDER)], { error: FIRST_PAGE }).optional(),
     ...commonStops,
   }),
   cursor: z.looseObject({
     idKey: text("the path, relative to each item, of the cursor value", "cursor pagination"),
     param: text("the query parameter carrying the cursor", "cursor pagination"),
-    increment: z.union([z.number().int(), z.string().regex(PLACEHOLDER)], { error: "must be an integer (added to the cursor; default 0)" }).optional(),
+    increment: z.union([z.number().int(INCREMENT), z.string().regex(PLACEHOLDER)], { error: INCREMENT }).optional(),
     reverse: flag("use the smallest id instead of the largest").optional(),
     ...commonStops,
   }),

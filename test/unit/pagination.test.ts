@@ -209,3 +209,120 @@ describe("other methods and jobs", () => {
     expect(didYouMean("zzz", ["limit", "offset"])).toBeUndefined();
   });
 });
+
+// What a user reads for each field of each method: where it is, what is wrong, what the field is.
+describe("every field's refusal says what the field is", () => {
+  const issues = (pagination: unknown) => checkGenericExtractor(config(pagination)).map((i) => [i.path.slice(P.length + 1), i.message]);
+
+  it.each([
+    [
+      "offset",
+      { method: "offset", limit: 10, limitParam: 5, offsetParam: "", firstPageParams: "yes", offsetFromJob: 1 },
+      [
+        ["limitParam", 'must be a string: the query parameter carrying the page size (default "limit"); got 5'],
+        ["offsetParam", 'must not be empty: the query parameter carrying the offset (default "offset")'],
+        ["firstPageParams", 'must be true or false (send the limit and offset parameters with the first request too; default true), got "yes"'],
+        ["offsetFromJob", "must be true or false (start at the offset given in the job's params; default false), got 1"],
+      ],
+    ],
+    [
+      "stopping conditions",
+      { method: "offset", limit: 10, nextPageFlag: { field: 5, stopOn: "x", ifNotSet: "x" }, forceStop: { pages: 0, time: -1, volume: "" }, limitStop: { field: 5 } },
+      [
+        ["nextPageFlag.field", "must be a string: the response field whose value decides whether to go on; got 5"],
+        ["nextPageFlag.stopOn", 'must be true or false (stop when the field has this value), got "x"'],
+        ["nextPageFlag.ifNotSet", 'must be true or false (the value to assume when the field is missing), got "x"'],
+        ["forceStop.pages", "must be a positive integer (the maximum number of pages), e.g. 10; got 0"],
+        ["forceStop.time", 'must be a number of seconds or a time string like "5 minutes"'],
+        ["forceStop.volume", "must be a number of bytes"],
+        ["limitStop.field", "must be a string: the response field holding the total number of items; got 5"],
+      ],
+    ],
+    ["a stopping condition that is no object", { method: "offset", limit: 10, forceStop: 5 }, [["forceStop", "must be an object (forceStop), got 5"]]],
+    ["nextPageFlag without its field", { method: "offset", limit: 10, nextPageFlag: { stopOn: true } }, [["nextPageFlag.field", "required for nextPageFlag: the response field whose value decides whether to go on"]]],
+    [
+      "response.param",
+      { method: "response.param", responseParam: 5, queryParam: "", includeParams: 1, scrollRequest: { endpoint: 5, method: "PUT", params: [] } },
+      [
+        ["responseParam", 'must be a string: the path to the response key holding the next-page value, e.g. "pagination.next"; got 5'],
+        ["queryParam", 'must not be empty: the query parameter that carries the next-page value, e.g. "page"'],
+        ["includeParams", "must be true or false (send the job's params with every request, not only the first; default false), got 1"],
+        ["scrollRequest.endpoint", "must be a string: the endpoint of the requests after the first one; got 5"],
+        ["scrollRequest.method", 'must be "GET", "POST" or "FORM" (the HTTP method of the request; default GET)'],
+        ["scrollRequest.params", "must be an object of request parameters, got []"],
+      ],
+    ],
+    ["a scrollRequest that is no object", { method: "response.param", responseParam: "a", queryParam: "b", scrollRequest: 5 }, [["scrollRequest", "must be an object (scrollRequest), got 5"]]],
+    [
+      "response.url",
+      { method: "response.url", urlKey: 5, delimiter: "", paramIsQuery: "x", includeParams: 2 },
+      [
+        ["urlKey", 'must be a string: the path to the response key holding the next URL (default "next_page"); got 5'],
+        ["delimiter", 'must not be empty: the separator of urlKey\'s nested keys (default ".")'],
+        ["paramIsQuery", 'must be true or false (the URL holds only query parameters), got "x"'],
+        ["includeParams", "must be true or false (add the job's params to the URL), got 2"],
+      ],
+    ],
+    ["zendesk.response.url", { method: "zendesk.response.url", urlKey: 5 }, [["urlKey", "must be a string: the path to the response key holding the next URL; got 5"]]],
+    [
+      "pagenum",
+      { method: "pagenum", limit: "x", limitParam: 5, pageParam: 5, firstPageParams: 1, firstPage: -1 },
+      [
+        ["limit", 'must be a positive integer (the page size), e.g. 100; got "x"'],
+        ["limitParam", 'must be a string: the query parameter carrying the page size (default "limit"); got 5'],
+        ["pageParam", 'must be a string: the query parameter carrying the page number (default "page"); got 5'],
+        ["firstPageParams", "must be true or false (send the page parameters with the first request too; default true), got 1"],
+        ["firstPage", "must be a whole number (index of the first page; default 1)"],
+      ],
+    ],
+    ["pagenum's first page not whole", { method: "pagenum", firstPage: 1.5 }, [["firstPage", "must be a whole number (index of the first page; default 1)"]]],
+    [
+      "cursor",
+      { method: "cursor", idKey: 5, param: 5, increment: 1.5, reverse: "x" },
+      [
+        ["idKey", "must be a string: the path, relative to each item, of the cursor value; got 5"],
+        ["param", "must be a string: the query parameter carrying the cursor; got 5"],
+        ["increment", "must be an integer (added to the cursor; default 0)"],
+        ["reverse", 'must be true or false (use the smallest id instead of the largest), got "x"'],
+      ],
+    ],
+    [
+      "cursor without its fields",
+      { method: "cursor" },
+      [
+        ["idKey", "required for cursor pagination: the path, relative to each item, of the cursor value"],
+        ["param", "required for cursor pagination: the query parameter carrying the cursor"],
+      ],
+    ],
+    ["multiple without scrollers", { method: "multiple" }, [["scrollers", 'required for multiple pagination: a map of scroller name to scroller, e.g. {"page": {"method": "offset", "limit": 100}}']]],
+    ["multiple with scrollers that are no map", { method: "multiple", scrollers: 5 }, [["scrollers", "must be a map of scroller name to scroller, got 5"]]],
+    ["multiple with a scroller that is no object", { method: "multiple", scrollers: { a: 5 } }, [["scrollers.a", "must be an object (a scroller), got 5"]]],
+    ["a pagination that is no object", 5, [["", "must be an object (pagination), got 5"]]],
+  ])("%s", (_what, pagination, expected) => {
+    expect(issues(pagination)).toEqual(expected.map(([path, message]) => [path, message]));
+  });
+
+  it("says what each job field and the extraction's fields are", () => {
+    const jobs = (j: unknown[]) => checkGenericExtractor(config(undefined, j)).map((i) => [i.path, i.message]);
+    const J = "configuration.parameters.config.jobs[0]";
+    expect(jobs([5])).toEqual([[J, "must be a job object with at least an endpoint, got 5"]]);
+    expect(jobs([{ endpoint: "a", method: 5, params: 5, dataField: { path: 5 }, dataType: "", scroller: 5, children: 5 }])).toEqual([
+      [`${J}.method`, 'must be "GET", "POST" or "FORM", got 5'],
+      [`${J}.params`, "must be an object of request parameters, got 5"],
+      [`${J}.dataField`, 'must be the path to the array of items in the response (a string), or {"path": "...", "delimiter": "."}'],
+      [`${J}.dataType`, "must not be empty: the name of the output table for the job's items"],
+      [`${J}.scroller`, "must be a string: the name of a scroller in parameters.api.pagination.scrollers; got 5"],
+      [`${J}.children`, "must be an array of jobs"],
+    ]);
+    const root = (c: unknown) => checkGenericExtractor(c).map((i) => [i.path, i.message]);
+    expect(root({ parameters: 5 })).toEqual([["configuration.parameters", "must be an object"]]);
+    expect(root({ parameters: { api: 5, config: { jobs: 5, outputBucket: 5, incrementalOutput: "x", debug: 1 } } })).toEqual([
+      ["configuration.parameters.api", "must be an object (the API definition: baseUrl, pagination, ...)"],
+      ["configuration.parameters.config.jobs", "must be an array of jobs"],
+      ["configuration.parameters.config.outputBucket", "must be a string (the output bucket)"],
+      ["configuration.parameters.config.incrementalOutput", 'must be true or false (load the extracted tables incrementally), got "x"'],
+      ["configuration.parameters.config.debug", "must be true or false (log every request), got 1"],
+    ]);
+    expect(root({ parameters: { config: 5 } })).toEqual([["configuration.parameters.config", "must be an object (the extraction: jobs, outputBucket, ...)"]]);
+  });
+});
