@@ -26,6 +26,14 @@ const schema = z
     rec: z.record(z.string(), z.object({ alpha: z.string().describe("The alpha of an entry.") })).optional(),
     piped: z.string().transform((s) => s.length).optional(),
     custom: z.string().refine((s) => s !== "x", "must not be x: write another letter").optional(),
+    wrapped: z
+      .object({ inner: z.string() })
+      .strict()
+      .transform((o) => o)
+      .optional(),
+    col: z
+      .discriminatedUnion("kind", [z.object({ kind: z.literal("a"), title: z.string().describe("The title of an a.") }).strict(), z.object({ kind: z.literal("b"), size: z.number() }).strict()])
+      .optional(),
   })
   .strict();
 
@@ -84,6 +92,10 @@ describe("distance and nearest (did you mean)", () => {
     expect(nearest("defaXXXX", ["defaultValues"])).toBeUndefined();
     // Under four characters a word is too short to stand for a longer key.
     expect(nearest("def", ["defaultValues"])).toBeUndefined();
+    expect(nearest("defa", ["defaultValues"])).toBe("defaultValues");
+    // Exactly all but two: "defaul" starts the key, "XY" does not.
+    expect(nearest("defaulXY", ["defaultValues"])).toBe("defaultValues");
+    expect(nearest("defauXYZ", ["defaultValues"])).toBeUndefined();
   });
 });
 
@@ -132,13 +144,21 @@ describe("describeIssues", () => {
   });
 
   it("reports an unknown key with the known ones, suggesting the nearest, and a misspelled required key once", () => {
-    const known = "name, count, tags, pair, short, long, nonEmpty, kind, code, either, five, flag, list, obj, rec, piped, custom";
+    const known = "name, count, tags, pair, short, long, nonEmpty, kind, code, either, five, flag, list, obj, rec, piped, custom, wrapped, col";
     expect(failures({ nmae: "n" })).toEqual([{ property: "nmae", reason: `is not a known property: did you mean "name"? Known here: ${known}. Rename it.` }]);
     expect(failures({ name: "n", zzz: 1 })).toEqual([{ property: "zzz", reason: `is not a known property. Known here: ${known}. Remove it or correct its name.` }]);
     // A required key missing beside an unrelated unknown one: both are reported.
     expect(failures({ zzz: 1 }).map((f) => f.property)).toEqual(["name", "zzz"]);
     expect(failures({ name: "n", obj: { alpha: "x", alpah: 1 } })).toEqual([
       { property: "obj.alpah", reason: 'is not a known property: did you mean "alpha"? Known here: alpha. Rename it.' },
+    ]);
+  });
+
+  it("finds the known keys and descriptions below a transform and in the option of a union", () => {
+    expect(reason({ wrapped: { innr: "x", inner: "y" } })).toBe('is not a known property: did you mean "inner"? Known here: inner. Rename it.');
+    expect(failures({ name: "n", col: { kind: "a" } })).toEqual([{ property: "col.title", reason: "is required: set it (The title of an a)" }]);
+    expect(failures({ name: "n", col: { kind: "a", title: "t", titel: "x" } })).toEqual([
+      { property: "col.titel", reason: 'is not a known property: did you mean "title"? Known here: kind, title, size. Rename it.' },
     ]);
   });
 
