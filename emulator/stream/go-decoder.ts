@@ -20,6 +20,9 @@ const isSpace = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
 const isHex = (b: number | undefined) => isDigit(b) || (b !== undefined && ((b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46)));
 
+/** The characters after a backslash that make an escape: " \ / b f n r t (u is read apart). */
+const ESCAPES = new Set<number | undefined>([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
+
 /** encoding/json quoteChar: a byte as a Go character literal; a byte above 0x7f reads as that code point. */
 function quoteChar(b: number): string {
   if (b === 0x27) return "'\\''";
@@ -50,8 +53,7 @@ export function firstValue(bytes: Uint8Array): FirstValue {
       if (b === 0x5c) {
         i++;
         const e = at();
-        // " \ / b f n r t
-        if (e !== undefined && [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].includes(e)) i++;
+        if (ESCAPES.has(e)) i++;
         else if (e === 0x75) {
           i++;
           for (let k = 0; k < 4; k++) {

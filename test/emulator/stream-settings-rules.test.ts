@@ -60,6 +60,43 @@ describe("GET .../settings, as recorded from the real service", () => {
 });
 
 describe("PATCH .../settings: binding and refusals", () => {
+  // Each key's Go type, as the service's configuration structs declare it (keboola/keboola-as-code
+  // internal/pkg/service/stream/storage/level/: local/encoding/encoder/config.go, local/encoding/
+  // config/config.go, local/encoding/compression/config.go, local/encoding/writesync/config.go,
+  // local/volume/assignment/config.go, staging/config/config.go, target/config/config.go), which
+  // a value of another JSON type is refused with.
+  it.each([
+    ["storage.level.local.encoding.encoder.type", "encoder.Type"],
+    ["storage.level.local.encoding.encoder.concurrency", "int"],
+    ["storage.level.local.encoding.inputBuffer", "datasize.ByteSize"],
+    ["storage.level.local.encoding.maxChunkSize", "datasize.ByteSize"],
+    ["storage.level.local.encoding.failedChunksThreshold", "int"],
+    ["storage.level.local.encoding.compression.type", "compression.Type"],
+    ["storage.level.local.encoding.compression.gzip.level", "int"],
+    ["storage.level.local.encoding.compression.gzip.implementation", "compression.GZIPImplementation"],
+    ["storage.level.local.encoding.compression.gzip.blockSize", "datasize.ByteSize"],
+    ["storage.level.local.encoding.compression.gzip.concurrency", "int"],
+    ["storage.level.local.encoding.sync.mode", "writesync.Mode"],
+    ["storage.level.local.encoding.sync.wait", "bool"],
+    ["storage.level.local.encoding.sync.checkInterval", "duration.Duration"],
+    ["storage.level.local.encoding.sync.countTrigger", "uint"],
+    ["storage.level.local.encoding.sync.uncompressedBytesTrigger", "datasize.ByteSize"],
+    ["storage.level.local.encoding.sync.compressedBytesTrigger", "datasize.ByteSize"],
+    ["storage.level.local.encoding.sync.intervalTrigger", "duration.Duration"],
+    ["storage.level.local.volume.assignment.count", "int"],
+    ["storage.level.local.volume.assignment.preferredTypes", "[]string"],
+    ["storage.level.staging.upload.trigger.count", "uint64"],
+    ["storage.level.staging.upload.trigger.size", "datasize.ByteSize"],
+    ["storage.level.staging.upload.trigger.interval", "duration.Duration"],
+    ["storage.level.target.import.trigger.count", "uint64"],
+    ["storage.level.target.import.trigger.size", "datasize.ByteSize"],
+    ["storage.level.target.import.trigger.interval", "duration.Duration"],
+    ["storage.level.target.import.trigger.slicesCount", "uint64"],
+    ["storage.level.target.import.trigger.expiration", "duration.Duration"],
+  ])("refuses an object for %s, expecting %s", (key, goType) => {
+    expect(refusal([{ key, value: { a: 1 } }])).toEqual(badRequest(`Invalid "${key}" value: found type "map[string]interface {}", expected "${goType}".`));
+  });
+
   it("refuses invalid values, one line each in the service's key order, as recorded (008-patch-settings-3-invalid-value-400)", () => {
     expect(
       refusal([
@@ -141,6 +178,18 @@ describe("PATCH .../settings: binding and refusals", () => {
 });
 
 describe("stored overrides", () => {
+  it("merge keys sorted whatever order they come in (the service keeps its patch sorted by key)", () => {
+    const keys = [K.volumeTypes, K.importSize, K.importInterval, K.uploadSize, K.uploadInterval, K.uploadCount, K.syncWait, K.blockSize];
+    const sorted = [...keys].sort();
+    expect(mergeSettings(keys.map((key) => ({ key, value: 1 })), []).map((kv) => kv.key)).toEqual(sorted);
+    expect(mergeSettings([], [...keys].reverse().map((key) => ({ key, value: 1 }))).map((kv) => kv.key)).toEqual(sorted);
+    expect(mergeSettings([{ key: "b", value: 1 }], [{ key: "a", value: 2 }, { key: "c", value: 3 }, { key: "a", value: 4 }])).toEqual([
+      { key: "a", value: 4 },
+      { key: "b", value: 1 },
+      { key: "c", value: 3 },
+    ]);
+  });
+
   it("merge with later values winning, keys sorted", () => {
     const stored = [
       { key: K.uploadSize, value: "1MB" },
