@@ -14,7 +14,9 @@ import { EOF, firstValue } from "./go-decoder";
  * A body field: a scalar (a Go string type, named when it is not `string`), a bool, any JSON, an
  * array, or an object (named after its generated Go type).
  */
-type Spec = "string" | { string: string } | "bool" | "any" | { array: Spec } | ObjectSpec;
+type Spec = Typed | "any";
+/** A field of one JSON type (what a list holds). */
+type Typed = "string" | { string: string } | "bool" | { array: Typed } | ObjectSpec;
 interface ObjectSpec {
   object: Record<string, Spec>;
   name: string;
@@ -111,18 +113,17 @@ function jsonKind(v: unknown): string {
   return "object";
 }
 
-/** Go type name of a field (array elements and nested objects are pointers in the generated types). */
-function goTypeName(spec: Spec): string {
+/** Go type name of a field (array elements and nested objects are pointers in the generated types); `any` takes every value. */
+function goTypeName(spec: Typed): string {
   if (spec === "string") return "string";
   if (spec === "bool") return "bool";
-  if (spec === "any") return "interface {}";
   if ("string" in spec) return spec.string;
   if ("array" in spec) return "[]" + (typeof spec.array === "object" && "object" in spec.array ? "*" : "") + goTypeName(spec.array);
   return `server.${spec.name}`;
 }
 
 /** The JSON kind a spec takes. */
-function kindOf(spec: Exclude<Spec, "any">): string {
+function kindOf(spec: Typed): string {
   if (spec === "string") return "string";
   if (spec === "bool") return "bool";
   if ("string" in spec) return "string";
@@ -152,13 +153,15 @@ function decodeAs(value: unknown, spec: Spec, at: At): unknown {
   }
   if (typeof spec !== "object" || "string" in spec) return value;
   if ("array" in spec) {
-    const zero = spec.array === "string" ? "" : spec.array === "bool" ? false : null;
+    // A list of strings holds strings (null is ""); a list of objects holds pointers (null stays).
+    const zero = spec.array === "string" ? "" : null;
     return (value as unknown[]).map((item) => (item === null ? zero : decodeAs(item, spec.array, at)));
   }
   const fields = Object.keys(spec.object);
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    const field = fields.find((f) => f === key) ?? fields.find((f) => f.toLowerCase() === key.toLowerCase());
+    // Go prefers an exact match, then any case; no two fields here differ only by case.
+    const field = fields.find((f) => f.toLowerCase() === key.toLowerCase());
     if (field === undefined) continue;
     out[field] = decodeAs(item, spec.object[field], { struct: spec.name, fields: [...at.fields, field] });
   }
@@ -178,11 +181,14 @@ export async function decodeBody<K extends keyof typeof BODIES>(c: Context, body
 
 const runes = (s: string) => [...s].length;
 
-function lengthChecks(errs: GoaErrors, path: string, value: unknown, min: number | undefined, max: number): void {
+/** Set: present and not null (Goa's generated types are pointers; a JSON null leaves one nil). */
+const isSet = (v: unknown) => v !== undefined && v !== null;
+
+function lengthChecks(errs: GoaErrors, path: string, value: unknown, min: number | undefined, max?: number): void {
   if (typeof value !== "string") return;
   const n = runes(value);
   if (min !== undefined && n < min) errs.invalidLength(path, goQuote(value), n, min, true);
-  if (n > max) errs.invalidLength(path, goQuote(value), n, max, false);
+  if (max !== undefined && n > max) errs.invalidLength(path, goQuote(value), n, max, false);
 }
 
 function enumCheck(errs: GoaErrors, path: string, value: unknown, allowed: readonly string[], shown = allowed): void {
@@ -201,29 +207,30 @@ function signalsCheck(errs: GoaErrors, signals: unknown): void {
 /** `%#v` of the columns slice in a length error. */
 function columnsGoValue(columns: unknown): string {
   if (!Array.isArray(columns)) return "[]*server.TableColumnRequestBody(nil)";
+  // Stryker disable next-line ArithmeticOperator: equivalent: the service prints the elements' addresses, which differ from run to run; any distinct addresses are as faithful
   const items = columns.map((_, i) => `(*server.TableColumnRequestBody)(0x${(0xc000400000 + i * 0x60).toString(16)})`);
   return `[]*server.TableColumnRequestBody{${items.join(", ")}}`;
 }
 
 function mappingChecks(errs: GoaErrors, mapping: Record<string, unknown>, ctx: string): void {
   const columns = mapping.columns;
-  if (columns === undefined || columns === null) errs.missingField("columns", ctx);
+  if (!isSet(columns)) errs.missingField("columns", ctx);
   const list = Array.isArray(columns) ? columns : [];
   if (list.length < 1) errs.invalidLength(`${ctx}.columns`, columnsGoValue(columns), 0, 1, true);
   if (list.length > 100) errs.invalidLength(`${ctx}.columns`, columnsGoValue(columns), list.length, 100, false);
   list.forEach((c, i) => {
     if (!isRecord(c)) return;
     const colCtx = `${ctx}.columns[${i}]`;
-    if (c.type === undefined || c.type === null) errs.missingField("type", colCtx);
-    if (c.name === undefined || c.name === null) errs.missingField("name", colCtx);
+    if (!isSet(c.type)) errs.missingField("type", colCtx);
+    if (!isSet(c.name)) errs.missingField("name", colCtx);
     enumCheck(errs, `${colCtx}.type`, c.type, STREAM_COLUMN_TYPES, [
       "uuid", "datetime", "ip", colCtx, "headers", "path", "template",
     ]);
     if (isRecord(c.template)) {
       const t = c.template;
       const tCtx = `${colCtx}.template`;
-      if (t.language === undefined || t.language === null) errs.missingField("language", tCtx);
-      if (t.content === undefined || t.content === null) errs.missingField("content", tCtx);
+      if (!isSet(t.language)) errs.missingField("language", tCtx);
+      if (!isSet(t.content)) errs.missingField("content", tCtx);
       enumCheck(errs, `${tCtx}.language`, t.language, ["jsonnet"]);
       lengthChecks(errs, `${tCtx}.content`, t.content, 1, 4096);
     }
@@ -233,15 +240,13 @@ function mappingChecks(errs: GoaErrors, mapping: Record<string, unknown>, ctx: s
 function tableChecks(errs: GoaErrors, t: unknown, create: boolean): void {
   if (!isRecord(t)) return;
   if (create) {
-    if (t.type === undefined || t.type === null) errs.missingField("type", "body.table");
-    if (t.tableId === undefined || t.tableId === null) errs.missingField("tableId", "body.table");
-    if (t.mapping === undefined || t.mapping === null) errs.missingField("mapping", "body.table");
+    if (!isSet(t.type)) errs.missingField("type", "body.table");
+    if (!isSet(t.tableId)) errs.missingField("tableId", "body.table");
+    if (!isSet(t.mapping)) errs.missingField("mapping", "body.table");
   }
   enumCheck(errs, "body.table.type", t.type, ["keboola"]);
   if (isRecord(t.mapping)) mappingChecks(errs, t.mapping, "body.table.mapping");
 }
-
-const isSet = (v: unknown) => v !== undefined && v !== null;
 
 export function validateCreateSource(body: Record<string, unknown>): GoaErrors {
   const errs = new GoaErrors();
@@ -291,7 +296,7 @@ export function validateSettingsPatch(body: Record<string, unknown>): GoaErrors 
   settings.forEach((kv, i) => {
     if (!isRecord(kv)) return;
     if (!isSet(kv.key)) errs.missingField("key", `body.settings[${i}]`);
-    lengthChecks(errs, `body.settings[${i}].key`, kv.key, 1, Number.MAX_SAFE_INTEGER);
+    lengthChecks(errs, `body.settings[${i}].key`, kv.key, 1);
   });
   return errs;
 }
