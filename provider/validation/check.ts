@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { isRecord } from "../../keboola/json";
 import { describeIssues } from "./messages";
 import { pathOf } from "./paths";
 import { schemaDef, type Schema } from "./schema-def";
@@ -134,7 +135,9 @@ export function checkWith<T>(def: CheckedDefinition<T> | z.ZodType<T>, props: Re
     const issues: Array<{ path: PropertyKey[]; message: string }> = [];
     def.refine(partly, { addIssue: (i) => issues.push({ path: i.path ?? [], message: i.message }) });
     for (const i of issues) {
-      if (!atUnknown(i.path)) failures.push({ property: pathOf(i.path), reason: i.message });
+      // A rule decides itself what an unknown means for it (it saw the partly known value): its
+      // problem is dropped only when it is at a place not known yet, never when about the whole.
+      if (i.path.length === 0 || !atUnknown(i.path)) failures.push({ property: pathOf(i.path), reason: i.message });
     }
     if (failures.length > 0) return { failures };
   }
@@ -148,6 +151,7 @@ export function checkWith<T>(def: CheckedDefinition<T> | z.ZodType<T>, props: Re
  * full parse reported it already, unless it was below an unknown).
  */
 export function parseKnown(schema: Schema, value: unknown): unknown {
+  // Stryker disable next-line ConditionalExpression: equivalent: a shortcut; below, every branch gives a string back as it is
   if (isUnknown(value)) return value;
   if (!containsUnknown(value)) {
     const parsed = z.safeParse(schema, value);
@@ -157,7 +161,8 @@ export function parseKnown(schema: Schema, value: unknown): unknown {
   if (d.innerType) return parseKnown(d.innerType, value);
   // A transform cannot run on a value with unknowns: its input side is parsed.
   if (d.in) return parseKnown(d.in, value);
-  if (d.shape && value && typeof value === "object" && !Array.isArray(value)) {
+  // Here the value holds an unknown and is not the marker: a list or an object.
+  if (d.shape && isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = d.shape[k] ? parseKnown(d.shape[k], v) : v;
     for (const [k, field] of Object.entries(d.shape)) {
@@ -168,16 +173,16 @@ export function parseKnown(schema: Schema, value: unknown): unknown {
     return out;
   }
   if (d.element && Array.isArray(value)) return value.map((v) => parseKnown(d.element!, v));
-  if (d.valueType && value && typeof value === "object" && !Array.isArray(value)) {
+  if (d.valueType && isRecord(value)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, parseKnown(d.valueType!, v)]));
   }
   if (d.options) {
     // The option of the value's own kind (an object's, an array's), as far as it can be told.
-    const kind = (s: Schema): string => {
+    const kind = (s: Schema): "object" | "array" | undefined => {
       const o = schemaDef(s);
-      return o.shape ? "object" : o.element ? "array" : o.valueType ? "object" : o.innerType ? kind(o.innerType) : o.in ? kind(o.in) : "other";
+      return o.shape || o.valueType ? "object" : o.element ? "array" : o.innerType ? kind(o.innerType) : o.in ? kind(o.in) : undefined;
     };
-    const own = Array.isArray(value) ? "array" : typeof value === "object" && value !== null ? "object" : "other";
+    const own = Array.isArray(value) ? "array" : "object";
     const option = d.options.find((o) => kind(o) === own);
     if (option) return parseKnown(option, value);
   }
@@ -221,7 +226,8 @@ export function unknownAsOld(old: unknown, value: unknown): unknown {
  * schedule target's configId) stands for the old value at the same place, when there is one.
  */
 export function unknownsAsOld(old: unknown, value: unknown): unknown {
-  if (containsUnknown(value) && !Array.isArray(value) && (value === null || typeof value !== "object")) return old === undefined ? value : old;
+  // The marker is the one scalar that holds an unknown.
+  if (isUnknown(value)) return old === undefined ? value : old;
   if (Array.isArray(value)) return value.map((v, i) => unknownsAsOld(Array.isArray(old) ? old[i] : undefined, v));
   if (value && typeof value === "object") {
     const o = old && typeof old === "object" && !Array.isArray(old) ? (old as Record<string, unknown>) : {};

@@ -76,6 +76,9 @@ describe("parseKnown", () => {
   it("walks an object holding an unknown: its known fields parsed, absent ones defaulted, other keys kept", () => {
     // toStrictEqual: an absent optional field stays absent (no key holding undefined).
     expect(parseKnown(shape, { a: UNKNOWN, extra: "e" })).toStrictEqual({ a: UNKNOWN, extra: "e", n: 1 });
+    // A list where an object is expected stays as given (not read as an object of indexes).
+    expect(parseKnown(shape, [UNKNOWN])).toEqual([UNKNOWN]);
+    expect(parseKnown(z.record(z.string(), shape), [{ a: UNKNOWN }])).toEqual([{ a: UNKNOWN }]);
     expect(parseKnown(shape.optional(), { a: UNKNOWN, n: 2 })).toEqual({ a: UNKNOWN, n: 2 });
   });
 
@@ -118,6 +121,7 @@ describe("checkWith", () => {
       if (value.name === "same" && value.bucketId === "in.c-same") ctx.addIssue({ code: "custom", path: ["name"], message: "must differ from the bucket: rename it" });
       if (value.size === 13) ctx.addIssue({ code: "custom", path: ["bucketId"], message: "size 13 needs another bucket" });
       if (value.size === 14) ctx.addIssue({ code: "custom", path: ["meta", "owner"], message: "size 14 needs an owner" });
+      if (value.size === 15) ctx.addIssue({ code: "custom", message: "size 15 is never allowed: use another size" });
     },
   };
 
@@ -155,6 +159,8 @@ describe("checkWith", () => {
     // A problem below an unknown (meta is not known yet) is not reported; below a known value it is.
     expect(checkWith(definition, { name: "x", bucketId: UNKNOWN, size: 14, meta: UNKNOWN })).toEqual({ value: { name: "x", bucketId: UNKNOWN, size: 14, meta: UNKNOWN }, failures: [] });
     expect(checkWith(definition, { name: "x", bucketId: UNKNOWN, size: 14, meta: { owner: "o" } }).failures).toEqual([{ property: "meta.owner", reason: "size 14 needs an owner" }]);
+    // A rule's problem with no path is the resource's own.
+    expect(checkWith(definition, { name: "x", bucketId: UNKNOWN, size: 15 }).failures).toEqual([{ property: "", reason: "size 15 is never allowed: use another size" }]);
   });
 });
 

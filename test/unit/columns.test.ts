@@ -34,7 +34,8 @@ describe("columns", () => {
   });
 
   it("canonicalizes what the service echoes back", () => {
-    expect(canonicalColumn({ type: "path", name: "a", path: "x", rawString: false })).toEqual({ type: "path", name: "a", path: "x" });
+    // toStrictEqual: what is left out is absent, not a key holding undefined (a deep-equal diff would see it).
+    expect(canonicalColumn({ type: "path", name: "a", path: "x", rawString: false })).toStrictEqual({ type: "path", name: "a", path: "x" });
     expect(canonicalColumn({ type: "template", name: "t", rawString: false, template: { language: "jsonnet", content: "1" } })).toEqual({
       type: "template",
       name: "t",
@@ -82,6 +83,16 @@ describe("columns", () => {
     expect(columnsSchema.parse([{ type: "path", name: "a", path: "x", rawString: false }])).toEqual([{ type: "path", name: "a", path: "x" }]);
   });
 
+  it("says the whole of a mapping mismatch, with the fix", () => {
+    expect(mappingMismatch("in.c-a.b", ["id"], ["body"])).toBe(
+      'the mapping does not match the existing table "in.c-a.b".\n' +
+        "  table columns:   [id]\n" +
+        "  mapping columns: [body]\n" +
+        "The table's columns must equal the mapping's column names, in order, or the sink fails (and imports stop). " +
+        "Fix: make the mapping's columns match the table, point tableId at a new table (it is created), or change the table first.",
+    );
+  });
+
   it("sees a mapping of another length as not matching", () => {
     expect(mappingMismatch("in.c-a.b", ["id", "body"], ["id"])).toContain("mapping columns: [id]");
     expect(mappingMismatch("in.c-a.b", ["id"], ["id", "body"])).toContain("mapping columns: [id, body]");
@@ -111,5 +122,8 @@ describe("columns", () => {
     );
     expect(sharedTableMismatch("in.c-a.b", { sink: "other", columns: [{ name: "body" }, { name: "id", primaryKey: true }] }, mine)).toContain("[body, id] (primary key [id])");
     expect(sharedTableMismatch("in.c-a.b", { sink: "other", columns: [{ name: "id", primaryKey: true }] }, mine)).toContain('columns of Sink "other": [id] (primary key [id])');
+    expect(sharedTableMismatch("in.c-a.b", { sink: "other", columns: [{ name: "id", primaryKey: true }, { name: "body", primaryKey: true }] }, mine)).toContain(
+      'columns of Sink "other": [id, body] (primary key [id, body])',
+    );
   });
 });

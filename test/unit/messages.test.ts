@@ -10,6 +10,10 @@ import { describeIssues, distance, nearest, show } from "../../provider/validati
 const schema = z
   .object({
     name: z.string().describe("The name."),
+    dotted: z.string().optional().describe("Like a.b, the path."),
+    when: z.date().optional(),
+    prefixed: z.string().startsWith("in.").optional(),
+    sql: z.string().refine((s) => s === s.toLowerCase(), "must be lower case: Expected lower-case letters").optional(),
     count: z.number().int().min(1).max(10).optional(),
     tags: z.array(z.string()).min(1).max(2).optional(),
     pair: z.array(z.string()).min(2).optional(),
@@ -32,7 +36,10 @@ const schema = z
       .transform((o) => o)
       .optional(),
     col: z
-      .discriminatedUnion("kind", [z.object({ kind: z.literal("a"), title: z.string().describe("The title of an a.") }).strict(), z.object({ kind: z.literal("b"), size: z.number() }).strict()])
+      .discriminatedUnion("kind", [
+        z.object({ kind: z.literal("a"), title: z.string().describe("The title of an a.") }).strict(),
+        z.object({ kind: z.literal("b"), size: z.number().describe("The size of a b.") }).strict(),
+      ])
       .optional(),
   })
   .strict();
@@ -96,6 +103,9 @@ describe("distance and nearest (did you mean)", () => {
     // Exactly all but two: "defaul" starts the key, "XY" does not.
     expect(nearest("defaulXY", ["defaultValues"])).toBe("defaultValues");
     expect(nearest("defauXYZ", ["defaultValues"])).toBeUndefined();
+    // A word longer than the key, starting with all of it: not all but two of the word.
+    expect(nearest("nameXXXXX", ["name"])).toBeUndefined();
+    expect(nearest("nameXX", ["name"])).toBe("name");
   });
 });
 
@@ -104,6 +114,11 @@ describe("describeIssues", () => {
     expect(failures({})).toEqual([{ property: "name", reason: "is required: set it (The name)" }]);
     expect(failures({ name: "n", rec: { k: {} } })).toEqual([{ property: "rec.k.alpha", reason: "is required: set it (The alpha of an entry)" }]);
     expect(failures({ name: "n", obj: {} })).toEqual([{ property: "obj.alpha", reason: "is required: set it (The alpha)" }]);
+    // Only the description's final dot goes.
+    expect(failures({ name: "n", dotted: 5 })[0].reason).toMatch(/^must be a string/);
+    expect(describeIssues(schema, [{ code: "invalid_type", expected: "string", path: ["dotted"], message: "Invalid input", input: undefined }])).toEqual([
+      { property: "dotted", reason: "is required: set it (Like a.b, the path)" },
+    ]);
   });
 
   it("says what type a value must have, what it got and how to write it", () => {
@@ -114,6 +129,8 @@ describe("describeIssues", () => {
     expect(reason({ obj: [1] })).toBe("must be an object, got an array [1]: write an object, e.g. { ... }");
     expect(reason({ piped: 3 })).toBe('must be a string, got a number 3: write text in quotes, e.g. "events"');
     expect(reason({ count: "7" })).toBe('must be a number, got a string "7": write a number, e.g. 10');
+    expect(reason({ rec: "x" })).toBe('must be a record, got a string "x": write an object of names to values');
+    expect(reason({ when: "x" })).toBe('must be date, got a string "x": write a date');
   });
 
   it("gives numeric, string and list limits with the fix", () => {
@@ -137,16 +154,20 @@ describe("describeIssues", () => {
     expect(reason({ code: "b" })).toBe('"b" is not in the expected format (/^a+$/): correct it');
     expect(reason({ either: true })).toBe("true matches none of the accepted forms: see the property's documentation in schema.json");
     expect(reason({ five: 7 })).toBe("Invalid number: must be a multiple of 5: correct it");
+    expect(reason({ prefixed: "out.x" })).toBe('"out.x" is not in the expected format (starts_with): correct it');
   });
 
-  it("keeps a message the schema wrote itself", () => {
+  it("keeps a message the schema wrote itself, even one naming what zod's texts name", () => {
     expect(reason({ custom: "x" })).toBe("must not be x: write another letter");
+    expect(reason({ sql: "A" })).toBe("must be lower case: Expected lower-case letters");
   });
 
   it("reports an unknown key with the known ones, suggesting the nearest, and a misspelled required key once", () => {
-    const known = "name, count, tags, pair, short, long, nonEmpty, kind, code, either, five, flag, list, obj, rec, piped, custom, wrapped, col";
+    const known = "name, dotted, when, prefixed, sql, count, tags, pair, short, long, nonEmpty, kind, code, either, five, flag, list, obj, rec, piped, custom, wrapped, col";
     expect(failures({ nmae: "n" })).toEqual([{ property: "nmae", reason: `is not a known property: did you mean "name"? Known here: ${known}. Rename it.` }]);
     expect(failures({ name: "n", zzz: 1 })).toEqual([{ property: "zzz", reason: `is not a known property. Known here: ${known}. Remove it or correct its name.` }]);
+    // The misspelling is said once only when the right key is missing: set with a wrong type, both are said.
+    expect(failures({ nmae: "n", name: 5 }).map((f) => f.property)).toEqual(["name", "nmae"]);
     // A required key missing beside an unrelated unknown one: both are reported.
     expect(failures({ zzz: 1 }).map((f) => f.property)).toEqual(["name", "zzz"]);
     expect(failures({ name: "n", obj: { alpha: "x", alpah: 1 } })).toEqual([
@@ -157,6 +178,8 @@ describe("describeIssues", () => {
   it("finds the known keys and descriptions below a transform and in the option of a union", () => {
     expect(reason({ wrapped: { innr: "x", inner: "y" } })).toBe('is not a known property: did you mean "inner"? Known here: inner. Rename it.');
     expect(failures({ name: "n", col: { kind: "a" } })).toEqual([{ property: "col.title", reason: "is required: set it (The title of an a)" }]);
+    // The description of the option that has the field, not the first option's.
+    expect(failures({ name: "n", col: { kind: "b" } })).toEqual([{ property: "col.size", reason: "is required: set it (The size of a b)" }]);
     expect(failures({ name: "n", col: { kind: "a", title: "t", titel: "x" } })).toEqual([
       { property: "col.titel", reason: 'is not a known property: did you mean "title"? Known here: kind, title, size. Rename it.' },
     ]);
