@@ -142,7 +142,7 @@ interface At {
 /**
  * A value decoded into `spec` as Go's decoder does it: the first type mismatch (in document order)
  * is its error; object keys match fields exactly, else case-insensitively (the last of several
- * wins); unknown keys are dropped; a null element of a list of strings or bools is its zero value.
+ * wins); unknown keys are dropped; a null element of a list of strings is "".
  */
 function decodeAs(value: unknown, spec: Spec, at: At): unknown {
   if (value === null || spec === "any") return value;
