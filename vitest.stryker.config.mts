@@ -16,13 +16,13 @@ import { LoadFailureAsFailedTest } from "./test/load-failure.reporter";
 // - test/unit/ensure-pulumi.test.ts: the shell script that finds or builds the Pulumi CLI;
 // - test/manifest/package.test.ts: `npm pack --dry-run` of the package;
 // - test/unit/load-failure-reporter.test.ts: a vitest run of its own fixtures, to test this
-//   config's reporter;
-// - the tests that run a Pulumi program under the SDK's mocks (test/mocks/, and
-//   test/provider/unknown-references.test.ts and stack-branch.test.ts through preview-program.ts):
-//   Stryker's vitest runner runs the tests in a worker thread (pool "threads", which it imposes),
-//   and there the SDK's mocked program never resolves its resources' URNs: the first such test
-//   hangs until its timeout (`npx vitest run --pool=threads test/provider/unknown-references.test.ts`
-//   shows it). Their mutants are measured by the other tests only.
+//   config's reporter.
+//
+// The tests that run a Pulumi program under the SDK's mocks (test/mocks/, and
+// test/provider/unknown-references.test.ts and stack-branch.test.ts) run too: Stryker's vitest
+// runner runs the tests in worker threads (pool "threads", which it imposes), where they hung
+// until test/worker-builtins.setup.ts stood in for the one built-in module a worker cannot load.
+//
 // The order the test files run in. A mutant Stryker activates when modules load (a "static" one,
 // such as a message in a module-level table) runs every test file that imports its module, and the
 // run stops at the first failing test (bail): so files that failed last time run first (the same
@@ -52,13 +52,10 @@ export default defineConfig({
       "test/unit/ensure-pulumi.test.ts",
       "test/manifest/package.test.ts",
       "test/unit/load-failure-reporter.test.ts",
-      "test/mocks/**",
-      "test/provider/unknown-references.test.ts",
-      "test/provider/stack-branch.test.ts",
     ],
     isolate: false,
     sequence: { sequencer: QuickFirst },
-    setupFiles: ["test/fresh-modules.setup.ts"],
+    setupFiles: ["test/worker-builtins.setup.ts", "test/fresh-modules.setup.ts"],
     testTimeout: 30000,
     hookTimeout: 60000,
     // A test file that fails to load is a failed test (see the reporter: otherwise Stryker counts a

@@ -23,6 +23,9 @@ beforeAll(async () => {
   h = await startHarness({ taskDurationMs: 5 });
 });
 afterAll(async () => {
+  // The SDK's config outlives this file where test files share a worker (vitest.stryker.config.mts):
+  // an empty name is no branch (stackBranchName), so the next file's programs are in none.
+  pulumi.runtime.setConfig("keboola:branch", "");
   await h?.close();
 });
 
