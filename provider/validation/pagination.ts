@@ -66,17 +66,18 @@ const requestParams = z.record(z.string(), z.unknown(), { error: (iss) => `must 
 
 /** Levenshtein distance, for "did you mean". */
 function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++)
+  // Row by row: row 0 is 0..b.length, row i starts with i, and each cell is written before it is read.
+  const d = [Array.from({ length: b.length + 1 }, (_, j) => j)];
+  for (let i = 1; i <= a.length; i++) {
+    d.push([i]);
     for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  }
   return d[a.length][b.length];
 }
 
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
+  // A candidate that differs only in case is at distance 0, so it is the best one.
   const lower = word.toLowerCase();
-  const exact = candidates.find((c) => c.toLowerCase() === lower);
-  if (exact) return exact;
   const best = candidates.map((c) => ({ c, d: distance(lower, c.toLowerCase()) })).sort((x, y) => x.d - y.d)[0];
   return best && best.d <= Math.max(2, Math.floor(word.length / 3)) && best.d < word.length ? best.c : undefined;
 }
@@ -218,8 +219,8 @@ function scrollerIssues(value: unknown, ctx: z.RefinementCtx, where: string): vo
     });
     return;
   }
-  const schema =
-    method === "offset" ? offsetScrollerSchema : method === "response.param" ? responseParamScrollerSchema : method === "multiple" ? undefined : looseScrollers[method];
+  // looseScrollers has none for "multiple".
+  const schema: z.ZodType | undefined = method === "offset" ? offsetScrollerSchema : method === "response.param" ? responseParamScrollerSchema : looseScrollers[method];
   if (!schema) {
     ctx.addIssue({ code: "custom", path: ["method"], message: `a scroller of "multiple" pagination cannot itself be "multiple": give it a single method (${methodList.replace(', "multiple"', "")})` });
     return;
@@ -271,23 +272,23 @@ export interface ExtractorJob {
   [key: string]: unknown;
 }
 
-export const jobSchema: z.ZodType<ExtractorJob> = z.lazy(() =>
-  z.looseObject(
-    {
-      endpoint: text('the API endpoint of the job, relative to parameters.api.baseUrl (e.g. "users")', "each job"),
-      method: requestMethod.optional(),
-      params: requestParams.optional(),
-      dataField: z
-        .union([z.string(), z.looseObject({ path: z.string(), delimiter: z.string().optional() })], {
-          error: 'must be the path to the array of items in the response (a string), or {"path": "...", "delimiter": "."}',
-        })
-        .optional(),
-      dataType: text("the name of the output table for the job's items").optional(),
-      scroller: text("the name of a scroller in parameters.api.pagination.scrollers").optional(),
-      children: z.array(jobSchema, { error: "must be an array of jobs" }).optional(),
-    },
-    { error: (iss) => `must be a job object with at least an endpoint, got ${shown(iss.input)}` },
-  ),
+// Built when the module loads; only the recursion into children is lazy (a schema built inside
+// z.lazy is built once, by whichever parse comes first).
+export const jobSchema: z.ZodType<ExtractorJob> = z.looseObject(
+  {
+    endpoint: text('the API endpoint of the job, relative to parameters.api.baseUrl (e.g. "users")', "each job"),
+    method: requestMethod.optional(),
+    params: requestParams.optional(),
+    dataField: z
+      .union([z.string(), z.looseObject({ path: z.string(), delimiter: z.string().optional() })], {
+        error: 'must be the path to the array of items in the response (a string), or {"path": "...", "delimiter": "."}',
+      })
+      .optional(),
+    dataType: text("the name of the output table for the job's items").optional(),
+    scroller: text("the name of a scroller in parameters.api.pagination.scrollers").optional(),
+    children: z.array(z.lazy(() => jobSchema), { error: "must be an array of jobs" }).optional(),
+  },
+  { error: (iss) => `must be a job object with at least an endpoint, got ${shown(iss.input)}` },
 );
 
 const apiSchema = z.looseObject({ pagination: paginationSchema.optional() }, { error: "must be an object (the API definition: baseUrl, pagination, ...)" });

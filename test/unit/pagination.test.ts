@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkGenericExtractor, didYouMean, isGenericExtractor } from "../../provider/validation/pagination";
+import { checkGenericExtractor, didYouMean, isGenericExtractor, rowJobsSchema } from "../../provider/validation/pagination";
 
 // Generic Extractor configurations: `parameters.api.pagination` and `parameters.config.jobs`.
 
@@ -324,5 +324,127 @@ describe("every field's refusal says what the field is", () => {
       ["configuration.parameters.config.debug", "must be true or false (log every request), got 1"],
     ]);
     expect(root({ parameters: { config: 5 } })).toEqual([["configuration.parameters.config", "must be an object (the extraction: jobs, outputBucket, ...)"]]);
+  });
+});
+
+// What a mutation run (npm run mutate -- validation) found untested: each case below fails when the
+// rule it names is broken.
+describe("the rules behind the messages", () => {
+  const issuesOf = (pagination: unknown, jobs?: unknown[]) => checkGenericExtractor(config(pagination, jobs)).map((i) => [i.path, i.message]);
+
+  it("a limit is a whole number written in digits (spaces around it allowed), or a whole placeholder", () => {
+    for (const limit of [1, "1", " 25 ", " {{pageSize}} ", "{{{pageSize}}}"]) expect(issuesOf({ method: "offset", limit }), String(limit)).toEqual([]);
+    for (const limit of ["1e3", "0x10", "+5", "x{{pageSize}}", "{{pageSize}}x", "{{a}}{{b}}", "", true, null]) {
+      expect(issuesOf({ method: "offset", limit }), String(limit)).toEqual([[`${P}.limit`, `must be a positive integer (the page size), e.g. 100; got ${JSON.stringify(limit)}`]]);
+    }
+  });
+
+  it("shows an offending value as JSON, and a missing one as nothing", () => {
+    expect(issuesOf({ method: "multiple", scrollers: { a: undefined, b: null, c: [1], d: "offset" } })).toEqual([
+      [`${P}.scrollers.a`, "must be an object (a scroller), got nothing"],
+      [`${P}.scrollers.b`, "must be an object (a scroller), got null"],
+      [`${P}.scrollers.c`, "must be an object (a scroller), got [1]"],
+      [`${P}.scrollers.d`, 'must be an object (a scroller), got "offset"'],
+    ]);
+  });
+
+  it("a request method is GET, POST or FORM in any case", () => {
+    for (const method of ["GET", "get", "POST", "post", "FORM", "form"]) expect(issuesOf({ method: "offset", limit: 1 }, [{ endpoint: "a", method }]), method).toEqual([]);
+    expect(issuesOf({ method: "response.param", responseParam: "next", queryParam: "p", scrollRequest: { method: "PUT" } })).toEqual([
+      [`${P}.scrollRequest.method`, 'must be "GET", "POST" or "FORM" (the HTTP method of the request; default GET)'],
+    ]);
+  });
+
+  it("names the object a misspelt or misplaced field is in, and one that is no object is one problem", () => {
+    expect(issuesOf({ method: "offset", limit: 1, nextPageFlag: { field: "more", stopOn: false, stopon: true }, limitStop: { count: 5, feild: "x" } })).toEqual([
+      [`${P}.nextPageFlag.stopon`, 'unknown field "stopon" for nextPageFlag (did you mean "stopOn"?): the known fields are field, stopOn, ifNotSet'],
+      [`${P}.limitStop.feild`, 'unknown field "feild" for limitStop (did you mean "field"?): the known fields are field, count'],
+    ]);
+    expect(issuesOf({ method: "response.param", responseParam: "next", queryParam: "p", query: "x" })[0]).toEqual([
+      `${P}.query`,
+      'unknown field "query" for response.param pagination: the known fields are method, responseParam, queryParam, includeParams, scrollRequest, nextPageFlag, forceStop, limitStop',
+    ]);
+    expect(issuesOf({ method: "multiple", scrollers: { a: { method: "offset", limit: 1 } }, defualt: "a" })).toEqual([
+      [`${P}.defualt`, 'unknown field "defualt" for multiple pagination (did you mean "default"?): the known fields are method, scrollers, default, nextPageFlag, forceStop, limitStop'],
+    ]);
+    expect(issuesOf({ method: "offset", limit: 1, nextPageFlag: "yes", forceStop: [5] })).toEqual([
+      [`${P}.nextPageFlag`, 'must be an object (nextPageFlag), got "yes"'],
+      [`${P}.forceStop`, "must be an object (forceStop), got [5]"],
+    ]);
+    // A wrong value and an unknown field in one object are both reported.
+    expect(issuesOf({ method: "offset", limit: 0, limitparam: "n" })).toEqual([
+      [`${P}.limit`, "must be a positive integer (the page size), e.g. 100; got 0"],
+      [`${P}.limitparam`, expect.stringMatching(/^unknown field "limitparam" for offset pagination \(did you mean "limitParam"\?\)/)],
+    ]);
+  });
+
+  it("limitStop takes exactly one of field and count; forceStop's time and volume a number or a text", () => {
+    expect(issuesOf({ method: "offset", limit: 1, limitStop: { count: 500 }, forceStop: { time: 5, volume: "10 MB" } })).toEqual([]);
+    expect(issuesOf({ method: "offset", limit: 1, limitStop: { field: "total" }, forceStop: { time: "5 minutes", volume: 1000 } })).toEqual([]);
+    expect(issuesOf({ method: "offset", limit: 1, limitStop: {} })).toEqual([[`${P}.limitStop`, 'set exactly one of "field" and "count"']]);
+    expect(issuesOf({ method: "offset", limit: 1, limitStop: { count: 0 } })).toEqual([
+      [`${P}.limitStop.count`, "must be a positive integer (the number of items after which to stop), e.g. 1000; got 0"],
+    ]);
+  });
+
+  it("a missing required text says what it is required for", () => {
+    expect(issuesOf({ method: "response.param" })).toEqual([
+      [`${P}.responseParam`, 'required for response.param pagination: the path to the response key holding the next-page value, e.g. "pagination.next"'],
+      [`${P}.queryParam`, 'required for response.param pagination: the query parameter that carries the next-page value, e.g. "page"'],
+    ]);
+    expect(issuesOf({ method: "multiple", scrollers: { a: { method: "offset", limit: 1 } }, default: "" })).toEqual([
+      [`${P}.default`, "must not be empty: the name of the scroller used by jobs that name none"],
+      [`${P}.default`, 'default scroller "" is not defined in scrollers (defined: a)'],
+    ]);
+  });
+
+  it("an unknown method suggests the closest only when it is close", () => {
+    const unknown = (method: string, guess?: string) => [
+      [`${P}.method`, `unknown pagination method "${method}"${guess ? ` (did you mean "${guess}"?)` : ""}: use one of "offset", "response.param", "response.url", "zendesk.response.url", "pagenum", "cursor", "multiple"`],
+    ];
+    expect(issuesOf({ method: "pagenm" })).toEqual(unknown("pagenm", "pagenum"));
+    expect(issuesOf({ method: "set" })).toEqual(unknown("set"));
+    expect(issuesOf({ method: 5 })).toEqual([[`${P}.method`, 'unknown pagination method 5: use one of "offset", "response.param", "response.url", "zendesk.response.url", "pagenum", "cursor", "multiple"']]);
+  });
+
+  it("did-you-mean: case alone is no difference; the distance allowed grows with the word (2, or a third of it) and stays below its length", () => {
+    expect(didYouMean("OFFSET", ["offset", "OFFSETS"])).toBe("offset");
+    expect(didYouMean("zendesk.resp.url", ["zendesk.response.url"])).toBe("zendesk.response.url"); // 4 edits in 16 letters
+    expect(didYouMean("zendesk.rsp.rl", ["zendesk.response.url"])).toBeUndefined(); // 6 edits in 14 letters
+    expect(didYouMean("pag", ["page"])).toBe("page");
+    expect(didYouMean("pg", ["page"])).toBeUndefined(); // 2 edits in 2 letters
+    expect(didYouMean("set", ["offset"])).toBeUndefined();
+    expect(didYouMean("cursr", ["offset", "cursor", "curso"])).toBe("cursor");
+    expect(didYouMean("x", [])).toBeUndefined();
+  });
+
+  it("a job's scroller is checked only when it is a non-empty text, and the message says what the method is", () => {
+    expect(issuesOf({ method: "multiple", scrollers: { a: { method: "offset", limit: 1 } } }, [{ endpoint: "u", scroller: 5 }, { endpoint: "v", scroller: "" }])).toEqual([
+      ["configuration.parameters.config.jobs[0].scroller", "must be a string: the name of a scroller in parameters.api.pagination.scrollers; got 5"],
+      ["configuration.parameters.config.jobs[1].scroller", "must not be empty: the name of a scroller in parameters.api.pagination.scrollers"],
+    ]);
+    const notMultiple = (what: string) =>
+      `a job can name a scroller only when parameters.api.pagination.method is "multiple" (it is ${what}): define the scroller "a" under pagination.scrollers, or remove the job's scroller`;
+    expect(issuesOf(undefined, [{ endpoint: "u", scroller: "a" }])).toEqual([["configuration.parameters.config.jobs[0].scroller", notMultiple("not set")]]);
+    // "multiple" without (usable) scrollers: no names to check against.
+    for (const scrollers of [undefined, null, "a"]) {
+      expect(issuesOf({ method: "multiple", scrollers }, [{ endpoint: "u", scroller: "a" }]).filter(([p]) => p.endsWith("scroller")), String(scrollers)).toEqual([
+        ["configuration.parameters.config.jobs[0].scroller", notMultiple('"multiple"')],
+      ]);
+    }
+  });
+
+  it("a row's jobs are checked as the root's, against the root's scrollers", () => {
+    const root = { method: "multiple", scrollers: { page: { method: "offset", limit: 1 } } };
+    const row = (c: unknown, pagination: unknown = root) => (rowJobsSchema(pagination).safeParse(c).error?.issues ?? []).map((i) => [i.path.join("."), i.message]);
+    expect(row({ parameters: { config: { jobs: [{ endpoint: "u", scroller: "page" }] } } })).toEqual([]);
+    expect(row({ parameters: { config: { jobs: [{ scroller: "pages" }], debug: 1 } } })).toEqual([
+      ["parameters.config.jobs.0.endpoint", 'required for each job: the API endpoint of the job, relative to parameters.api.baseUrl (e.g. "users")'],
+      ["parameters.config.debug", "must be true or false (log every request), got 1"],
+      ["parameters.config.jobs.0.scroller", 'scroller "pages" is not defined in parameters.api.pagination.scrollers (did you mean "page"?) (defined: page)'],
+    ]);
+    expect((rowJobsSchema(undefined).safeParse({ parameters: { config: { jobs: [{ endpoint: "u", scroller: "page" }] } } }).error?.issues ?? []).map((i) => [i.path.join("."), i.message])).toEqual([
+      ["parameters.config.jobs.0.scroller", expect.stringContaining("(it is not set)")],
+    ]);
   });
 });
