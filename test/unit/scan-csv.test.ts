@@ -77,6 +77,27 @@ describe("scanCsv", () => {
     expect(dataRanges(s).map(([a, b]) => text.slice(a, b))).toEqual(["1\r\n2\r\n", "3\r\n"]);
     expect(dataRanges(await scan("k,v\n", 1))).toEqual([]);
   });
+
+  it("ends records at a CR alone (old Mac line ends): the cut after the CR", async () => {
+    const text = "k\r1\r2\r3\r";
+    const s = await scan(text, 4);
+    expect([s.rows, s.header, s.dataStart]).toEqual([3, ["k"], 2]);
+    expect(dataRanges(s).map(([a, b]) => text.slice(a, b))).toEqual(["1\r2\r", "3\r"]);
+    expect((await scan("k\r1\r2")).rows).toBe(2);
+  });
+
+  it("a single column: a line holding a value (even an empty quoted one) is a row, an empty line is none", async () => {
+    expect((await scan("k\n1\n2\n")).rows).toBe(2);
+    expect((await scan('k\n""\n\n3\n')).rows).toBe(2);
+    // A quoted last field ends at a CRLF as at an LF.
+    expect((await scan('k,v\r\n1,"x"\r\n2,"y"\r\n')).rows).toBe(2);
+  });
+
+  it("reads a header's quoted fields as written (a doubled quote, a line break) and counts the lines they span", async () => {
+    const s = await scan('id,"say ""hi""","two\nlines"\n1,2,3\n');
+    expect([s.header, s.rows]).toEqual([["id", 'say "hi"', "two\nlines"], 1]);
+    expect(await problem('id,"a long\nname",x\n1,2,3\n1,2\n')).toBe("line 4: 2 fields, but the header has 3");
+  });
 });
 
 describe("a table's CSV: its header against the columns, inline rows, the content summary", () => {
