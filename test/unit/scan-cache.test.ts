@@ -83,19 +83,53 @@ describe("scanCsvKept", () => {
     expect((await scanCsvKept(csv, 0, { dir: cache, ...settled })).rows).toBe(1);
   });
 
+  it("answers from an entry only for the file and slice size it records (an entry copied under another's name is scanned over)", async () => {
+    const { cache, csv } = fresh();
+    const other = join(cache, "..", "other.csv");
+    write(csv, "id\n1\n");
+    write(other, "id\n1\n2\n");
+    await scanCsvKept(csv, 0, { dir: cache, ...settled });
+    const [mine] = entries(cache);
+    await scanCsvKept(other, 0, { dir: cache, ...settled });
+    const [theirs] = entries(cache).filter((f) => f !== mine);
+    // The other file's entry under this file's name: same size and times would not make it this file's.
+    const entry = JSON.parse(readFileSync(join(cache, theirs), "utf8")) as { file: unknown };
+    entry.file = (JSON.parse(readFileSync(join(cache, mine), "utf8")) as { file: unknown }).file;
+    writeFileSync(join(cache, mine), JSON.stringify(entry));
+    expect((await scanCsvKept(csv, 0, { dir: cache, ...settled })).rows).toBe(1);
+    // This file's entry with another slice size recorded in it.
+    await scanCsvKept(csv, 3, { dir: cache, ...settled });
+    const sliced = entries(cache).filter((f) => f !== mine && f !== theirs)[0];
+    const withCuts = JSON.parse(readFileSync(join(cache, sliced), "utf8")) as { sliceBytes: number; scan: { rows: number } };
+    withCuts.scan.rows = 99;
+    writeFileSync(join(cache, mine), JSON.stringify(withCuts));
+    expect((await scanCsvKept(csv, 0, { dir: cache, ...settled })).rows).toBe(1);
+  });
+
   it("removes entries unused for 30 days when it writes one, and keeps the ones it answers from", async () => {
     const { cache, csv } = fresh();
-    const old = (Date.now() - SCAN_ENTRY_MAX_AGE_MS - 60_000) / 1000;
+    const day = 24 * 3600 * 1000;
+    expect(SCAN_ENTRY_MAX_AGE_MS).toBe(30 * day);
+    const daysAgo = (days: number) => (Date.now() - days * day) / 1000;
+    const old = daysAgo(30) - 60;
     mkdirSync(cache);
-    for (const name of ["abandoned.json", "left-over.json.123.tmp"]) {
+    for (const [name, at] of [["abandoned.json", old], ["left-over.json.123.tmp", old], ["recent.json", daysAgo(29)]] as const) {
       writeFileSync(join(cache, name), "{}");
-      utimesSync(join(cache, name), old, old);
+      utimesSync(join(cache, name), at, at);
     }
     write(csv, "id\n1\n");
     await scanCsvKept(csv, 0, { dir: cache, ...settled }); // a write prunes (once per process and folder)
-    const [entry, ...others] = entries(cache);
+    const [entry, ...others] = entries(cache).filter((f) => f !== "recent.json");
+    expect(entries(cache)).toContain("recent.json");
     expect(others).toEqual([]);
     expect(entry).toMatch(/^[0-9a-f]{64}\.json$/);
+    // Readable by its owner alone: it holds the file's header and path.
+    expect(statSync(join(cache, entry)).mode & 0o777).toBe(0o600);
+    // Once per process and folder: an old file that appears later stays until the next process.
+    writeFileSync(join(cache, "later.json"), "{}");
+    utimesSync(join(cache, "later.json"), old, old);
+    await scanCsvKept(csv, 5, { dir: cache, ...settled });
+    expect(entries(cache)).toContain("later.json");
     utimesSync(join(cache, entry), old, old);
     expect((await scanCsvKept(csv, 0, { dir: cache, ...settled })).rows).toBe(1);
     expect(statSync(join(cache, entry)).mtimeMs).toBeGreaterThan(Date.now() - 60_000); // answered: in use
