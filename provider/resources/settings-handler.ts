@@ -34,7 +34,8 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
     // State written by a half-finished create may lack the target: the id names it.
     const [branchId, sourceId, third] = id.split("/");
     const sinkId = v.sinkId ?? (third !== undefined && third !== "settings" ? third : undefined);
-    return { branchId: v.branchId ?? branchId ?? "default", sourceId: v.sourceId ?? sourceId ?? "", ...(sinkId !== undefined ? { sinkId } : {}) };
+    // split() answers at least one part: the branch is never missing, the source may be ("").
+    return { branchId: v.branchId ?? branchId, sourceId: v.sourceId ?? sourceId ?? "", ...(sinkId !== undefined ? { sinkId } : {}) };
   };
 
   async function apply(ctx: CallContext, p: SettingsState, olds?: SettingsValues): Promise<{ id: string; outs: SettingsState }> {
@@ -56,8 +57,9 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
 
   return {
     async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+      // A value comes back only when the inputs have no problem (checkWith).
       const { value, failures } = checkWith(def, news);
-      if (value && failures.length === 0) {
+      if (value) {
         const branch = await streamBranchFailure(ctx, value.branchId);
         if (branch) failures.push(branch);
       }
