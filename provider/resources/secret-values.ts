@@ -87,21 +87,25 @@ export async function sealForWrite<T>(encrypt: Encrypt, document: T, recorded: S
     // kbc's form: one flat object keyed `#<path>` (keboola-as-code internal/pkg/plan/encrypt/executor.go).
     const request = Object.fromEntries(known.pending.map((p) => [`#${formatPath(p.path)}`, p.value]));
     const answer = await encrypt(request);
-    written = new Map(known.pending.map((p) => [formatPath(p.path), answer[`#${formatPath(p.path)}`]]));
+    written = new Map(
+      known.pending.map((p) => {
+        const key = formatPath(p.path);
+        const cipher = answer[`#${key}`];
+        // A value the answer leaves out (or does not encrypt) would be written in plain text.
+        if (typeof cipher !== "string" || !isEncrypted(cipher)) throw new Error(`the encryption API answered no ciphertext for ${key}: nothing was written`);
+        return [key, cipher];
+      }),
+    );
   }
+  // The plain values left in known.document are the ones just encrypted (undefined keeps a value).
+  const sealed = replaceLeaves(known.document, (path) => written.get(formatPath(path)));
+  // What stands for each plain value: the new ciphertext, or else the recorded one it was sealed
+  // with (sealKnown leaves no other plain value).
   const record: SealedDoc = {};
-  const sealed = replaceLeaves(known.document, (path, value) => {
-    const key = formatPath(path);
-    const cipher = written.get(key);
-    if (cipher !== undefined) return cipher;
-    return value;
-  });
-  // What stands for a plain value: the recorded ciphertext kept, or the new one.
   for (const leaf of secretLeaves(document)) {
     if (writtenAsIs(leaf.value)) continue;
     const key = formatPath(leaf.path);
-    const cipher = written.get(key) ?? recorded?.[key]?.cipher;
-    if (cipher !== undefined) record[key] = { cipher, plain: leaf.value };
+    record[key] = { cipher: written.get(key) ?? recorded![key].cipher, plain: leaf.value };
   }
   return { document: sealed, record };
 }

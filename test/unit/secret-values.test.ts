@@ -95,6 +95,29 @@ describe("secret values", () => {
   it("state never keeps a plain value found in Keboola", () => {
     const remote = { "#a": "plain!", "#b": "KBC::ProjectSecure::x", "#c": "", nested: [{ "#d": "also plain" }] };
     expect(withoutPlainText(remote)).toEqual({ "#a": PLAIN_IN_KEBOOLA, "#b": "KBC::ProjectSecure::x", "#c": "", nested: [{ "#d": PLAIN_IN_KEBOOLA }] });
+    // What state and a refresh's diff show instead.
+    expect(PLAIN_IN_KEBOOLA).toBe("[plain text in Keboola, not encrypted]");
+  });
+
+  it("a changed secret differs in the diff view even from an empty value in Keboola", async () => {
+    const { encrypt } = fakeEncryption();
+    const first = await sealForWrite(encrypt, { "#token": "t1" }, undefined);
+    expect(expectedRemote({ "#token": "t2" }, first.record)).toEqual({ "#token": "[changed secret]" });
+  });
+
+  it("a value now given as a ciphertext, a placeholder or empty drops its recorded plain text", async () => {
+    const { encrypt, calls } = fakeEncryption();
+    const first = await sealForWrite(encrypt, { "#a": "p1", "#b": "p2", "#c": "p3" }, undefined);
+    const again = await sealForWrite(encrypt, { "#a": "KBC::ProjectSecure::mine", "#b": "{{var}}", "#c": "" }, first.record);
+    expect(again).toEqual({ document: { "#a": "KBC::ProjectSecure::mine", "#b": "{{var}}", "#c": "" }, record: {} });
+    expect(calls).toHaveLength(1);
+  });
+
+  it("refuses to write a value the encryption API did not encrypt, naming it", async () => {
+    const missing: Encrypt = async () => ({});
+    await expect(sealForWrite(missing, { "#a": "p1" }, undefined)).rejects.toThrow("the encryption API answered no ciphertext for #a: nothing was written");
+    const echo: Encrypt = async (values) => values;
+    await expect(sealForWrite(echo, { x: { "#b": "p2" } }, undefined)).rejects.toThrow("the encryption API answered no ciphertext for x.#b: nothing was written");
   });
 });
 
