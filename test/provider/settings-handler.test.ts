@@ -49,6 +49,16 @@ describe("check", () => {
     );
   });
 
+  it("an empty id says which id to pass", async () => {
+    expect((await sourceSettings.check(h.ctx, {}, { sourceId: "", targetImportTrigger: { count: 1000 } })).failures).toEqual([
+      { property: "sourceId", reason: "must not be empty: pass the sourceId of a Source" },
+    ]);
+    expect((await sinkSettings.check(h.ctx, {}, { sourceId: "", sinkId: "", targetImportTrigger: { count: 1000 } })).failures).toEqual([
+      { property: "sourceId", reason: "must not be empty: pass the sourceId of the Sink's source" },
+      { property: "sinkId", reason: "must not be empty: pass the sinkId of a Sink" },
+    ]);
+  });
+
   it("asks nothing when a Sink of the program declares it, on an update, when an id is unknown, or when the inputs are already wrong", async () => {
     const ok = (r: { failures?: unknown[] }) => expect(r.failures).toEqual([]);
     ok(await sinkSettings.check(h.ctx, {}, { __program: { declared: true }, sourceId: "future", sinkId: "future", targetImportTrigger: { count: 1000 } }));

@@ -19,7 +19,8 @@ import { mockPreview, previewInputs, registeredSince } from "./preview-program";
 let h: Harness;
 beforeAll(async () => {
   await mockPreview();
-  pulumi.runtime.setConfig("keboola:branch", "pr-9");
+  // Spaces around the name are not part of it.
+  pulumi.runtime.setConfig("keboola:branch", " pr-9 ");
   h = await startHarness({ taskDurationMs: 5 });
 });
 afterAll(async () => {
@@ -38,7 +39,9 @@ describe("keboola:branch", () => {
     const prod = await previewInputs(() => [new keboola.VariableConfig("vars", { name: "Vars", variables: [] })], "vars");
     expect(prod.branchId).toBe(UNKNOWN);
     const branches = registeredSince(from).filter((r) => r.type === "pulumi-nodejs:dynamic/keboola:Branch");
-    expect(branches.map((b) => [b.name, b.inputs.name])).toEqual([["keboola-branch", "pr-9"]]);
+    expect(branches.map((b) => [b.name, b.inputs.name, b.inputs.description])).toEqual([
+      ["keboola-branch", "pr-9", `Development branch of Pulumi stack "${pulumi.getStack()}" (stack config keboola:branch)`],
+    ]);
     const explicit = registeredSince(from).find((r) => r.name === "in-prod");
     expect(explicit?.inputs.branchId).toBe("default");
   });

@@ -114,6 +114,12 @@ describe("createOnce", () => {
       await expect(createOnce(ownerless.op)).rejects.toThrow(/^bucket "in.c-raw" already exists in branch 101 and belongs to nobody recorded .*; this resource is nobody recorded/);
     });
 
+    it("a conflict without a fix of its own ends the message there", async () => {
+      const { op } = scripted({ creates: [exists()], finds: [{ id: "in.c-raw", owner: THEIRS }] });
+      delete op.fix;
+      await expect(createOnce(op)).rejects.toThrow(/Nothing was taken over\. $/);
+    });
+
     it("takes over an object of a kind that carries no marker (found by a rule that only matches ours)", async () => {
       const { op } = scripted({ ownerOf: false, creates: [exists()], finds: [{ id: "row-1", owner: THEIRS }] });
       await expect(createOnce(op)).resolves.toEqual({ object: { id: "row-1", owner: THEIRS }, existed: true });

@@ -62,6 +62,8 @@ describe("programFacts: what of __program this version can read", () => {
   it("reads a configuration's facts with its bound variables", () => {
     const configuration = { type: "Flow", resource: "flow", isDisabled: true, bound: false, variables: { resource: "v", declared: [{ name: "a" }], defaultRow: "declared" } };
     expect(programFacts({ __program: { configuration } })).toEqual({ configuration });
+    const component = { type: "ComponentConfig", resource: "cfg", isDisabled: false };
+    expect(programFacts({ __program: { configuration: component } })).toEqual({ configuration: component });
   });
 
   it("is empty when the inputs carry none, or something other than a record", () => {
