@@ -160,6 +160,13 @@ describe("Schedule", () => {
       expect.stringMatching(/^target\.variableValuesData\.limt: "limt" is not a declared variable \(declared: limit\)/),
       expect.stringMatching(/^target\.variableValuesData: .*no value for variable "limit"/),
     ]);
+    // Rules across fields: adoption needs the id; values are given one way only.
+    expect(await failures({ cron: "@daily", adoptExisting: true, target: { componentId: "keboola.flow", configId: "later" } }, declaredFlow)).toEqual([
+      "adoptExisting: needs configId: set the id of the existing configuration to take over, or remove adoptExisting",
+    ]);
+    expect(await failures({ cron: "@daily", target: { componentId: EXTRACTOR, configId: "users", variableValuesData: { limit: "1" }, variableValuesId: "123" } }, bound)).toEqual([
+      "target.variableValuesId: set either variableValuesData or variableValuesId, not both",
+    ]);
     expect(h.writes()).toEqual([]);
   });
 });
