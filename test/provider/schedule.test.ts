@@ -69,6 +69,8 @@ describe("Flow", () => {
     await flow.delete(h.ctx, f.id, swapped.outs);
     await flow.delete(h.ctx, f.id, swapped.outs);
     expect(h.writes()).toEqual([`DELETE ${CONFIGS}/keboola.flow/configs/${f.outs.configId}`]);
+    // Gone (in the trash): a refresh drops it from state.
+    expect(await flow.read(h.ctx, f.id, swapped.outs)).toEqual({ id: "" });
   });
 
   it("refuses at check, with no write, a task of a configuration that neither exists nor is declared, a missing phase, a cycle and an empty phase", async () => {
@@ -82,6 +84,8 @@ describe("Flow", () => {
     expect((empty.failures ?? []).map((f) => f.reason)).toEqual([expect.stringMatching(/missing phase "c", referenced from "b"/)]);
     const onlyEmpty = await check(flow, "bad", { name: "Bad", phases: [{ name: "a", tasks: [] }] });
     expect((onlyEmpty.failures ?? []).map((f) => f.reason)).toEqual([expect.stringMatching(/phase "a" has no tasks/)]);
+    const adopt = await check(flow, "bad", { name: "Bad", adoptExisting: true, phases: phases("users", "orders") });
+    expect(adopt.failures).toEqual([{ property: "adoptExisting", reason: "needs configId: set the id of the existing configuration to take over, or remove adoptExisting" }]);
     expect(h.writes()).toEqual([]);
   });
 });
