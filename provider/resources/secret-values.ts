@@ -87,15 +87,9 @@ export async function sealForWrite<T>(encrypt: Encrypt, document: T, recorded: S
     // kbc's form: one flat object keyed `#<path>` (keboola-as-code internal/pkg/plan/encrypt/executor.go).
     const request = Object.fromEntries(known.pending.map((p) => [`#${formatPath(p.path)}`, p.value]));
     const answer = await encrypt(request);
-    written = new Map(
-      known.pending.map((p) => {
-        const key = formatPath(p.path);
-        const cipher = answer[`#${key}`];
-        // A value the answer leaves out (or does not encrypt) would be written in plain text.
-        if (typeof cipher !== "string" || !isEncrypted(cipher)) throw new Error(`the encryption API answered no ciphertext for ${key}: nothing was written`);
-        return [key, cipher];
-      }),
-    );
+    // Every value comes back encrypted: EncryptionApi.encrypt refuses an answer that leaves one
+    // out or in plain text.
+    written = new Map(known.pending.map((p) => [formatPath(p.path), answer[`#${formatPath(p.path)}`]]));
   }
   // The plain values left in known.document are the ones just encrypted (undefined keeps a value).
   const sealed = replaceLeaves(known.document, (path) => written.get(formatPath(path)));

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectedRemote, PLAIN_IN_KEBOOLA, sealForWrite, withoutPlainText, type Encrypt } from "../../provider/resources/secret-values";
+import { EncryptionApi } from "../../provider/api/encryption";
+import type { HttpClient } from "../../provider/api/http";
 import { formatPath, isEncrypted, isVariablePlaceholder, maskIngestionSecrets, secretLeaves } from "../../keboola/secrets";
 
 // The sealing of `#` values, with a counting stand-in for the Encryption API.
@@ -113,11 +115,13 @@ describe("secret values", () => {
     expect(calls).toHaveLength(1);
   });
 
-  it("refuses to write a value the encryption API did not encrypt, naming it", async () => {
-    const missing: Encrypt = async () => ({});
-    await expect(sealForWrite(missing, { "#a": "p1" }, undefined)).rejects.toThrow("the encryption API answered no ciphertext for #a: nothing was written");
-    const echo: Encrypt = async (values) => values;
-    await expect(sealForWrite(echo, { x: { "#b": "p2" } }, undefined)).rejects.toThrow("the encryption API answered no ciphertext for x.#b: nothing was written");
+  it("the Encryption API's answer is refused when it leaves a value out or in plain text, so nothing is written", async () => {
+    const api = (body: unknown) => new EncryptionApi({ request: async () => ({ body }) } as unknown as HttpClient, "https://encryption.test");
+    const values = { "#a": "p1", "#b": "" };
+    await expect(api({ "#a": "KBC::ProjectSecure::c1", "#b": "" }).encrypt(1, "c", values)).resolves.toEqual({ "#a": "KBC::ProjectSecure::c1", "#b": "" });
+    await expect(api({ "#b": "" }).encrypt(1, "c", values)).rejects.toThrow("the Encryption API at https://encryption.test answered POST /encrypt without the value of #a");
+    await expect(api(values).encrypt(1, "c", values)).rejects.toThrow("the Encryption API at https://encryption.test did not encrypt #a: nothing was written");
+    await expect(api([]).encrypt(1, "c", values)).rejects.toThrow("answered POST /encrypt without a JSON object: it is not Keboola's Encryption API");
   });
 });
 
