@@ -326,7 +326,7 @@ function stateOf(intent: Intent, c: Configuration): State {
       rows: Object.fromEntries(Object.entries(intent.secretValues.rows).filter(([id]) => rowIds.has(id))),
     },
     ...(root.variables ? { variables: root.variables } : {}),
-    ...(intent.changeDescription !== undefined ? { changeDescription: intent.changeDescription } : {}),
+    changeDescription: intent.changeDescription, // left out of the state when undefined (runtime.ts withIdentity)
   };
 }
 

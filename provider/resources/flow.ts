@@ -251,7 +251,7 @@ function stateOf(intent: Intent, c: Configuration): State {
     purgeOnDelete: intent.purgeOnDelete,
     explicitConfigId: intent.explicitConfigId,
     adoptExisting: intent.adoptExisting,
-    ...(intent.changeDescription !== undefined ? { changeDescription: intent.changeDescription } : {}),
+    changeDescription: intent.changeDescription, // left out of the state when undefined (runtime.ts withIdentity)
   };
 }
 

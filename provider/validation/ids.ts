@@ -58,5 +58,5 @@ export const STORAGE_ID = /^[A-Za-z0-9._-]+$/;
 
 /** A configuration's or row's id as an input; `empty` says what to do instead of an empty one. */
 export function storageIdSchema(empty: string) {
-  return z.string().min(1, empty).regex(STORAGE_ID, "must be letters, digits, '.', '_' or '-'");
+  return z.string().min(1, { error: empty, abort: true }).regex(STORAGE_ID, "must be letters, digits, '.', '_' or '-'");
 }
