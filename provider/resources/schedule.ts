@@ -182,8 +182,9 @@ interface Intent {
 
 const intentOf = (p: Parsed): Intent => ({ explicitConfigId: p.configId !== undefined, purgeOnDelete: p.purgeOnDelete, changeDescription: p.changeDescription, adoptExisting: p.adoptExisting });
 
-function stateOf(intent: Intent, c: Configuration, activation: ScheduleActivation | undefined, fallback?: Parsed): State {
-  const declared = scheduleFromConfiguration(c.configuration) ?? (fallback ? { cron: fallback.cron, timezone: fallback.timezone, enabled: fallback.enabled, target: fallback.target } : { cron: "", timezone: "UTC", enabled: false, target: { componentId: "", configId: "" } });
+function stateOf(intent: Intent, c: Configuration, activation: ScheduleActivation | undefined): State {
+  // A content that is no schedule (edited by hand) reads as an empty one: a change the next update rewrites.
+  const declared = scheduleFromConfiguration(c.configuration) ?? { cron: "", timezone: "UTC", enabled: false, target: { componentId: "", configId: "" } };
   return {
     configId: c.id,
     name: c.name,
@@ -305,10 +306,10 @@ export const handler: Handler<typeof schedule> = {
     try {
       if (existed) final = (await convergeWholeConfig(storage, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId: config.id }, config, desired, changeDescription)).config;
       const activation = await activateOnce(scheduler, label, final);
-      return { id, outs: stateOf(intentOf(p), final, activation, p) };
+      return { id, outs: stateOf(intentOf(p), final, activation) };
     } catch (err) {
       // The configuration exists: Pulumi keeps tracking it, and the next update activates it.
-      throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intentOf(p), final, undefined, p));
+      throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intentOf(p), final, undefined));
     }
   },
 
@@ -344,9 +345,9 @@ export const handler: Handler<typeof schedule> = {
     const scheduler = await client.scheduler();
     try {
       const activation = await activateOnce(scheduler, label, config);
-      return { outs: stateOf(intentOf(p), config, activation, p) };
+      return { outs: stateOf(intentOf(p), config, activation) };
     } catch (err) {
-      throw new PartialFailure(`${label}: ${(err as Error).message}`, configResourceId(BRANCH, SCHEDULER_COMPONENT_ID, configId), stateOf(intentOf(p), config, undefined, p));
+      throw new PartialFailure(`${label}: ${(err as Error).message}`, configResourceId(BRANCH, SCHEDULER_COMPONENT_ID, configId), stateOf(intentOf(p), config, undefined));
     }
   },
 

@@ -5,6 +5,8 @@ import type { Props } from "../../provider/resources/types";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness, withOneFault } from "./harness";
 import { exportProject } from "../../provider/manifest/export";
 import { UNKNOWN } from "../../provider/validation/check";
+import { scheduleFromConfiguration, schedulerConfiguration } from "../../provider/resources/schedule";
+import { PartialFailure } from "../../provider/resources/types";
 import { parseManifest } from "../../provider/manifest/parse";
 
 // Flow and Schedule handlers against the emulator, called as the dynamic provider host calls
@@ -175,6 +177,101 @@ describe("Schedule", () => {
   });
 });
 
+describe("Schedule in detail", () => {
+  const target = { componentId: EXTRACTOR, configId: "users" };
+  const reasons = async (news: Props) => ((await check(schedule, "bad", news)).failures ?? []).map((f) => [f.property, f.reason]);
+  // The target's configuration, as the program declares it: bound to a variables configuration with a variable "limit".
+  const bound = { declared: true, configuration: { resource: "users", isDisabled: false, bound: true, variables: { resource: "vars", declared: [{ name: "limit", type: "int" }], defaultValueNames: ["limit"], defaultRow: "declared" } } };
+  const stored = (configId: string) => Object.values(h.emu.state.storage.configs).find((c) => c.componentId === "keboola.scheduler" && c.id === configId)!;
+
+  it("names each bad input by its path, with the rule it breaks", async () => {
+    expect(await reasons({ name: "", cron: "@daily", configId: "", target: { componentId: "", configId: "", variableValuesId: "" } })).toEqual([
+      ["configId", "must not be empty: omit it to have it derived from the resource"],
+      ["name", "must not be empty"],
+      ["target.componentId", "must not be empty"],
+      ["target.configId", "must not be empty"],
+      ["target.variableValuesId", "must not be empty"],
+    ]);
+    expect(await reasons({ target: {} })).toEqual([
+      ["name", "required: the schedule name"],
+      ["cron", 'required: a cron expression, e.g. "0 3 * * *" (03:00 every day)'],
+      ["target.componentId", 'required: the component of the configuration to run, e.g. "keboola.flow" (flow.target() gives both)'],
+      ["target.configId", "required: the configuration to run (ComponentConfig.configId or Flow.configId)"],
+    ]);
+    expect(h.writes()).toEqual([]);
+  });
+
+  it("writes variable values into the scheduler configuration's target and reads them back; an empty set writes none", () => {
+    const withValues = schedulerConfiguration({ cron: "@daily", timezone: "UTC", enabled: false, target: { ...target, variableValuesData: { limit: "10", mode: "full" } } });
+    expect(withValues).toEqual({
+      schedule: { cronTab: "@daily", timezone: "UTC", state: "disabled" },
+      target: { componentId: EXTRACTOR, configurationId: "users", mode: "run", variableValuesData: { values: [{ name: "limit", value: "10" }, { name: "mode", value: "full" }] } },
+    });
+    expect(scheduleFromConfiguration(withValues)).toEqual({ cron: "@daily", timezone: "UTC", enabled: false, target: { ...target, variableValuesData: { limit: "10", mode: "full" } } });
+    const byRow = schedulerConfiguration({ cron: "@daily", timezone: "UTC", enabled: true, target: { ...target, variableValuesId: "row-1", variableValuesData: {} } });
+    expect(byRow.target).toEqual({ componentId: EXTRACTOR, configurationId: "users", mode: "run", variableValuesId: "row-1" });
+    expect(scheduleFromConfiguration(byRow)).toEqual({ cron: "@daily", timezone: "UTC", enabled: true, target: { ...target, variableValuesId: "row-1" } });
+    expect(scheduleFromConfiguration({ schedule: "not one" })).toBeUndefined();
+  });
+
+  it("creates a schedule with variable values and a disabled one: the values reach the Scheduler, a disabled schedule lists no runs, refresh finds no change", async () => {
+    const checked = await check(schedule, "valued", { name: "Valued", cron: "@daily", enabled: false, target: { ...target, variableValuesData: { limit: "5" } } }, bound);
+    expect(checked.failures).toEqual([]);
+    const made = await schedule.create(h.ctx, checked.inputs as Props);
+    const outs = made.outs as Props;
+    expect(outs).toMatchObject({ enabled: false, nextRuns: [], target: { ...target, variableValuesData: { limit: "5" } } });
+    expect(stored(String(outs.configId)).configuration).toMatchObject({ schedule: { state: "disabled" }, target: { variableValuesData: { values: [{ name: "limit", value: "5" }] } } });
+    expect(schedules().find((x) => x.configurationId === outs.configId)).toMatchObject({ schedule: { state: "disabled" }, target: { variableValuesData: { values: [{ name: "limit", value: "5" }] } } });
+    const read = await schedule.read(h.ctx, made.id, outs);
+    expect((read.inputs as Props).target).toEqual({ ...target, variableValuesData: { limit: "5" } });
+    expect((await schedule.diff(h.ctx, made.id, read.props as Props, checked.inputs as Props)).changes).toBe(false);
+  });
+
+  it("reads a scheduler configuration edited by hand into no schedule as an empty one, which the next update rewrites", async () => {
+    const made = await createVia(schedule, h.ctx, "edited", { configId: "edited-schedule", name: "Edited", cron: "@daily", target, changeDescription: "Pinned" });
+    await h.ctx.client().storage.updateConfig("default", "keboola.scheduler", "edited-schedule", { configuration: { note: "emptied in the UI" } });
+    const read = await schedule.read(h.ctx, made.id, made.outs);
+    expect(read.props).toMatchObject({ cron: "", timezone: "UTC", enabled: false, target: { componentId: "", configId: "" }, nextRuns: [], explicitConfigId: true, changeDescription: "Pinned" });
+    expect(read.inputs).toMatchObject({ configId: "edited-schedule" });
+    expect((await schedule.diff(h.ctx, made.id, read.props as Props, made.inputs)).changes).toBe(true);
+  });
+
+  it("a create or update whose activation fails leaves the configuration in the state, said as the schedule's failure, and the next update activates it", async () => {
+    // Rate limited past the client's retries (a 429 is certainly not acted on: no lookup, no second try).
+    const throttled = async <T>(step: () => Promise<T>): Promise<unknown> => {
+      const before = h.emu.faultCounts().byMethod.POST?.["429"] ?? 0;
+      h.emu.setFaults({ rate429: 1, retryAfterSeconds: 0, methods: ["POST"], pathPrefixes: ["/scheduler/schedules"] });
+      try {
+        return await step().catch((e: unknown) => e);
+      } finally {
+        h.emu.setFaults({});
+        expect((h.emu.faultCounts().byMethod.POST?.["429"] ?? 0) - before, "429s injected").toBeGreaterThan(0);
+      }
+    };
+    const target = { componentId: EXTRACTOR, configId: "throttled-target" };
+    await createVia(componentConfig, h.ctx, "throttled-target", extractor("throttled-target"));
+    const inputs = (await check(schedule, "unactivated", { configId: "unactivated", name: "Unactivated", cron: "0 5 * * *", target })).inputs as Props;
+    const failed = await throttled(() => schedule.create(h.ctx, inputs));
+    expect(failed).toBeInstanceOf(PartialFailure);
+    const partial = failed as PartialFailure;
+    expect(partial.message).toMatch(/^Schedule "unactivated": POST \/scheduler\/schedules \(scheduler\) failed with 429/);
+    expect(partial.id).toBe("default/keboola.scheduler/unactivated");
+    // As declared (the configuration was written), without an activation.
+    expect(partial.properties).toMatchObject({ configId: "unactivated", cron: "0 5 * * *", timezone: "UTC", enabled: true, target });
+    expect(partial.properties).not.toHaveProperty("scheduleId");
+    expect(schedules().filter((x) => x.configurationId === "unactivated")).toEqual([]);
+
+    const again = await throttled(() => schedule.update(h.ctx, partial.id, partial.properties, { ...inputs, cron: "0 6 * * *" }));
+    expect(again).toBeInstanceOf(PartialFailure);
+    expect(again).toMatchObject({ id: "default/keboola.scheduler/unactivated", properties: { cron: "0 6 * * *" } });
+    expect((again as PartialFailure).message).toMatch(/^Schedule "unactivated": POST \/scheduler\/schedules \(scheduler\) failed with 429/);
+    expect(schedules().filter((x) => x.configurationId === "unactivated")).toEqual([]);
+
+    const activated = await schedule.update(h.ctx, partial.id, partial.properties, { ...inputs, cron: "0 6 * * *" });
+    expect(schedules().filter((x) => x.configurationId === "unactivated")).toMatchObject([{ id: (activated.outs as Props).scheduleId, schedule: { cronTab: "0 6 * * *" } }]);
+  });
+});
+
 describe("permissions", () => {
   it("refuses a token that is not a master token before writing anything (the Scheduler activates with master tokens only)", async () => {
     // A token that may manage scheduler configurations, but is not a master token.
@@ -182,7 +279,7 @@ describe("permissions", () => {
     h.emu.state.tokens.push({ ...limitedRecord, id: "1003", token: "scheduler-access-token-9d1e", description: "Scheduler access", componentAccess: ["keboola.scheduler"] });
     for (const [token, refusal] of [
       [LIMITED_TOKEN, /may not manage configurations of component "keboola.scheduler"/],
-      ["scheduler-access-token-9d1e", /the token "Scheduler access" \(id 1003\) is not a master token, and the Scheduler activates schedules only with a master token\. Nothing was changed/],
+      ["scheduler-access-token-9d1e", /the token "Scheduler access" \(id 1003\) is not a master token, and the Scheduler activates schedules only with a master token\. Nothing was changed\. Use a master token \(pulumi config set --secret keboola:token \.\.\.\)\.$/],
     ] as const) {
       const c = h.contextFor(token);
       const checked = await schedule.check(c, {}, { __resourceName: "limited", __owner: ownerUrn("limited"), name: "L", cron: "@daily", target: { componentId: EXTRACTOR, configId: "users" } });
