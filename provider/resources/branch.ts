@@ -4,7 +4,7 @@ import type { KeboolaClient } from "../api/client";
 import type { StorageApi } from "../api/storage";
 import { KeboolaApiError } from "../api/errors";
 import type { StorageDevBranch } from "../../keboola/storage-answers";
-import { checkWith } from "../validation/check";
+import { checkWith, isUnknown } from "../validation/check";
 import type { ArgsOf } from "./common";
 import { createOnce } from "./create-once";
 import { defineResource, KeboolaResource, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
@@ -104,21 +104,23 @@ async function createProblem(client: KeboolaClient): Promise<string | undefined>
 export const handler: Handler<typeof branch> = {
   async check(ctx, olds, news) {
     const { value, failures } = checkWith(branch, news);
-    if (!value || failures.length > 0 || typeof value.name !== "string") return { inputs: { ...news, ...(value ?? {}) }, failures };
+    if (!value) return { inputs: news, failures };
     const storage = ctx.client().storage;
     const deployed = isDeployed(olds);
     if (!deployed) {
       const problem = await createProblem(ctx.client());
-      if (problem) return { inputs: { ...news, ...value }, failures: [{ property: "name", reason: problem }] };
+      // With failures the engine stops at them: the inputs are not used.
+      if (problem) return { inputs: news, failures: [{ property: "name", reason: problem }] };
     }
-    // The name is free, ours (an earlier create of this resource), or taken over on purpose.
-    if (!deployed || olds.name !== value.name) {
+    // The name is free, ours (an earlier create of this resource), or taken over on purpose. A name
+    // not known yet (another resource's output) is looked up when `up` checks again.
+    if (!isUnknown(value.name) && (!deployed || olds.name !== value.name)) {
       const found = await findByName(storage, value.name);
       const mine = deployed && found && String(found.branch.id) === String(olds.branchId ?? "");
       if (found && !mine && !(found.owner !== undefined && found.owner === ctx.call.owner) && !(value.adoptExisting && !found.branch.isDefault)) {
         const whose = found.branch.isDefault ? "is the name of the default (production) branch" : `is taken: branch ${found.branch.id} has it and belongs to ${describeOwner(found.owner)}`;
         return {
-          inputs: { ...news, ...value },
+          inputs: news,
           failures: [{ property: "name", reason: `branch name "${value.name}" ${whose}: choose another name${found.branch.isDefault ? "" : ", or set adoptExisting: true to take that branch over"}` }],
         };
       }
