@@ -71,7 +71,8 @@ export class JobRun extends KeboolaResource {
 
 const what = (name: string) => `JobRun "${name}"`;
 
-function durationOf(job: QueueJob): number | undefined {
+/** The job's run time: the Queue's own figure, else from its start and end times. */
+export function durationOf(job: Pick<QueueJob, "durationSeconds" | "startTime" | "endTime">): number | undefined {
   if (typeof job.durationSeconds === "number") return job.durationSeconds;
   const start = job.startTime ? Date.parse(job.startTime) : NaN;
   const end = job.endTime ? Date.parse(job.endTime) : NaN;
@@ -81,7 +82,7 @@ function durationOf(job: QueueJob): number | undefined {
 export function jobRequest(p: Parsed): JobRequest {
   const body: JobRequest = { component: p.componentId, config: p.configId, mode: "run" };
   if (p.branchId !== "default") body.branchId = p.branchId;
-  if (p.variableValuesId !== undefined) body.variableValuesId = p.variableValuesId;
+  body.variableValuesId = p.variableValuesId; // left out of the request when undefined (JSON)
   if (p.variableValuesData !== undefined && Object.keys(p.variableValuesData).length > 0) {
     body.variableValuesData = { values: Object.entries(p.variableValuesData).map(([name, value]) => ({ name, value: stringValue(value) })) };
   }
@@ -89,12 +90,11 @@ export function jobRequest(p: Parsed): JobRequest {
 }
 
 function stateOf(p: Parsed, job: QueueJob): State {
-  const duration = durationOf(job);
   return {
     ...p,
     jobId: String(job.id),
     status: job.status,
-    ...(duration !== undefined ? { durationSeconds: duration } : {}),
+    durationSeconds: durationOf(job), // left out of the state when undefined (runtime.ts withIdentity)
     ...(job.url ? { url: job.url } : {}),
   };
 }
@@ -136,8 +136,7 @@ export const handler: Handler<typeof jobRun> = {
     // The configuration's id is unknown at preview while the ComponentConfig is updated: that is
     // not a new run (see unknownAsOld); a replaced configuration is caught at `up` time.
     const replaces = RERUN_FIELDS.filter((f) => !same(olds[f], unknownAsOld(olds[f], news[f])));
-    const updates = same(olds.timeoutSeconds, news.timeoutSeconds) ? [] : ["timeoutSeconds"];
-    return { changes: replaces.length + updates.length > 0, replaces: [...replaces], deleteBeforeReplace: false };
+    return { changes: replaces.length > 0 || !same(olds.timeoutSeconds, news.timeoutSeconds), replaces: [...replaces], deleteBeforeReplace: false };
   },
 
   async create(ctx, p) {

@@ -3,7 +3,9 @@ import type { Emulator } from "../../emulator/server";
 import { componentConfig, variableConfig, jobRun } from "./hosted";
 import type { Props, ResourceContext } from "../../provider/resources/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
-import { createVia, LIMITED_TOKEN, startHarness, updateVia, type Harness } from "./harness";
+import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
+import { durationOf, jobRequest } from "../../provider/resources/job-run";
+import { UNKNOWN } from "../../provider/validation/check";
 
 // ComponentConfig, VariableConfig and JobRun handlers against the emulator, called as the
 // dynamic provider host calls them: check, then create; check, diff, update with the old outputs.
@@ -302,5 +304,92 @@ describe("JobRun against the emulator", () => {
     await expect(jobRun.create(ctx, checked.inputs as Props)).rejects.toThrow(
       /^JobRun "run-missing": job \d+ of keboola\.ex-generic-v2 configuration kp-[0-9a-f]{20} ended with status "error": No value provided for variable "endpoint"\.$/,
     );
+  });
+});
+
+describe("JobRun in detail", () => {
+  const EX = "keboola.ex-generic-v2";
+  let configId: string;
+  beforeAll(async () => {
+    const vars = await create(variableConfig, "detail-vars", variablesArgs);
+    const binding = { configId: vars.outs.configId, valuesRowId: vars.outs.valuesRowId, declared: vars.outs.variables };
+    configId = String((await create(componentConfig, "detail-config", extractorArgs(binding, [row("a")]))).outs.configId);
+  });
+  const check = (name: string, news: Props, facts: Props = {}) => jobRun.check(ctx, {}, { __resourceName: name, __owner: ownerUrn(name), __program: facts, ...news });
+  const reasons = async (news: Props, facts: Props = {}) => ((await check("bad", news, facts)).failures ?? []).map((f) => [f.property, f.reason]);
+  const jobPosts = () => emu.requests().filter((r) => r.method === "POST" && r.path === "/queue/jobs");
+
+  it("names each bad input by its path, with the rule it breaks", async () => {
+    expect(await reasons({})).toEqual([
+      ["componentId", 'required: the component id, e.g. "keboola.ex-generic-v2"'],
+      ["configId", "required: the configuration to run (ComponentConfig.configId)"],
+    ]);
+    expect(await reasons({ componentId: "", configId: "", variableValuesId: "", timeoutSeconds: 0 })).toEqual([
+      ["componentId", "must not be empty"],
+      ["configId", "must not be empty"],
+      ["variableValuesId", "must not be empty"],
+      ["timeoutSeconds", "must be a positive number of seconds"],
+    ]);
+    expect(emu.requests()).toEqual([]);
+  });
+
+  it("looks the configuration up only when the inputs are otherwise valid and what it needs is known", async () => {
+    // Two sources of values: refused for that alone, the missing configuration is not looked up.
+    expect(await reasons({ componentId: EX, configId: "nobody", variableValuesData: { limit: "1" }, variableValuesId: "1" })).toEqual([
+      ["variableValuesId", "set either variableValuesData or variableValuesId, not both (the Queue accepts one source of values)"],
+    ]);
+    expect(emu.requests()).toEqual([]);
+    expect(await reasons({ componentId: EX, configId: "nobody", branchId: UNKNOWN })).toEqual([]);
+    expect(await reasons({ componentId: EX, configId: UNKNOWN })).toEqual([]);
+    expect(emu.requests()).toEqual([]);
+    expect((await reasons({ componentId: EX, configId: "nobody" })).map(([p]) => p)).toEqual(["configId"]);
+    // A configuration of this program, its id not known yet: checked as the program declares it.
+    const disabled = { declared: true, configuration: { resource: "later", isDisabled: true, bound: false } };
+    expect(await reasons({ componentId: EX, configId: UNKNOWN }, disabled)).toEqual([["configId", expect.stringMatching(/^ComponentConfig "later" of this program is disabled/)]]);
+  });
+
+  it("records the job's API URL; its duration is the Queue's figure, else its start and end times", async () => {
+    const { outs } = await create(jobRun, "run-url", { componentId: EX, configId, variableValuesData: { limit: 1, endpoint: "x" } });
+    expect(outs.url).toBe(`${emu.urls.queue}/jobs/${outs.jobId}`);
+    expect(durationOf({ durationSeconds: 7, startTime: "2026-01-01T00:00:00Z", endTime: "2026-01-01T00:00:09Z" })).toBe(7);
+    expect(durationOf({ startTime: "2026-01-01T00:00:00.000Z", endTime: "2026-01-01T00:00:02.345Z" })).toBe(2.35);
+    // A clock that went back is no negative run time.
+    expect(durationOf({ startTime: "2026-01-01T00:00:05Z", endTime: "2026-01-01T00:00:00Z" })).toBe(0);
+    expect(durationOf({ startTime: "2026-01-01T00:00:00Z" })).toBeUndefined();
+    expect(durationOf({ endTime: "2026-01-01T00:00:00Z" })).toBeUndefined();
+  });
+
+  it("sends the values row or the values as the Queue takes them, and the branch only when it is not the default one", () => {
+    const base = { branchId: "default", componentId: EX, configId: "c", triggers: undefined, timeoutSeconds: undefined };
+    expect(JSON.parse(JSON.stringify(jobRequest({ ...base, variableValuesId: "7" })))).toEqual({ component: EX, config: "c", mode: "run", variableValuesId: "7" });
+    expect(JSON.parse(JSON.stringify(jobRequest({ ...base, branchId: "12", variableValuesData: { limit: "5" } })))).toEqual({ component: EX, config: "c", mode: "run", branchId: "12", variableValuesData: { values: [{ name: "limit", value: "5" }] } });
+    expect(JSON.parse(JSON.stringify(jobRequest({ ...base, variableValuesData: {} })))).toEqual({ component: EX, config: "c", mode: "run" });
+  });
+
+  it("a job start that keeps failing ambiguously is tried four times, then refused naming the resource and the configuration; no job is left", async () => {
+    const inputs = (await check("unstartable", { componentId: EX, configId, variableValuesData: { limit: 1, endpoint: "x" } })).inputs as Props;
+    emu.clearRequests();
+    emu.setFaults({ rate5xx: 1, methods: ["POST"], pathPrefixes: ["/queue/jobs"] });
+    try {
+      await expect(jobRun.create(ctx, inputs)).rejects.toThrow(new RegExp(`^JobRun "unstartable": could not start a job of ${EX.replace(/\./g, "\\.")} configuration ${configId}: POST /queue/jobs \\(queue\\) failed with 50\\d`));
+    } finally {
+      emu.setFaults({});
+    }
+    expect(jobPosts().map((r) => r.fault)).toEqual(["5xx", "5xx", "5xx", "5xx"]);
+  });
+
+  it("a job that outlives its timeout is said to keep running, and that the next up starts a new one", async () => {
+    const inputs = (await check("slow", { componentId: EX, configId, variableValuesData: { limit: 1, endpoint: "x" }, timeoutSeconds: 0.001 })).inputs as Props;
+    await expect(jobRun.create(ctx, inputs)).rejects.toThrow(/^JobRun "slow" \(job \d+\).*\. The job keeps running in Keboola; this run is not recorded, so the next `pulumi up` starts a new one$/);
+  });
+
+  it("a change of the timeout alone is an update, which keeps the recorded run; read keeps what was recorded, with defaults for what it lacks", async () => {
+    const olds = { branchId: "default", componentId: EX, configId: "c", jobId: "5", status: "success" };
+    expect(await jobRun.diff(ctx, "5", olds, { ...olds, timeoutSeconds: 30 })).toMatchObject({ changes: true, replaces: [] });
+    expect(await jobRun.diff(ctx, "5", { ...olds, timeoutSeconds: 30 }, { ...olds, timeoutSeconds: 30 })).toMatchObject({ changes: false });
+    expect(await jobRun.diff(ctx, "5", olds, { ...olds, triggers: ["v2"] })).toMatchObject({ changes: true, replaces: ["triggers"] });
+    const updated = await jobRun.update(ctx, "5", {}, { branchId: "12", componentId: EX, configId: "d", timeoutSeconds: 30 });
+    expect(updated.outs).toMatchObject({ branchId: "12", componentId: EX, configId: "d", jobId: "", status: "success", timeoutSeconds: 30 });
+    expect((await jobRun.read(ctx, "9", {})).props).toMatchObject({ branchId: "default", componentId: "", configId: "", jobId: "9", status: "success" });
   });
 });
