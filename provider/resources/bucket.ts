@@ -62,6 +62,7 @@ const what = (name: string, id: string) => `Bucket "${id}" (resource "${name}")`
 
 /** The declaration a bucket of the service amounts to (read, drift, export). */
 export function bucketFromRemote(b: StorageBucket) {
+  // Stryker disable next-line Regex: equivalent: the service names every bucket "c-<name>", so the first "c-" is the prefix
   const name = b.name.replace(/^c-/, "");
   return {
     stage: b.stage === "out" ? ("out" as const) : ("in" as const),
@@ -77,7 +78,8 @@ function stateOf(p: Pick<Parsed, "branchId" | "forceDelete" | "adoptExisting" | 
     branchId: p.branchId,
     ...remote,
     // A display name declared equal to the name is kept as declared (the service shows the name anyway).
-    ...(p.displayName !== undefined && remote.displayName === undefined && (b.displayName === p.displayName || !b.displayName) ? { displayName: p.displayName } : {}),
+    // (A display name of its own on the bucket is the remote one, above: equal to the declared one, or drift.)
+    ...(p.displayName !== undefined && (b.displayName === p.displayName || !b.displayName) ? { displayName: p.displayName } : {}),
     forceDelete: p.forceDelete,
     adoptExisting: p.adoptExisting,
     bucketId: b.id,
@@ -157,8 +159,10 @@ export const handler: Handler<typeof bucket> = {
         const b = await storage.findBucket(p.branchId, id);
         if (!b) return undefined;
         const found = await ownerOfBucket(storage, p, b, owner);
+        // The owner it amounts to, as create-once reads it (a marked bucket's is its marker; an
+        // unmarked one is ours when it is what our own create makes before the marker).
         marked = found !== undefined && metadataValue(b.metadata, OWNER_KEY) === found;
-        return { ...b, metadata: [...(b.metadata ?? []).filter((m) => !(m.provider === METADATA_PROVIDER && m.key === OWNER_KEY)), ...(found ? [{ id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] : [])] };
+        return found ? { ...b, metadata: [...(b.metadata ?? []), { id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] } : b;
       },
       ownerOf: (b) => metadataValue(b.metadata, OWNER_KEY),
       create: async () => ({
@@ -259,6 +263,7 @@ async function converge(storage: StorageApi, p: Parsed, current: StorageBucket):
     await storage.setBucketMetadata(p.branchId, current.id, "user", [{ key: DESCRIPTION_KEY, value: p.description }]);
     changed = true;
   }
+  // Stryker disable next-line Regex: equivalent, as in bucketFromRemote
   const wantDisplay = p.displayName ?? current.name.replace(/^c-/, "");
   if (current.displayName !== wantDisplay && !(p.displayName === undefined && current.displayName === current.name)) {
     await storage.updateBucket(p.branchId, current.id, { displayName: wantDisplay });

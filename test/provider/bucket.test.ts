@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bucket } from "./hosted";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
-import type { Props } from "../../provider/resources/types";
+import { PartialFailure, type Props } from "../../provider/resources/types";
 
 // Bucket's read, update, adoption and delete against the emulator (provider/resources/bucket.ts);
 // storage.test.ts covers its create and its guards with tables.
@@ -108,5 +108,75 @@ describe("Bucket", () => {
     h.emu.clearRequests();
     await bucket.delete(h.ctx, made.id, made.outs);
     expect(writes()).toEqual([]);
+  });
+});
+
+describe("Bucket in detail", () => {
+  const check = (name: string, news: Props, olds: Props = {}, owner = ownerUrn(name)) => bucket.check(h.ctx, olds, { __resourceName: name, __owner: owner, ...news });
+  // A table made by hand (no marker): no stack's.
+  const foreignTable = async (bucketId: string, name: string) =>
+    storage().waitJob(await storage().createTableDefinition("default", bucketId, { name, primaryKeysNames: [], columns: [{ name: "a", definition: { type: "VARCHAR" } }] }), "table");
+  const marker = async (bucketId: string) => (await storage().findBucket("default", bucketId))?.metadata?.find((m) => m.key === "keboola-pulumi.owner")?.value;
+
+  it("counts an unmarked bucket as this resource's only when it is what its own create makes: empty, with the declared description", async () => {
+    await storage().createBucket("default", { name: "unmarked", stage: "in", description: "Same" });
+    expect((await check("unmarked", { stage: "in", name: "unmarked", description: "Same" })).failures).toEqual([]);
+    expect((await check("unmarked", { stage: "in", name: "unmarked", description: "Other" })).failures).toEqual([
+      { property: "name", reason: 'bucket "in.c-unmarked" already exists and belongs to nobody recorded (not created by keboola-pulumi, or its marker was edited away): choose another name, or set adoptExisting: true to take it over' },
+    ]);
+    await foreignTable("in.c-unmarked", "t");
+    expect((await check("unmarked", { stage: "in", name: "unmarked", description: "Same" })).failures?.map((f) => f.property)).toEqual(["name"]);
+    // Another stack's marked bucket is refused as that stack's.
+    await createVia(bucket, h.ctx, "marked", { stage: "in", name: "marked", __owner: ownerUrn("marked", "other-stack") });
+    expect((await check("marked", { stage: "in", name: "marked" })).failures).toEqual([{ property: "name", reason: expect.stringMatching(/^bucket "in\.c-marked" already exists and belongs to stack "other-stack"/) }]);
+  });
+
+  it("after a lost answer, marks the empty bucket its own create made, and does not mark again one marked already", async () => {
+    await storage().createBucket("default", { name: "lost-unmarked", stage: "in", description: "" });
+    const inputs: Props = { __resourceName: "lost-unmarked", __owner: ownerUrn("lost-unmarked"), branchId: "default", stage: "in", name: "lost-unmarked", description: "", forceDelete: false, adoptExisting: false };
+    await bucket.create(h.ctx, inputs);
+    expect(await marker("in.c-lost-unmarked")).toBe(ownerUrn("lost-unmarked"));
+    h.emu.clearRequests();
+    await bucket.create(h.ctx, inputs);
+    // Only the refused create: the marker is there, the bucket as declared.
+    expect(writes()).toEqual(["POST /v2/storage/buckets"]);
+  });
+
+  it("creates with the declared display name; a failed write after the create leaves the bucket in the state", async () => {
+    await createVia(bucket, h.ctx, "shown", { stage: "in", name: "shown", displayName: "Shown-in-UI" });
+    expect((await storage().findBucket("default", "in.c-shown"))?.displayName).toBe("Shown-in-UI");
+    const inputs = (await check("half", { stage: "in", name: "half" })).inputs as Props;
+    const before = h.emu.faultCounts().byMethod.POST?.["429"] ?? 0;
+    h.emu.setFaults({ rate429: 1, retryAfterSeconds: 0, methods: ["POST"], pathPrefixes: ["/v2/storage/buckets/in.c-half/metadata"] });
+    let failed: unknown;
+    try {
+      failed = await bucket.create(h.ctx, inputs).catch((e: unknown) => e);
+    } finally {
+      h.emu.setFaults({});
+    }
+    expect((h.emu.faultCounts().byMethod.POST?.["429"] ?? 0) - before).toBeGreaterThan(0);
+    expect(failed).toBeInstanceOf(PartialFailure);
+    expect(failed).toMatchObject({ id: "in.c-half", properties: { bucketId: "in.c-half", name: "half" } });
+    expect((failed as Error).message).toMatch(/^Bucket "in\.c-half" \(resource "half"\): POST \/v2\/storage\/buckets\/in\.c-half\/metadata \(storage\) failed with 429/);
+  });
+
+  it("an update that changes nothing reads the bucket once and writes nothing", async () => {
+    const made = await createVia(bucket, h.ctx, "still", { stage: "in", name: "still", description: "D" });
+    h.emu.clearRequests();
+    await bucket.update(h.ctx, made.id, made.outs, made.inputs);
+    expect(h.emu.requests().map((r) => `${r.method} ${r.path.replace(/\?.*$/, "")}`)).toEqual(["GET /v2/storage/buckets/in.c-still"]);
+  });
+
+  it("refuses at preview a replacement whose delete would drop another stack's tables, saying when the old bucket goes, unless its recorded forceDelete gives them up", async () => {
+    const made = await createVia(bucket, h.ctx, "moving", { stage: "in", name: "moving", displayName: "moving-shown" });
+    await foreignTable("in.c-moving", "foreign");
+    const renamed = await check("moving", { stage: "in", name: "moved", displayName: "moving-shown" }, made.outs);
+    expect(renamed.failures?.[0]).toMatchObject({
+      property: "name",
+      reason: expect.stringMatching(/^changing name replaces the bucket, and it keeps the display name, which the service keeps unique in the stage, so bucket "in\.c-moving" is deleted before the new one is created; it holds 1 table\(s\) this stack does not manage \(in\.c-moving\.foreign\)\. Move or drop them first, or set forceDelete: true and run `pulumi up` before this change/),
+    });
+    const newName = await check("moving", { stage: "in", name: "moved", displayName: "moved-shown" }, made.outs);
+    expect(newName.failures?.[0]?.reason).toMatch(/^changing name replaces the bucket, and bucket "in\.c-moving" is deleted once the new one exists; it holds 1 table/);
+    expect((await check("moving", { stage: "in", name: "moved", displayName: "moved-shown" }, { ...made.outs, forceDelete: true })).failures).toEqual([]);
   });
 });
