@@ -69,3 +69,25 @@ describe("ComponentConfig in detail", () => {
     expect(readDerived.inputs).not.toHaveProperty("configId");
   });
 });
+
+describe("ComponentConfig import", () => {
+  it("takes a configuration with variables_id as bound on import (nothing recorded), its rows likewise; one without as unbound", async () => {
+    const storage = h.ctx.client().storage;
+    await storage.createConfig("default", EX, { configurationId: "imported-bound", name: "Imported", configuration: { parameters: { limit: "{{limit}}" }, variables_id: vars.configId, variables_values_id: vars.valuesRowId } });
+    await storage.createRow("default", EX, "imported-bound", { rowId: "r1", name: "Row", configuration: { parameters: { n: "{{limit}}" }, variables_id: vars.configId } });
+    await storage.createRow("default", EX, "imported-bound", { rowId: "r2", name: "Plain row", configuration: { parameters: { n: 1 } } });
+    const read = await componentConfig.read(h.ctx, `default/${EX}/imported-bound`, {});
+    expect(read.props).toMatchObject({ variables: { configId: vars.configId, valuesRowId: vars.valuesRowId }, configuration: { parameters: { limit: "{{limit}}" } } });
+    const rows = (read.props as Props).rows as Props[];
+    expect(rows.map((r) => r.variables)).toEqual([{ configId: vars.configId }, undefined]);
+    // With a recorded state (not an import), a binding is what the state recorded: none here, so
+    // one added by hand shows as a change of the configuration (its variables_id), not as a binding.
+    const recorded = await componentConfig.read(h.ctx, `default/${EX}/imported-bound`, { rowIds: ["r1", "r2"], rows: [{ name: "Row" }, { name: "Plain row" }] });
+    expect(recorded.props).not.toHaveProperty("variables");
+    expect(recorded.props).toMatchObject({ configuration: { variables_id: vars.configId, variables_values_id: vars.valuesRowId } });
+    expect(((recorded.props as Props).rows as Props[])[0]).toMatchObject({ configuration: { variables_id: vars.configId } });
+    await storage.createConfig("default", EX, { configurationId: "imported-plain", name: "Plain", configuration: { parameters: { limit: 1 } } });
+    const plain = await componentConfig.read(h.ctx, `default/${EX}/imported-plain`, {});
+    expect(plain.props).not.toHaveProperty("variables");
+  });
+});
