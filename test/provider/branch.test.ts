@@ -4,7 +4,7 @@ import { UNKNOWN } from "../../provider/validation/check";
 import type { FaultOptions } from "../../emulator/core/faults";
 import { OWNER_KEY, withMarker } from "../../provider/resources/ownership";
 import { branch } from "./hosted";
-import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, withOneFault, type Harness } from "./harness";
+import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, throttled, updateVia, withOneFault, type Harness } from "./harness";
 
 // The Branch kind against the emulator's dev-branch endpoints (emulator/storage/branches.ts, which
 // cites keboola/storage-api-php-client tests/Common/DevBranchesTest.php and keboola-sdk-go
@@ -177,15 +177,7 @@ describe("Branch in detail", () => {
     // Only the refused create: no metadata or description write.
     expect(h.writes()).toEqual(["POST /v2/storage/dev-branches"]);
 
-    const before = h.emu.faultCounts().byMethod.POST?.["429"] ?? 0;
-    h.emu.setFaults({ rate429: 1, retryAfterSeconds: 0, methods: ["POST"], pathPrefixes: ["/v2/storage/branch/"] });
-    let failed: unknown;
-    try {
-      failed = await createVia(branch, h.ctx, "unmarked", { name: "unmarked", description: "Declared" }).catch((e: unknown) => e);
-    } finally {
-      h.emu.setFaults({});
-    }
-    expect((h.emu.faultCounts().byMethod.POST?.["429"] ?? 0) - before).toBeGreaterThan(0);
+    const failed = await throttled(h, "POST", "/v2/storage/branch/", () => createVia(branch, h.ctx, "unmarked", { name: "unmarked", description: "Declared" }));
     expect(failed).toBeInstanceOf(PartialFailure);
     const [b] = await named("unmarked");
     expect(failed).toMatchObject({ id: String(b!.id), properties: { name: "unmarked", branchId: String(b!.id) } });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bucket } from "./hosted";
-import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
+import { createVia, ownerUrn, startHarness, throttled, type Harness } from "./harness";
 import { PartialFailure, type Props } from "../../provider/resources/types";
 
 // Bucket's read, update, adoption and delete against the emulator (provider/resources/bucket.ts);
@@ -146,15 +146,7 @@ describe("Bucket in detail", () => {
     await createVia(bucket, h.ctx, "shown", { stage: "in", name: "shown", displayName: "Shown-in-UI" });
     expect((await storage().findBucket("default", "in.c-shown"))?.displayName).toBe("Shown-in-UI");
     const inputs = (await check("half", { stage: "in", name: "half" })).inputs as Props;
-    const before = h.emu.faultCounts().byMethod.POST?.["429"] ?? 0;
-    h.emu.setFaults({ rate429: 1, retryAfterSeconds: 0, methods: ["POST"], pathPrefixes: ["/v2/storage/buckets/in.c-half/metadata"] });
-    let failed: unknown;
-    try {
-      failed = await bucket.create(h.ctx, inputs).catch((e: unknown) => e);
-    } finally {
-      h.emu.setFaults({});
-    }
-    expect((h.emu.faultCounts().byMethod.POST?.["429"] ?? 0) - before).toBeGreaterThan(0);
+    const failed = await throttled(h, "POST", "/v2/storage/buckets/in.c-half/metadata", () => bucket.create(h.ctx, inputs));
     expect(failed).toBeInstanceOf(PartialFailure);
     expect(failed).toMatchObject({ id: "in.c-half", properties: { bucketId: "in.c-half", name: "half" } });
     expect((failed as Error).message).toMatch(/^Bucket "in\.c-half" \(resource "half"\): POST \/v2\/storage\/buckets\/in\.c-half\/metadata \(storage\) failed with 429/);

@@ -56,6 +56,23 @@ export async function withOneFault<T>(h: Harness, kind: FaultKind, fault: FaultO
   }
 }
 
+/**
+ * Runs `step` while every `method` request under `prefix` is answered 429 (with no wait asked),
+ * so it fails once the client's retries run out; returns what it threw (or its value), and asserts
+ * that 429s were injected. A 429 is certainly not acted on: the tests of what a failed write
+ * leaves behind use it.
+ */
+export async function throttled(h: Harness, method: string, prefix: string, step: () => Promise<unknown>): Promise<unknown> {
+  const before = h.emu.faultCounts().byMethod[method]?.["429"] ?? 0;
+  h.emu.setFaults({ rate429: 1, retryAfterSeconds: 0, methods: [method], pathPrefixes: [prefix] });
+  try {
+    return await step().catch((e: unknown) => e);
+  } finally {
+    h.emu.setFaults({});
+    expect((h.emu.faultCounts().byMethod[method]?.["429"] ?? 0) - before, `429s injected into ${method} ${prefix}`).toBeGreaterThan(0);
+  }
+}
+
 export const ownerUrn = (name: string, stack = "test") => `urn:pulumi:${stack}::harness::pulumi-nodejs:dynamic/keboola:Resource::${name}`;
 
 /** check -> create; fails the test on check failures. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { componentConfig, flow, schedule } from "./hosted";
 import type { Props } from "../../provider/resources/types";
-import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness, withOneFault } from "./harness";
+import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, throttled, updateVia, type Harness, withOneFault } from "./harness";
 import { exportProject } from "../../provider/manifest/export";
 import { UNKNOWN } from "../../provider/validation/check";
 import { scheduleFromConfiguration, schedulerConfiguration } from "../../provider/resources/schedule";
@@ -238,20 +238,11 @@ describe("Schedule in detail", () => {
 
   it("a create or update whose activation fails leaves the configuration in the state, said as the schedule's failure, and the next update activates it", async () => {
     // Rate limited past the client's retries (a 429 is certainly not acted on: no lookup, no second try).
-    const throttled = async <T>(step: () => Promise<T>): Promise<unknown> => {
-      const before = h.emu.faultCounts().byMethod.POST?.["429"] ?? 0;
-      h.emu.setFaults({ rate429: 1, retryAfterSeconds: 0, methods: ["POST"], pathPrefixes: ["/scheduler/schedules"] });
-      try {
-        return await step().catch((e: unknown) => e);
-      } finally {
-        h.emu.setFaults({});
-        expect((h.emu.faultCounts().byMethod.POST?.["429"] ?? 0) - before, "429s injected").toBeGreaterThan(0);
-      }
-    };
+    const activationsThrottled = (step: () => Promise<unknown>) => throttled(h, "POST", "/scheduler/schedules", step);
     const target = { componentId: EXTRACTOR, configId: "throttled-target" };
     await createVia(componentConfig, h.ctx, "throttled-target", extractor("throttled-target"));
     const inputs = (await check(schedule, "unactivated", { configId: "unactivated", name: "Unactivated", cron: "0 5 * * *", target })).inputs as Props;
-    const failed = await throttled(() => schedule.create(h.ctx, inputs));
+    const failed = await activationsThrottled(() => schedule.create(h.ctx, inputs));
     expect(failed).toBeInstanceOf(PartialFailure);
     const partial = failed as PartialFailure;
     expect(partial.message).toMatch(/^Schedule "unactivated": POST \/scheduler\/schedules \(scheduler\) failed with 429/);
@@ -261,7 +252,7 @@ describe("Schedule in detail", () => {
     expect(partial.properties).not.toHaveProperty("scheduleId");
     expect(schedules().filter((x) => x.configurationId === "unactivated")).toEqual([]);
 
-    const again = await throttled(() => schedule.update(h.ctx, partial.id, partial.properties, { ...inputs, cron: "0 6 * * *" }));
+    const again = await activationsThrottled(() => schedule.update(h.ctx, partial.id, partial.properties, { ...inputs, cron: "0 6 * * *" }));
     expect(again).toBeInstanceOf(PartialFailure);
     expect(again).toMatchObject({ id: "default/keboola.scheduler/unactivated", properties: { cron: "0 6 * * *" } });
     expect((again as PartialFailure).message).toMatch(/^Schedule "unactivated": POST \/scheduler\/schedules \(scheduler\) failed with 429/);
