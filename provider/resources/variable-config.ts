@@ -63,7 +63,9 @@ export const variableConfig = defineResource({
     if (v.adoptExisting === true && v.configId === undefined) ctx.addIssue({ code: "custom", path: ["adoptExisting"], message: ADOPT_NEEDS_ID });
     // The known values against the declarations, when those are known (a value may be an output).
     const declared = whenKnown(v.variables);
+    // Stryker disable next-line ConditionalExpression: equivalent for `!isUnknown(...)` as true: checkWith drops a problem at a place not known yet (its other variants are disabled with it)
     if (declared && !isUnknown(v.defaultValues)) {
+      // Stryker disable next-line MethodExpression,ConditionalExpression: equivalent without the filter, as above: a problem at an unknown value is dropped
       const values = Object.fromEntries(Object.entries(v.defaultValues ?? {}).filter(([, x]) => !isUnknown(x)));
       for (const issue of valueIssues(values, declared)) ctx.addIssue({ code: "custom", path: ["defaultValues", issue.name], message: issue.message });
     }
