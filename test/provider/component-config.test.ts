@@ -70,6 +70,42 @@ describe("ComponentConfig in detail", () => {
   });
 });
 
+describe("ComponentConfig read's warnings", () => {
+  const declared = [{ name: "limit", type: "int" }];
+  it("follow the configuration when the declarations are recorded: a placeholder edited away by hand warns on refresh, in the configuration and in a row bound on its own", async () => {
+    const made = await createVia(componentConfig, h.ctx, "warns", args({ variables: { configId: vars.configId, valuesRowId: vars.valuesRowId, declared } }));
+    expect(made.outs.warnings).toEqual([]);
+    const storage = h.ctx.client().storage;
+    const configId = String(made.outs.configId);
+    const current = await storage.getConfig("default", EX, configId);
+    await storage.updateConfig("default", EX, configId, { configuration: { ...current.configuration, parameters: { limit: 5 } } });
+    const read = await componentConfig.read(h.ctx, made.id, made.outs);
+    expect(read.props?.warnings).toEqual(['variable "limit" is declared but no {{limit}} placeholder in the configuration or its rows uses it']);
+
+    const rowBound = await createVia(componentConfig, h.ctx, "row-warns", {
+      componentId: EX,
+      name: "Rows",
+      configuration: { parameters: {} },
+      rows: [{ name: "Row", configuration: { parameters: { n: "{{limit}}" } }, variables: { configId: vars.configId, declared } }],
+    });
+    expect(rowBound.outs.warnings).toEqual([]);
+    const rowId = (rowBound.outs.rowIds as string[])[0]!;
+    const rowNow = (await storage.getConfig("default", EX, String(rowBound.outs.configId))).rows[0]!;
+    await storage.updateRow("default", EX, String(rowBound.outs.configId), rowId, { configuration: { ...rowNow.configuration, parameters: { n: 1 } } });
+    expect((await componentConfig.read(h.ctx, rowBound.id, rowBound.outs)).props?.warnings).toEqual([
+      'variable "limit" is declared but no {{limit}} placeholder in rows[0] (bound to its own variables) uses it',
+    ]);
+  });
+
+  it("stay as recorded when the declarations are not known (a binding recorded without them)", async () => {
+    const made = await createVia(componentConfig, h.ctx, "warns-kept", args({ variables: { configId: vars.configId } }));
+    const { declared: _d, ...refs } = made.outs.variables as Props;
+    const recorded = { ...made.outs, variables: refs, warnings: ["recorded warning"] };
+    expect((await componentConfig.read(h.ctx, made.id, recorded)).props?.warnings).toEqual(["recorded warning"]);
+    expect((await componentConfig.read(h.ctx, made.id, { ...recorded, warnings: undefined })).props?.warnings).toEqual([]);
+  });
+});
+
 describe("ComponentConfig import", () => {
   it("takes a configuration with variables_id as bound on import (nothing recorded), its rows likewise; one without as unbound", async () => {
     const storage = h.ctx.client().storage;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bucket, table } from "./hosted";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 import type { Props } from "../../provider/resources/types";
+import { OWNER_KEY } from "../../provider/resources/ownership";
 
 // Table's rules across fields, its in-place changes of the primary key and columns, and read and
 // update from a sparse state (provider/resources/table.ts); storage.test.ts covers data loads and
@@ -77,5 +78,38 @@ describe("Table in detail", () => {
     await expect(table.update(h.ctx, made.id, made.outs, made.inputs)).rejects.toThrow(`Table "${made.id}" (resource "sparse") no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     // Deleting it again is done already.
     await table.delete(h.ctx, made.id, made.outs);
+  });
+
+  it("counts an unmarked table as this resource's only when its own create made it: a job loading a file with its tag, or a typed table still empty with the declared columns", async () => {
+    // As a crash between the create job and the marker leaves it: the table, without the marker.
+    const stored = (id: string) => Object.values(h.emu.state.storage.tables).find((t) => t.id === id)!;
+    const unmark = (id: string) => {
+      const t = stored(id);
+      t.metadata = (t.metadata ?? []).filter((m) => m.key !== OWNER_KEY);
+    };
+    const failuresOf = async (resource: string, news: Props) =>
+      ((await table.check(h.ctx, {}, { __resourceName: resource, __owner: ownerUrn(resource), ...news })).failures ?? []).map((f) => f.reason);
+    const foreign = (id: string) => `table "${id}" already exists (not created by keboola-pulumi): choose another name, or set adoptExisting: true to take it over (its rows are replaced when data is declared)`;
+
+    const untyped = { bucketId, name: "plain_lost", columns: ["id", "name"] };
+    const plain = await createVia(table, h.ctx, "plain_lost", untyped);
+    unmark(plain.id);
+    expect(await failuresOf("plain_lost", untyped)).toEqual([]);
+    // Another resource's create job loaded no file with its tag.
+    expect(await failuresOf("someone_else", untyped)).toEqual([foreign(plain.id)]);
+    // A job of this resource that created another table does not make this one ours.
+    const other = await createVia(table, h.ctx, "maker", { ...untyped, name: "made_by_other" });
+    unmark(other.id);
+    expect(await failuresOf("plain_lost", { ...untyped, name: "made_by_other" })).toEqual([foreign(other.id)]);
+
+    const typedLost = typed("typed_lost");
+    const made = await createVia(table, h.ctx, "typed_lost", typedLost);
+    unmark(made.id);
+    expect(await failuresOf("typed_lost", typedLost)).toEqual([]);
+    // Other columns than declared: not what this resource's create makes.
+    expect(await failuresOf("typed_lost", { ...typedLost, columns: ["id", "name", "x"], definition: { ...typedLost.definition, x: { type: "VARCHAR" } } })).toEqual([foreign(made.id)]);
+    // Rows in it: somebody loaded them, so it is not a table our create left empty.
+    stored(made.id).rows.push(["1", "a"]);
+    expect(await failuresOf("typed_lost", typedLost)).toEqual([foreign(made.id)]);
   });
 });
