@@ -140,7 +140,7 @@ function stateOf(p: Pick<Parsed, "branchId" | "rotateToken" | "adoptExisting">, 
     branchId: p.branchId,
     ...sinkFromRemote(s),
     ...(examples?.length ? { examples } : {}),
-    ...(p.rotateToken !== undefined ? { rotateToken: p.rotateToken } : {}),
+    rotateToken: p.rotateToken, // left out of the state when undefined (runtime.ts withIdentity)
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
   };
@@ -184,7 +184,7 @@ async function sharedTableFailure(ctx: ResourceContext, p: { branchId: string; t
 
 /** allowedSignals filters OTLP signals; on an HTTP source the service silently ignores it. */
 async function signalsFailure(ctx: ResourceContext, p: { branchId: string; sourceId: string; allowedSignals?: string[] }): Promise<string | undefined> {
-  if (!p.allowedSignals || p.allowedSignals.length === 0) return undefined;
+  if (!p.allowedSignals) return undefined; // the input reads an empty filter as none
   const src = await (await ctx.client().stream()).findSource(p.branchId, p.sourceId);
   if (src?.type !== "http") return undefined;
   return signalsOnHttp(p.sourceId);
@@ -194,7 +194,8 @@ const signalsOnHttp = (sourceId: string) =>
   `source "${sourceId}" is an HTTP source, which has no signals (the service would ignore them): remove allowedSignals, or point sourceId at an OTLP source`;
 
 function mappingChanged(olds: Props, p: { tableId: string; columns: Column[] }): boolean {
-  // The recorded columns as this version reads them (columns it cannot read count as changed).
+  // A new sink has no recorded tableId: changed. The recorded columns as this version reads them
+  // (columns it cannot read count as changed).
   return olds.tableId !== p.tableId || !same(sink.parseState(olds).columns?.map(canonicalColumn), p.columns.map(canonicalColumn));
 }
 
@@ -279,11 +280,10 @@ export const handler: Handler<typeof sink> = {
       if (taken) failures.push(taken);
     }
     const mapping = knownFields(p, ["tableId", "branchId"]);
-    const firstMapping = !olds.tableId;
     if (mapping && columns && facts.declaredTable !== undefined) {
       const failure = declaredTableFailure(mapping.tableId, facts.declaredTable, columns);
       if (failure) failures.push({ property: "columns", reason: failure });
-    } else if (failures.length === 0 && mapping && columns && (firstMapping || mappingChanged(olds, { tableId: mapping.tableId, columns }))) {
+    } else if (failures.length === 0 && mapping && columns && mappingChanged(olds, { tableId: mapping.tableId, columns })) {
       const target = { ...mapping, columns };
       const failure = (await tableFailure(ctx, target.branchId, target.tableId, target.columns, true)) ?? (await sharedTableFailure(ctx, target, facts.sharedTable));
       if (failure) failures.push({ property: "columns", reason: failure });

@@ -84,7 +84,7 @@ function stateOf(p: Pick<Parsed, "branchId" | "adoptExisting" | "rotateSecret">,
   return {
     branchId: p.branchId,
     ...sourceFromRemote(s),
-    ...(p.rotateSecret !== undefined ? { rotateSecret: p.rotateSecret } : {}),
+    rotateSecret: p.rotateSecret, // left out of the state when undefined (runtime.ts withIdentity)
     adoptExisting: p.adoptExisting,
     projectId: s.projectId,
     url: urlOf(s),
@@ -179,16 +179,15 @@ export const handler: Handler<typeof source> = {
       },
       fix: "Choose another sourceId (or name), or set adoptExisting: true to take this source over (it is then brought to the declared state).",
     });
-    let current = created.object;
-    // A taken-over source is brought to the declared state; a new one is created enabled and disabled after.
-    if (created.existed || !p.enabled) {
-      try {
-        current = await converge(stream, p, current, label, owner);
-      } catch (err) {
-        throw new PartialFailure(asError(err).message, idOf(current), stateOf(p, current));
-      }
+    // A taken-over source is brought to the declared state; a new one is created enabled and disabled
+    // after (converge writes nothing to one already as declared).
+    const made = created.object;
+    try {
+      const current = await converge(stream, p, made, label, owner);
+      return { id: idOf(current), outs: stateOf(p, current) };
+    } catch (err) {
+      throw new PartialFailure(asError(err).message, idOf(made), stateOf(p, made));
     }
-    return { id: idOf(current), outs: stateOf(p, current) };
   },
 
   async read(ctx, id, recorded) {
