@@ -84,6 +84,8 @@ describe("Sink lifecycle in detail", () => {
     const renamed = await sink.update(h.ctx, made.id, made.outs, { ...made.inputs, name: "other name" });
     expect(tableReads()).toBe(0);
     expect(renamed.outs).toMatchObject({ name: "other name" });
+    const stored = Object.values(h.emu.state.stream.sinks).find((x) => x.sinkId === "reads" && !x.deleted);
+    expect(stored?.version?.description).toBe("Updated by Pulumi.");
     h.emu.clearRequests();
     await expect(sink.update(h.ctx, made.id, renamed.outs, { ...made.inputs, columns: [id] })).rejects.toThrow(/the mapping does not match the existing table "in\.c-sinks\.reads"/);
     expect(tableReads()).toBeGreaterThan(0);

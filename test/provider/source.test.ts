@@ -36,13 +36,15 @@ describe("Source in detail", () => {
     expect(moved.failures?.map((f) => f.property)).toEqual(["sourceId"]);
   });
 
-  it("an update writes only what differs: the type alone, with the change description; an update that changes nothing writes nothing", async () => {
+  it("an update writes only what differs: the type alone, with the change description as the version's; an update that changes nothing writes nothing and reads once", async () => {
     const made = await createVia(source, h.ctx, "typed", { name: "typed" });
     h.emu.clearRequests();
     const otlp = await updateVia(source, h.ctx, "typed", made.id, made.outs, made.inputs, { name: "typed", type: "otlp" });
     expect(h.writes()).toEqual([`PATCH ${SOURCES}/typed`]);
     expect(otlp.outs).toMatchObject({ type: "otlp" });
     expect((await (await stream()).getSource("default", "typed")).type).toBe("otlp");
+    const stored = Object.values(h.emu.state.stream.sources).find((x) => x.sourceId === "typed" && !x.deleted);
+    expect(stored?.version?.description).toBe("Updated by Pulumi.");
 
     h.emu.clearRequests();
     await source.update(h.ctx, made.id, otlp.outs, otlp.inputs as Props);
