@@ -2,8 +2,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { sink, source } from "./hosted";
 import { PartialFailure, type Props } from "../../provider/resources/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
-import { StreamApi, type StreamTestResult } from "../../provider/api/stream";
-import { sinkExampleRows } from "../../provider/resources/sink-examples";
+import { StreamApi, type StreamSink, type StreamTestResult } from "../../provider/api/stream";
+import { confirmExamples, ExamplesNotConfirmed, sameMapping, sinkExampleRows, type ExampleMapping } from "../../provider/resources/sink-examples";
+import type { SinkExample } from "../../keboola/stream-examples";
+import { KeboolaApiError } from "../../provider/api/errors";
+import { canonicalColumn, columnsSchema } from "../../provider/validation/columns";
 
 // A Sink's examples through its handler against the emulator: evaluated at preview against the
 // new mapping (nothing sent), and after a create or update posted to the source's test endpoint,
@@ -215,5 +218,102 @@ describe("rows before and after a change, for the review", () => {
     ]);
     expect(sinkExampleRows("http", undefined, news).every((r) => r.before === undefined && r.changed)).toBe(true);
     expect(sinkExampleRows(undefined, olds, { columns: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" })).toEqual([]);
+  });
+});
+
+describe("confirmExamples in detail, on a stand-in test endpoint", () => {
+  const target = { branchId: "default", sourceId: "src", sinkId: "mine" };
+  const mapping: ExampleMapping = { columns: columnsSchema.parse(COLUMNS).map(canonicalColumn) };
+  const rowOf = (values: Record<string, string>) => ({ rows: [{ columns: Object.entries(values).map(([name, value]) => ({ name, value })) }] });
+  const answer = (tables: StreamTestResult["tables"]): StreamTestResult => ({ projectId: 1, branchId: 1, sourceId: "src", tables });
+  const summaryRow = (summary: string, user: string) => ({ sinkId: "mine", tableId: "in.c-x.mine", ...rowOf({ id: "5d2b8a8e-0d1c-4a44-9c3b-0e7b5c6a1f00", at: "2026-11-28T00:00:00.000Z", user, summary }) });
+  const stand = (testSource: (req: unknown) => Promise<StreamTestResult>, listSinks: () => Promise<{ sinks: StreamSink[] }> = async () => ({ sinks: [] })) => {
+    const calls: unknown[] = [];
+    const api = { testSource: async (_b: string, _s: string, req: unknown) => (calls.push(req), testSource(req)), listSinks } as unknown as StreamApi;
+    return { api, calls };
+  };
+  const notConfirmed = async (p: Promise<unknown>) => {
+    const err = await p.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExamplesNotConfirmed);
+    return err as ExamplesNotConfirmed;
+  };
+  const request = { service: "stream" as const, method: "POST", path: "/v1/test" };
+  const examples = (...e: unknown[]) => e as SinkExample[];
+
+  it("stops asking once the endpoint does not answer, and says the next up asks again", async () => {
+    const s = stand(async () => {
+      throw new KeboolaApiError(503, undefined, "Service Unavailable", request);
+    });
+    const err = await notConfirmed(confirmExamples(s.api, target, mapping, examples(SIGNUP, VISIT), []));
+    expect(s.calls).toHaveLength(1);
+    expect(err.message).toBe(
+      "the deployed sink does not confirm an example (the next `pulumi up` checks again):\n  examples[0]: the service's test endpoint could not be asked: POST /v1/test (stream) failed with 503: Service Unavailable",
+    );
+    expect(err.confirmed).toEqual([]);
+  });
+
+  it("counts the examples it could not confirm, names the sinks an answer lists, and keeps those confirmed before", async () => {
+    const s = stand(async () => answer([{ sinkId: "someone", tableId: "in.c-x.y", rows: [] }, { sinkId: "else", tableId: "in.c-x.z", rows: [] }]));
+    const err = await notConfirmed(confirmExamples(s.api, target, mapping, examples(SIGNUP, VISIT), []));
+    expect(err.message).toMatch(/^the deployed sink does not confirm 2 examples \(the next `pulumi up` checks again\):\n {2}examples\[0\]: the service's test endpoint answers no row of the sink \(its answer lists "someone", "else"\)\. The deployed mapping behaves differently/);
+    const one = stand(async () => answer([]));
+    const kept = await notConfirmed(confirmExamples(one.api, target, mapping, examples(SIGNUP, VISIT), examples(SIGNUP)));
+    expect(one.calls).toHaveLength(1);
+    expect(kept.message).toContain("examples[1]: the service's test endpoint answers no row of the sink (its answer lists no sink).");
+    expect(kept.confirmed).toEqual([SIGNUP]);
+  });
+
+  it("says what the local evaluation writes only for the columns that differ and do not vary", async () => {
+    const s = stand(async () => answer([summaryRow("other", "u-1")]));
+    const err = await notConfirmed(confirmExamples(s.api, target, mapping, examples(SIGNUP), []));
+    expect(err.message).toContain('column "summary": the service writes "other", expected "u-1 did signup" (the local evaluation writes column "summary" "u-1 did signup").');
+    expect(err.message).not.toContain("the mapping writes");
+    // A uuid the service writes in another shape: no local value to quote (it varies).
+    const odd = stand(async () => answer([{ ...summaryRow("u-1 did signup", "u-1"), ...rowOf({ id: "not-a-uuid", at: "2026-11-28T00:00:00.000Z", user: "u-1", summary: "u-1 did signup" }) }]));
+    const varying = await notConfirmed(confirmExamples(odd.api, target, mapping, examples(SIGNUP), []));
+    expect(varying.message).toContain('column "id"');
+    expect(varying.message).not.toContain("the local evaluation writes");
+    await expect(confirmExamples(stand(async () => answer([summaryRow("u-1 did signup", "u-1")])).api, target, mapping, examples(SIGNUP), [])).resolves.toEqual([SIGNUP]);
+  });
+
+  it("a refusal for a column no sink of the source has blames another sink; a failed listing reports the refusal as it is", async () => {
+    const refusal = 'Invalid value for column "order": path "order.id" not found in the body.';
+    const refuse = async () => {
+      throw new KeboolaApiError(422, "stream.api.unprocessableContent", refusal, request);
+    };
+    const loose = { sinkId: "loose", table: { type: "keboola", tableId: "in.c-x.l", mapping: { columns: [{ type: "path", name: "order", path: "order.id", defaultValue: "none" }] } } } as unknown as StreamSink;
+    const bare = { sinkId: "bare" } as unknown as StreamSink;
+    const err = await notConfirmed(confirmExamples(stand(refuse, async () => ({ sinks: [bare, loose] })).api, target, mapping, examples(VISIT), []));
+    expect(err.message).toContain(`examples[0]: the service's test endpoint refuses the record (${refusal}), for a column this sink does not have: another sink of the source refuses it. Give the example what that sink needs too.`);
+    const listingFails = await notConfirmed(
+      confirmExamples(stand(refuse, async () => Promise.reject(new Error("listing failed"))).api, target, mapping, examples(VISIT), []),
+    );
+    expect(listingFails.message).toContain(`refuses the record (${refusal}), for a column this sink does not have`);
+    // A sink of the source that refuses with this very message is named.
+    const strict = { sinkId: "strict", table: { type: "keboola", tableId: "in.c-x.s", mapping: { columns: [{ type: "path", name: "order", path: "order.id" }] } } } as unknown as StreamSink;
+    const blamed = await notConfirmed(confirmExamples(stand(refuse, async () => ({ sinks: [loose, strict] })).api, target, mapping, examples(VISIT), []));
+    expect(blamed.message).toContain('and sink "strict" refuses this one');
+    // One that refuses for more than one column, this message among them, too.
+    const double = { ...strict, sinkId: "double", table: { type: "keboola", tableId: "in.c-x.d", mapping: { columns: [{ type: "path", name: "cart", path: "cart.id" }, { type: "path", name: "order", path: "order.id" }] } } } as unknown as StreamSink;
+    const both = await notConfirmed(confirmExamples(stand(refuse, async () => ({ sinks: [double] })).api, target, mapping, examples(VISIT), []));
+    expect(both.message).toContain('and sink "double" refuses this one');
+  });
+
+  it("two mappings map alike with the same columns and the same signals in any order; an empty filter is none", () => {
+    const columns = [{ type: "body", name: "b" }] as ExampleMapping["columns"];
+    expect(sameMapping({ columns, allowedSignals: ["logs", "traces"] }, { columns, allowedSignals: ["traces", "logs"] })).toBe(true);
+    expect(sameMapping({ columns, allowedSignals: [] }, { columns })).toBe(true);
+    expect(sameMapping({ columns, allowedSignals: ["logs"] }, { columns, allowedSignals: ["traces"] })).toBe(false);
+    expect(sameMapping({ columns }, { columns: [{ type: "body", name: "c" }] as ExampleMapping["columns"] })).toBe(false);
+  });
+
+  it("the review's rows: the old examples when the new inputs have none; a signal filter's non-strings ignored", () => {
+    const olds = { columns: COLUMNS, examples: [SIGNUP] };
+    expect(sinkExampleRows("http", olds, { columns: COLUMNS }).map((r) => r.example)).toEqual([SIGNUP]);
+    const otlp = [{ type: "template", name: "name", rawString: true, template: { content: "Body('metric_name')" } }];
+    const trace = { signal: "traces", record: { name: "GET /" }, expect: "omitted" };
+    const rows = sinkExampleRows("otlp", undefined, { columns: otlp, allowedSignals: ["metrics", 7], examples: [trace] });
+    expect(rows.map((r) => r.after.kind)).toEqual(["omitted"]);
+    expect(sinkExampleRows("otlp", undefined, { columns: otlp, allowedSignals: [7], examples: [trace] }).map((r) => r.after.kind)).not.toEqual(["omitted"]);
   });
 });
