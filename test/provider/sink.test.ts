@@ -116,6 +116,19 @@ describe("Sink lifecycle in detail", () => {
     expect(toggles()).toEqual([`PUT ${SINKS}/rot/disable`, `PUT ${SINKS}/rot/enable`]);
   });
 
+  it("a sink taken over is brought to the declared mapping without a token rotation", async () => {
+    const s = await h.ctx.client().stream();
+    await s.runTask(
+      await s.createSink("default", "sinks-src", { sinkId: "adopted", type: "table", name: "adopted", description: "", allowedSignals: [], table: { type: "keboola", tableId: "in.c-sinks.adopted", mapping: { columns: [id] } } }),
+      "test",
+    );
+    h.emu.clearRequests();
+    const taken = await createVia(sink, h.ctx, "adopter", args({ name: "adopted", tableId: "in.c-sinks.adopted2", adoptExisting: true }));
+    expect(h.writes().filter((w) => /\/(disable|enable)$/.test(w))).toEqual([]);
+    expect(h.writes()).toContain(`PATCH ${SINKS}/adopted`);
+    expect(taken.outs).toMatchObject({ tableId: "in.c-sinks.adopted2", columns: [id, body], enabled: true });
+  });
+
   it("a new sink declared disabled that cannot be disabled is kept in state as it stands", async () => {
     const inputs = (await check("born-off", args({ name: "born-off", tableId: "in.c-sinks.off", enabled: false }))).inputs as Props;
     const err = await throttled(h, "PUT", `${SINKS}/born-off/disable`, () => sink.create(h.ctx, inputs));
