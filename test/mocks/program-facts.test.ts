@@ -141,3 +141,59 @@ describe("facts for the service's limits", () => {
     expect((await factsOf(s2, "lim-s2")).declaredBefore).toEqual(["one"]);
   });
 });
+
+describe("facts about Storage objects of the same program", () => {
+  it("gives a Table whether its bucket is a Bucket of this program, and that bucket's id when its stage and name are literal", async () => {
+    const bucket = new keboola.Bucket("st-bucket", { name: "st-facts" });
+    const byOutput = new keboola.Table("st-by-output", { bucketId: bucket.bucketId, name: "t1", columns: ["id"] });
+    const byLiteral = new keboola.Table("st-by-literal", { bucketId: "in.c-st-facts", name: "t2", columns: ["id"] });
+    const outBucket = new keboola.Bucket("st-out", { name: "st-out", stage: "out" });
+    const inOut = new keboola.Table("st-in-out", { bucketId: "out.c-st-out", name: "t3", columns: ["id"] });
+    const elsewhere = new keboola.Table("st-elsewhere", { bucketId: "in.c-not-declared", name: "t4", columns: ["id"] });
+    const otherBranch = new keboola.Table("st-other-branch", { bucketId: "in.c-st-facts", branchId: "123", name: "t5", columns: ["id"] });
+    const unnamed = new keboola.Bucket("st-unnamed", { name: pulumi.output("st-later") });
+    const byUnknown = new keboola.Table("st-by-unknown", { bucketId: unnamed.bucketId, name: "t6", columns: ["id"] });
+    expect(await factsOf(byOutput, "st-by-output")).toEqual({ declared: true, bucketId: "in.c-st-facts" });
+    expect(await factsOf(byLiteral, "st-by-literal")).toEqual({ declared: true });
+    expect(await factsOf(inOut, "st-in-out")).toEqual({ declared: true });
+    expect(await factsOf(elsewhere, "st-elsewhere")).toEqual({ declared: false });
+    expect(await factsOf(otherBranch, "st-other-branch")).toEqual({ declared: false });
+    expect(await factsOf(byUnknown, "st-by-unknown")).toEqual({ declared: true });
+    // A stage not known before deployment: the bucket's id is not known either.
+    const staged = new keboola.Bucket("st-staged", { name: "st-staged", stage: pulumi.output("out" as const) });
+    const byStaged = new keboola.Table("st-by-staged", { bucketId: staged.bucketId, name: "t7", columns: ["id"] });
+    expect(await factsOf(byStaged, "st-by-staged")).toEqual({ declared: true });
+    void outBucket;
+  });
+
+  it("gives a Sink the Table of this program it writes, by the table's output or its literal id, with its declared columns and key", async () => {
+    const bucket = new keboola.Bucket("sk-bucket", { name: "sk-facts" });
+    const table = new keboola.Table("sk-table", { bucketId: bucket.bucketId, name: "events", columns: ["id", "body"], primaryKey: ["id"] });
+    const keyless = new keboola.Table("sk-keyless", { bucketId: "in.c-sk-facts", name: "plain", columns: ["id"] });
+    const src = new keboola.Source("sk-src", { name: "sk-src" });
+    const byOutput = new keboola.Sink("sk-by-output", { sourceId: src.sourceId, name: "by output", tableId: table.tableId, columns });
+    const byLiteral = new keboola.Sink("sk-by-literal", { sourceId: src.sourceId, name: "by literal", tableId: "in.c-sk-facts.plain", columns });
+    const other = new keboola.Sink("sk-other", { sourceId: src.sourceId, name: "other", tableId: "in.c-sk-facts.none", columns });
+    expect((await factsOf(byOutput, "sk-by-output")).declaredTable).toEqual({ resource: "sk-table", tableId: "in.c-sk-facts.events", columns: ["id", "body"], primaryKey: ["id"] });
+    expect((await factsOf(byLiteral, "sk-by-literal")).declaredTable).toEqual({ resource: "sk-keyless", tableId: "in.c-sk-facts.plain", columns: ["id"], primaryKey: [] });
+    expect((await factsOf(other, "sk-other")).declaredTable).toBeUndefined();
+    void keyless;
+  });
+
+  it("refuses two Buckets, two Tables or two Sources of one id in one branch, naming both and the fix; other branches or stages are other objects", () => {
+    new keboola.Bucket("dup-bucket-a", { name: "dup-b" });
+    expect(() => new keboola.Bucket("dup-bucket-b", { name: "dup-b", stage: "in" })).toThrow(
+      'keboola:Bucket "dup-bucket-b": bucket "in.c-dup-b" in branch default is already declared by keboola:Bucket "dup-bucket-a" in this program; two resources would manage one object. Give one of them another name.',
+    );
+    expect(() => new keboola.Bucket("dup-bucket-out", { name: "dup-b", stage: "out" })).not.toThrow();
+    expect(() => new keboola.Bucket("dup-bucket-dev", { name: "dup-b", branchId: "77" })).not.toThrow();
+    new keboola.Table("dup-table-a", { bucketId: "in.c-dup-b", name: "t", columns: ["id"] });
+    expect(() => new keboola.Table("dup-table-b", { bucketId: "in.c-dup-b", name: "t", columns: ["id"] })).toThrow(
+      'keboola:Table "dup-table-b": table "in.c-dup-b.t" in branch default is already declared by keboola:Table "dup-table-a" in this program; two resources would manage one object. Give one of them another name.',
+    );
+    new keboola.Source("dup-source-a", { name: "Dup Source" });
+    expect(() => new keboola.Source("dup-source-b", { name: "x", sourceId: "dup-source" })).toThrow(
+      'keboola:Source "dup-source-b": source id "dup-source" in branch default is already declared by keboola:Source "dup-source-a" in this program; two resources would manage one object. Give one of them another sourceId (or name).',
+    );
+  });
+});
