@@ -7,6 +7,8 @@ import { KIND_NAMES } from "../../provider/kinds/table";
 import { source } from "../../provider/resources/source";
 import { sink } from "../../provider/resources/sink";
 import { componentConfig } from "../../provider/resources/component-config";
+import { keepsUnique } from "../../provider/resources/define";
+import type { Props } from "../../provider/resources/types";
 
 // One schema per resource (provider/resources/define.ts): what is derived from it, how old state
 // is read with it, and the boundaries between the modules around it.
@@ -129,5 +131,23 @@ describe("module boundaries", () => {
     expect(out.classes).toBeGreaterThan(7);
     expect(out.modules).toBeGreaterThan(20);
     expect(out.server).toEqual([]);
+  });
+});
+
+describe("keepsUnique", () => {
+  const rule = (within: string[], orElse?: string) => ({ field: "displayName", within, what: "display name", ...(orElse ? { orElse } : {}) });
+  const canon = (news: Props) => (f: string) => news[f];
+  it("holds when some rule's scope is unchanged and its value (or the value it falls back to) stays the same", () => {
+    const olds = { branchId: "1", stage: "in", displayName: "raw", name: "raw" };
+    expect(keepsUnique([rule(["branchId", "stage"])], olds, canon({ ...olds, name: "other" }))).toBe(true);
+    // One field of the scope changed: another scope, no clash.
+    expect(keepsUnique([rule(["branchId", "stage"])], olds, canon({ ...olds, stage: "out" }))).toBe(false);
+    expect(keepsUnique([rule(["branchId", "stage"])], olds, canon({ ...olds, displayName: "new" }))).toBe(false);
+    // The value omitted: the field it falls back to stands for it, on both sides.
+    expect(keepsUnique([rule(["branchId"], "name")], { branchId: "1", name: "raw" }, canon({ branchId: "1", name: "raw" }))).toBe(true);
+    expect(keepsUnique([rule(["branchId"], "name")], { branchId: "1", name: "raw" }, canon({ branchId: "1", displayName: "raw" }))).toBe(true);
+    // Any rule that holds is enough.
+    expect(keepsUnique([rule(["stage"]), rule(["branchId"])], olds, canon({ ...olds, stage: "out" }))).toBe(true);
+    expect(keepsUnique([], olds, canon(olds))).toBe(false);
   });
 });
