@@ -347,7 +347,7 @@ async function jobTargetFromStack(storage: StorageApi, p: { branchId: string; co
   const vars = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, String(varsId));
   const defaultRow = config.configuration.variables_values_id;
   target.variables = vars
-    ? stackVariables(vars, defaultRow === undefined || defaultRow === null || defaultRow === "" ? undefined : String(defaultRow))
+    ? stackVariables(vars, defaultRow === undefined || defaultRow === null ? undefined : String(defaultRow)) // "" names no row: none
     : { property: "configId", reason: `the variables configuration "${String(varsId)}" bound to "${p.configId}" does not exist: bind an existing VariableConfig` };
   return target;
 }

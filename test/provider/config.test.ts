@@ -393,3 +393,61 @@ describe("JobRun in detail", () => {
     expect((await jobRun.read(ctx, "9", {})).props).toMatchObject({ branchId: "default", componentId: "", configId: "", jobId: "9", status: "success" });
   });
 });
+
+describe("JobRun's preflight of the variables, from the stack", () => {
+  const EX = "keboola.ex-generic-v2";
+  const storage = () => ctx.client().storage;
+  const reasons = async (news: Props) =>
+    ((await jobRun.check(ctx, {}, { __resourceName: "pre", __owner: ownerUrn("pre"), componentId: EX, ...news })).failures ?? []).map((f) => [f.property, f.reason]);
+  const vars = async (id: string, rows: Array<{ id: string; values: string[] }>) => {
+    await storage().createConfig("default", "keboola.variables", { configurationId: id, name: id, configuration: { variables: [{ name: "limit", type: "string" }, { name: "endpoint", type: "string" }] } });
+    for (const r of rows) await storage().createRow("default", "keboola.variables", id, { rowId: r.id, name: r.id, configuration: { values: [...r.values.map((n) => ({ name: n, value: "1" })), { note: "not a value" }, "junk"] } });
+  };
+  const bound = async (id: string, configuration: Props) => storage().createConfig("default", EX, { configurationId: id, name: id, configuration });
+
+  it("a binding to a variables configuration that is gone is refused, at the values when they are given", async () => {
+    await bound("pre-gone", { variables_id: "no-such-vars" });
+    const gone = 'the variables configuration "no-such-vars" bound to "pre-gone" does not exist: bind an existing VariableConfig';
+    expect(await reasons({ configId: "pre-gone" })).toEqual([["configId", gone]]);
+    expect(await reasons({ configId: "pre-gone", variableValuesData: { limit: "1", endpoint: "x" } })).toEqual([["variableValuesData", gone]]);
+    // An empty variables_id binds nothing.
+    await bound("pre-empty", { variables_id: "" });
+    expect(await reasons({ configId: "pre-empty", variableValuesData: { limit: "1" } })).toEqual([
+      ["variableValuesData", `configuration "pre-empty" of ${EX} has no variables bound (no variables_id), so the values would be ignored: bind a VariableConfig to it (variables: vars.binding()), or remove variableValuesData`],
+    ]);
+  });
+
+  it("the default values row: none named (an empty id is none), or one lacking a declared value", async () => {
+    await vars("pre-vars", [{ id: "full", values: ["limit", "endpoint"] }, { id: "half", values: ["limit"] }]);
+    await bound("pre-no-default", { variables_id: "pre-vars", variables_values_id: "" });
+    expect(await reasons({ configId: "pre-no-default" })).toEqual([
+      [
+        "variableValuesData",
+        `is not set, and configuration "pre-no-default" of ${EX} names no default values row of variables configuration "pre-vars" (variables.valuesRowId), so the job would fail ("No variable values provided"): pass variableValuesData or variableValuesId, or bind with defaultValues (variables: vars.binding() of a VariableConfig with defaultValues)`,
+      ],
+    ]);
+    await bound("pre-half", { variables_id: "pre-vars", variables_values_id: "half" });
+    expect(await reasons({ configId: "pre-half" })).toEqual([
+      [
+        "variableValuesData",
+        'is not set, and the default values of variables configuration "pre-vars" have no value for variable "endpoint", which it declares, so the job would fail (No value provided for variable "endpoint".): pass variableValuesData with a value for each, or add them to its default values row',
+      ],
+    ]);
+    await bound("pre-full", { variables_id: "pre-vars", variables_values_id: "full" });
+    expect(await reasons({ configId: "pre-full" })).toEqual([]);
+  });
+
+  it("a values row named by id: one the variables configuration lacks lists its rows (or none)", async () => {
+    await vars("pre-vars-2", [{ id: "r1", values: ["limit", "endpoint"] }]);
+    await bound("pre-rows", { variables_id: "pre-vars-2" });
+    expect(await reasons({ configId: "pre-rows", variableValuesId: "r9" })).toEqual([
+      ["variableValuesId", '"r9" is not a values row of variables configuration "pre-vars-2" (its rows: r1): use one of them, or pass variableValuesData'],
+    ]);
+    expect(await reasons({ configId: "pre-rows", variableValuesId: "r1" })).toEqual([]);
+    await vars("pre-vars-3", []);
+    await bound("pre-norows", { variables_id: "pre-vars-3" });
+    expect(await reasons({ configId: "pre-norows", variableValuesId: "r1" })).toEqual([
+      ["variableValuesId", '"r1" is not a values row of variables configuration "pre-vars-3" (its rows: none): use one of them, or pass variableValuesData'],
+    ]);
+  });
+});
