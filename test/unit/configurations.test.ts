@@ -44,6 +44,11 @@ function storageWith(start: "live" | "trash" | "gone", faults: Array<{ error: Er
   return { storage: storage as unknown as StorageApi, calls, where: () => where };
 }
 
+/** `n` answers of `error` to DELETE that did nothing (the outcome an ambiguous failure leaves open). */
+const unapplied = (n: number, error: () => Error) => Array.from({ length: n }, () => ({ error: error(), applied: false }));
+/** How many DELETEs (without a change description) the stand-in received. */
+const deletes = (s: { calls: string[] }) => s.calls.filter((c) => c === "delete").length;
+
 describe("deleteConfiguration", () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -72,24 +77,24 @@ describe("deleteConfiguration", () => {
     const s = storageWith("live", [{ error: lost(), applied: true }]);
     await deleteConfiguration(s.storage, "default", "c", "1", false);
     expect(s.where()).toBe("trash");
-    expect(s.calls.filter((c) => c === "delete")).toHaveLength(1);
+    expect(deletes(s)).toBe(1);
   });
 
   it("tries an ambiguous delete that did nothing again, four times at most", async () => {
-    const s = storageWith("live", [0, 1, 2].map(() => ({ error: status(503), applied: false })));
+    const s = storageWith("live", unapplied(3, () => status(503)));
     await deleteConfiguration(s.storage, "default", "c", "1", false);
     expect(s.where()).toBe("trash");
-    expect(s.calls.filter((c) => c === "delete")).toHaveLength(4);
+    expect(deletes(s)).toBe(4);
 
-    const stuck = storageWith("live", [0, 1, 2, 3].map(() => ({ error: status(503, "down"), applied: false })));
+    const stuck = storageWith("live", unapplied(4, () => status(503, "down")));
     await expect(deleteConfiguration(stuck.storage, "default", "c", "1", false)).rejects.toThrow("failed with 503: down");
-    expect(stuck.calls.filter((c) => c === "delete")).toHaveLength(4);
+    expect(deletes(stuck)).toBe(4);
   });
 
   it("fails at once on a refusal, and counts a 404 as deleted", async () => {
     const refused = storageWith("live", [{ error: status(403, "no"), applied: false }]);
     await expect(deleteConfiguration(refused.storage, "default", "c", "1", false)).rejects.toThrow("failed with 403: no");
-    expect(refused.calls.filter((c) => c === "delete")).toHaveLength(1);
+    expect(deletes(refused)).toBe(1);
 
     const gone = storageWith("live", [{ error: status(404), applied: false }]);
     await expect(deleteConfiguration(gone.storage, "default", "c", "1", false)).resolves.toBeUndefined();
@@ -97,18 +102,18 @@ describe("deleteConfiguration", () => {
   });
 
   it("retries an ambiguous purge four times at most, and counts a 404 as purged", async () => {
-    const flaky = storageWith("trash", [0, 1, 2].map(() => ({ error: status(502), applied: false })));
+    const flaky = storageWith("trash", unapplied(3, () => status(502)));
     await deleteConfiguration(flaky.storage, "default", "c", "1", true);
     expect(flaky.where()).toBe("gone");
-    expect(flaky.calls.filter((c) => c === "delete")).toHaveLength(4);
+    expect(deletes(flaky)).toBe(4);
 
-    const stuck = storageWith("trash", [0, 1, 2, 3].map(() => ({ error: status(502, "bad gateway"), applied: false })));
+    const stuck = storageWith("trash", unapplied(4, () => status(502, "bad gateway")));
     await expect(deleteConfiguration(stuck.storage, "default", "c", "1", true)).rejects.toThrow("bad gateway");
-    expect(stuck.calls.filter((c) => c === "delete")).toHaveLength(4);
+    expect(deletes(stuck)).toBe(4);
 
     const gone = storageWith("trash", [{ error: status(404), applied: false }]);
     await deleteConfiguration(gone.storage, "default", "c", "1", true);
-    expect(gone.calls.filter((c) => c === "delete")).toHaveLength(1);
+    expect(deletes(gone)).toBe(1);
   });
 
   it("warns, and does not fail, when a development branch refuses to purge (400); production's 400 fails", async () => {
