@@ -23,6 +23,8 @@ const isOutput = (v: unknown): v is object => pulumi.Output.isInstance(v);
 /**
  * The branch a `branchId` input names, as this program tells branches apart: its literal id, or a
  * token for a Branch of this program (its id unknown until it exists); undefined when not known.
+ * The registries below are written only under a known branch, so their lookups need no guard: a
+ * key made with an unknown one (`undefined/...`) finds nothing.
  */
 const branchOf = (v: unknown): string | undefined => {
   if (v === undefined) return "default";
@@ -140,8 +142,7 @@ export function declaredSource(decl: DeclaredSource, resource: IdOutputs<"source
 /** The Source of this program a `sourceId` input names: its sourceId output, or its literal id. */
 function sourceOf(branchId: unknown, sourceId: unknown): DeclaredSource | undefined {
   if (isOutput(sourceId)) return sources.get(sourceId);
-  const branch = branchOf(branchId);
-  return branch && literal(sourceId) ? sourcesById.get(`${branch}/${sourceId}`) : undefined;
+  return literal(sourceId) ? sourcesById.get(`${branchOf(branchId)}/${sourceId}`) : undefined;
 }
 
 /** How the claims of sinks name their source: its literal id, or the token of the Source of this program whose output it is. */
@@ -203,10 +204,10 @@ export function declaredSink(decl: DeclaredSink, resource: IdOutputs<"sinkId" | 
 export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
   const source = sourceOf(args.branchId, args.sourceId);
   const branch = branchOf(args.branchId);
-  const table = branch && literal(args.tableId) ? tables.get(`${branch}/${args.tableId}`) : undefined;
+  const table = literal(args.tableId) ? tables.get(`${branch}/${args.tableId}`) : undefined;
   const declaredTable = tableOf(args.branchId, args.tableId);
   const key = sourceKey(args.branchId, args.sourceId);
-  const before = branch && key !== undefined ? declaredBefore(sinksOfSource.get(`${branch}/${key}`), name) : [];
+  const before = declaredBefore(sinksOfSource.get(`${branch}/${key}`), name);
   const tableId = declaredTable ? tableIdIn(declaredTable.args) : undefined;
   return {
     ...(before.length ? { declaredBefore: before } : {}),
@@ -236,8 +237,8 @@ interface DeclaredTable {
   args: Record<string, unknown>;
   resource: pulumi.Resource;
 }
-/** Buckets of this program by their bucketId output: the id their literal stage and name make. */
-const bucketIdsByOutput = new WeakMap<object, string>();
+/** Buckets of this program by their bucketId output: the id their literal stage and name make, undefined when the program does not say them. */
+const bucketIdsByOutput = new WeakMap<object, string | undefined>();
 const bucketArgs = new WeakMap<object, string>();
 const tablesById = new Map<string, DeclaredTable>();
 const tablesByOutput = new WeakMap<object, DeclaredTable>();
@@ -259,14 +260,12 @@ export function declareBucket(name: string, args: BucketDeclaration): void {
 
 export function declaredBucket(args: BucketDeclaration, resource: { bucketId: pulumi.Output<string> }): void {
   const id = bucketArgs.get(args);
-  if (id) bucketIdsByOutput.set(resource.bucketId, id);
+  bucketIdsByOutput.set(resource.bucketId, id);
   const branch = branchOf(args.branchId);
   if (id && branch) declaredBucketIds.add(`${branch}/${id}`);
-  if (!id) bucketOutputsOfUnknownId.add(resource.bucketId);
 }
+/** The Buckets of this program whose branch and id it says, by `branch/bucketId`. */
 const declaredBucketIds = new Set<string>();
-/** Bucket outputs whose id the program does not know before deployment (stage or name not literal). */
-const bucketOutputsOfUnknownId = new WeakSet<object>();
 
 /**
  * Table: whether its bucketId names a Bucket of this program (its output, or the literal id a
@@ -276,10 +275,10 @@ const bucketOutputsOfUnknownId = new WeakSet<object>();
 export function tableFacts(args: TableDeclaration): FactsInput {
   if (isOutput(args.bucketId)) {
     const id = bucketIdsByOutput.get(args.bucketId);
-    return { declared: id !== undefined || bucketOutputsOfUnknownId.has(args.bucketId), ...(id !== undefined ? { bucketId: id } : {}) };
+    return { declared: bucketIdsByOutput.has(args.bucketId), ...(id !== undefined ? { bucketId: id } : {}) };
   }
-  const branch = branchOf(args.branchId);
-  return { declared: branch !== undefined && literal(args.bucketId) && declaredBucketIds.has(`${branch}/${args.bucketId}`) };
+  // A branch this program cannot name (undefined) is in no key of declaredBucketIds.
+  return { declared: literal(args.bucketId) && declaredBucketIds.has(`${branchOf(args.branchId)}/${args.bucketId}`) };
 }
 
 /** The bucket id a Table's `bucketId` input names, when known in the program: literal, or a Bucket's output with literal stage and name. */
@@ -320,8 +319,7 @@ export function declaredTable(name: string, args: TableDeclaration, resource: pu
 
 function tableOf(branchId: unknown, tableId: unknown): DeclaredTable | undefined {
   if (isOutput(tableId)) return tablesByOutput.get(tableId);
-  const branch = branchOf(branchId);
-  return branch && literal(tableId) ? tablesById.get(`${branch}/${tableId}`) : undefined;
+  return literal(tableId) ? tablesById.get(`${branchOf(branchId)}/${tableId}`) : undefined;
 }
 
 /** The Table of this program a Sink writes: the Sink depends on it (the table exists before the sink is created). */

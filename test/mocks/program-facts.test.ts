@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import * as keboola from "../../provider";
+import { declareBranch, declareSource } from "../../provider/resources/program";
 
 // What the resource classes tell the provider about the objects a resource references from the
 // same program (the hidden input `__program`, see provider/resources/program.ts), under Pulumi's
@@ -195,5 +196,97 @@ describe("facts about Storage objects of the same program", () => {
     expect(() => new keboola.Source("dup-source-b", { name: "x", sourceId: "dup-source" })).toThrow(
       'keboola:Source "dup-source-b": source id "dup-source" in branch default is already declared by keboola:Source "dup-source-a" in this program; two resources would manage one object. Give one of them another sourceId (or name).',
     );
+  });
+});
+
+describe("branches: a Branch of this program, and a branch the program cannot name", () => {
+  // An output of something else than a Branch of this program: its branch is known only once
+  // deployed, so two resources in such branches may or may not address one object. The program
+  // refuses nothing then (the service's 409 and the owner markers guard it) and shares no facts.
+  const elsewhereA = pulumi.output("55");
+  const elsewhereB = pulumi.output("66");
+
+  it("refuses nothing and shares no facts between resources in branches it cannot name", async () => {
+    expect(() => {
+      new keboola.Source("nb-src-a", { name: "nb", sourceId: "nb-src", branchId: elsewhereA });
+      new keboola.Source("nb-src-b", { name: "nb", sourceId: "nb-src", branchId: elsewhereB });
+      new keboola.Bucket("nb-bucket-a", { name: "nb-bucket", branchId: elsewhereA });
+      new keboola.Bucket("nb-bucket-b", { name: "nb-bucket", branchId: elsewhereB });
+      new keboola.Table("nb-table-a", { bucketId: "in.c-nb-bucket", name: "t", columns: ["id"], branchId: elsewhereA });
+      new keboola.Table("nb-table-b", { bucketId: "in.c-nb-bucket", name: "t", columns: ["id"], branchId: elsewhereB });
+      new keboola.Sink("nb-sink-a", { sourceId: "nb-src", sinkId: "s", name: "S", tableId: "in.c-nb-bucket.t", columns, branchId: elsewhereA });
+    }).not.toThrow();
+    const sinkB = new keboola.Sink("nb-sink-b", { sourceId: "nb-src", sinkId: "s", name: "S", tableId: "in.c-nb-bucket.t", columns, branchId: elsewhereB });
+    // Not the Source, Table or sibling sink of the other branch: no type, no table, no sink before it.
+    expect(await factsOf(sinkB, "nb-sink-b")).toEqual({ declared: false });
+    const tableC = new keboola.Table("nb-table-c", { bucketId: "in.c-nb-bucket", name: "c", columns: ["id"], branchId: elsewhereB });
+    expect(await factsOf(tableC, "nb-table-c")).toEqual({ declared: false });
+    // Nor is a bucket given as an output of something else than a Bucket of this program.
+    const tableD = new keboola.Table("nb-table-d", { bucketId: pulumi.output("in.c-nb-bucket"), name: "d", columns: ["id"] });
+    expect(await factsOf(tableD, "nb-table-d")).toEqual({ declared: false });
+    const srcC = new keboola.Source("nb-src-c", { name: "nb c", branchId: elsewhereB });
+    expect(await factsOf(srcC, "nb-src-c")).toEqual({});
+  });
+
+  it("tells a Branch of this program apart by its resource, and a literal branch id whether given as text or number", () => {
+    const dev = new keboola.Branch("nb-dev", { name: "nb dev" });
+    new keboola.Source("nb-dev-a", { name: "x", sourceId: "in-dev", branchId: dev.branchId });
+    expect(() => new keboola.Source("nb-dev-b", { name: "y", sourceId: "in-dev", branchId: dev.branchId })).toThrow(
+      'keboola:Source "nb-dev-b": source id "in-dev" in branch <Branch nb-dev> is already declared by keboola:Source "nb-dev-a"',
+    );
+    expect(() => new keboola.Source("nb-dev-default", { name: "z", sourceId: "in-dev" })).not.toThrow();
+    new keboola.Bucket("nb-77-text", { name: "nb-77", branchId: "77" });
+    expect(() => new keboola.Bucket("nb-77-number", { name: "nb-77", branchId: 77 })).toThrow(/bucket "in.c-nb-77" in branch 77 is already declared by keboola:Bucket "nb-77-text"/);
+  });
+
+  it("refuses two Branches of one name (as the service compares names: trimmed), naming both and the fix", () => {
+    new keboola.Branch("nb-name-a", { name: "nb feature" });
+    expect(() => new keboola.Branch("nb-name-b", { name: " nb feature " })).toThrow(
+      'keboola:Branch "nb-name-b": branch name "nb feature" is already declared by keboola:Branch "nb-name-a" in this program; two resources would manage one object. Give one of them another name.',
+    );
+    expect(() => new keboola.Branch("nb-name-c", { name: "nb other feature" })).not.toThrow();
+  });
+
+  it("lets a resource claim its own object again: an inline program that runs twice in one process (preview, then up)", () => {
+    expect(() => {
+      declareSource("nb-again", { sourceId: "nb-again" });
+      declareSource("nb-again", { sourceId: "nb-again" });
+      declareBranch("nb-again-branch", { name: "nb again" });
+      declareBranch("nb-again-branch", { name: "nb again" });
+    }).not.toThrow();
+  });
+
+  it("names the source of a refused sink: its literal id, or the Source of this program whose id is not known yet", () => {
+    new keboola.Sink("nb-lit-a", { sourceId: "nb-not-declared", sinkId: "dup", name: "A", tableId: "in.c-nb.a", columns });
+    expect(() => new keboola.Sink("nb-lit-b", { sourceId: "nb-not-declared", sinkId: "dup", name: "B", tableId: "in.c-nb.b", columns })).toThrow(/sink id "dup" \(its sinkId\) of source "nb-not-declared" is already declared/);
+    const anon = new keboola.Source("nb-anon", { name: pulumi.output("later") });
+    const anon2 = new keboola.Source("nb-anon-2", { name: pulumi.output("later") });
+    new keboola.Sink("nb-anon-a", { sourceId: anon.sourceId, sinkId: "dup", name: "A", tableId: "in.c-nb.c", columns });
+    expect(() => new keboola.Sink("nb-anon-b", { sourceId: anon.sourceId, sinkId: "dup", name: "B", tableId: "in.c-nb.d", columns })).toThrow(/sink id "dup" \(its sinkId\) of the source of keboola:Source "nb-anon" is already declared/);
+    // Each Source of an unknown id is its own: a sink of that id in another one is another sink.
+    expect(() => new keboola.Sink("nb-anon-c", { sourceId: anon2.sourceId, sinkId: "dup", name: "C", tableId: "in.c-nb.e", columns })).not.toThrow();
+  });
+
+  it("counts every source of the branch before one whose id is not known yet, and refuses no two Tables whose names are not known yet", async () => {
+    const dev = new keboola.Branch("nb-count-dev", { name: "nb count" });
+    new keboola.Source("nb-count-a", { name: "a", sourceId: "count-a", branchId: dev.branchId });
+    new keboola.Source("nb-count-b", { name: "b", sourceId: "count-b", branchId: dev.branchId });
+    const late = new keboola.Source("nb-count-late", { name: pulumi.output("late"), branchId: dev.branchId });
+    expect((await factsOf(late, "nb-count-late")).declaredBefore).toEqual(["count-a", "count-b"]);
+    const bucket = new keboola.Bucket("nb-late-bucket", { name: "nb-late" });
+    expect(() => {
+      new keboola.Table("nb-late-1", { bucketId: bucket.bucketId, name: pulumi.output("one"), columns: ["id"] });
+      new keboola.Table("nb-late-2", { bucketId: bucket.bucketId, name: pulumi.output("two"), columns: ["id"] });
+    }).not.toThrow();
+  });
+
+  it("gives a Sink writing a Table of this program whose name is not known yet that table without an id", async () => {
+    const bucket = new keboola.Bucket("nb-tid-bucket", { name: "nb-tid" });
+    const table = new keboola.Table("nb-tid-table", { bucketId: bucket.bucketId, name: pulumi.output("later"), columns: ["id"] });
+    const src = new keboola.Source("nb-tid-src", { name: "nb tid" });
+    const sink = new keboola.Sink("nb-tid-sink", { sourceId: src.sourceId, name: "S", tableId: table.tableId, columns });
+    const declared = (await factsOf(sink, "nb-tid-sink")).declaredTable as Record<string, unknown>;
+    expect(declared).toEqual({ resource: "nb-tid-table", columns: ["id"], primaryKey: [] });
+    expect("tableId" in declared).toBe(false);
   });
 });
