@@ -478,7 +478,7 @@ function sameBranch(dependent: unknown, of: { branchId: unknown; resource: { bra
 
 /** The Source of this program whose deletion deletes the object addressed by these arguments (a Sink, a SourceSettings). */
 export function deletedWithSource(args: { branchId?: unknown; sourceId?: unknown }): pulumi.Resource | undefined {
-  const source = args.sourceId && typeof args.sourceId === "object" ? sources.get(args.sourceId) : undefined;
+  const source = isOutput(args.sourceId) ? sources.get(args.sourceId) : undefined;
   return source && sameBranch(args.branchId, source) ? source.resource : undefined;
 }
 
@@ -488,7 +488,7 @@ export function deletedWithSource(args: { branchId?: unknown; sourceId?: unknown
  * deletion), else the Source the settings' sink belongs to.
  */
 export function deletedWithSink(args: { branchId?: unknown; sourceId?: unknown; sinkId?: unknown }): pulumi.Resource | undefined {
-  const sink = args.sinkId && typeof args.sinkId === "object" ? sinks.get(args.sinkId) : undefined;
+  const sink = isOutput(args.sinkId) ? sinks.get(args.sinkId) : undefined;
   const sameSource = sink !== undefined && (args.sourceId === sink.sourceId || args.sourceId === sink.resource.sourceId);
   if (sink && sameSource && sameBranch(args.branchId, sink)) return sink.resource;
   return deletedWithSource(args);

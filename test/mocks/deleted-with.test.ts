@@ -98,6 +98,22 @@ describe("deletedWith", () => {
     });
   });
 
+  it("knows one branch given two ways (omitted or \"default\", one output), and derives nothing between branches it cannot name", async () => {
+    const src = new keboola.Source("two-ways-src", { name: "Two Ways" });
+    const named = new keboola.Sink("two-ways-default", { branchId: "default", sourceId: src.sourceId, name: "Two Ways Default", tableId: "in.c-dw.tw", columns: COLUMNS });
+    // An output of something else than a Branch of this program: the same output is the same branch;
+    // another such output may be another branch.
+    const elsewhere = pulumi.output("88");
+    const far = new keboola.Source("far-src", { name: "Far Src", branchId: elsewhere });
+    const sameOutput = new keboola.Sink("far-same", { branchId: elsewhere, sourceId: far.sourceId, name: "Far Same", tableId: "in.c-dw.fs", columns: COLUMNS });
+    const otherOutput = new keboola.Sink("far-other", { branchId: pulumi.output("88"), sourceId: far.sourceId, name: "Far Other", tableId: "in.c-dw.fo", columns: COLUMNS });
+    expect(await registered(named, sameOutput, otherOutput)).toEqual({
+      "two-ways-default": urn("Source", "two-ways-src"),
+      "far-same": urn("Source", "far-src"),
+      "far-other": "",
+    });
+  });
+
   it("keeps the program's own deletedWith, also an explicit undefined (no deletedWith)", async () => {
     const src = new keboola.Source("own-src", { name: "Own Src" });
     const anchor = new keboola.Source("own-anchor", { name: "Own Anchor" });

@@ -128,6 +128,29 @@ describe("facts about the same program", () => {
   });
 });
 
+describe("configurations of the same program", () => {
+  it("refuses two configurations of one component and id in one branch, naming both and the fix", () => {
+    new keboola.ComponentConfig("cf-dup-a", { componentId: "keboola.ex-generic-v2", configId: "cf-dup", name: "A" });
+    expect(() => new keboola.ComponentConfig("cf-dup-b", { componentId: "keboola.ex-generic-v2", configId: "cf-dup", name: "B" })).toThrow(
+      'keboola:ComponentConfig "cf-dup-b": configuration "cf-dup" of keboola.ex-generic-v2 is already declared by keboola:ComponentConfig "cf-dup-a" in this program; two resources would manage one object. Give one of them another configId.',
+    );
+    expect(() => new keboola.ComponentConfig("cf-dup-c", { componentId: "keboola.wr-db-snowflake", configId: "cf-dup", name: "C" })).not.toThrow();
+    expect(() => new keboola.ComponentConfig("cf-dup-d", { componentId: "keboola.ex-generic-v2", configId: "cf-dup", name: "D", branchId: "77" })).not.toThrow();
+  });
+
+  it("tells a JobRun which values row the configuration it runs names: none, the VariableConfig's default row, or another", async () => {
+    const vars = new keboola.VariableConfig("cf-row-vars", { name: "Vars", variables: [{ name: "a" }], defaultValues: { a: "1" } });
+    const rowOf = async (name: string, binding: keboola.ComponentConfigArgs["variables"]) => {
+      new keboola.ComponentConfig(`${name}-config`, { componentId: "keboola.ex-generic-v2", configId: `${name}-config`, name, variables: binding });
+      const run = new keboola.JobRun(`${name}-run`, { componentId: "keboola.ex-generic-v2", configId: `${name}-config` });
+      return ((await factsOf(run, `${name}-run`)).configuration as { variables: { defaultRow: string } }).variables.defaultRow;
+    };
+    expect(await rowOf("cf-row-none", { configId: vars.configId })).toBe("none");
+    expect(await rowOf("cf-row-declared", vars.binding())).toBe("declared");
+    expect(await rowOf("cf-row-other", { configId: vars.configId, valuesRowId: "12345" })).toBe("other");
+  });
+});
+
 describe("facts for the service's limits", () => {
   it("gives a source the ids of the sources of its branch declared before it, and a sink those of its source's sinks", async () => {
     const a = new keboola.Source("lim-a", { name: "Lim A" });
