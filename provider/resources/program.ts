@@ -441,15 +441,11 @@ export function flowFacts(args: { branchId?: unknown; phases?: unknown }): Facts
 }
 
 /**
- * What a Schedule's check may use about its target: a Flow of this program (which takes no
- * variable values), else what a JobRun of that configuration would get (jobFacts).
+ * What a Schedule's check may use about its target: what a job of that configuration would find
+ * (jobFacts: a ComponentConfig of this program, else a Flow of it, which takes no variable values).
  */
-export function scheduleFacts(args: { target?: unknown }, flowComponentIds: readonly string[]): FactsInput {
+export function scheduleFacts(args: { target?: unknown }): FactsInput {
   const target = plainObject(args.target) ? args.target : {};
-  if (literal(target.componentId) && flowComponentIds.includes(target.componentId)) {
-    const flow = configOf(undefined, target.componentId, target.configId, "Flow");
-    return flow ? flowTargetFacts(flow) : { declared: false };
-  }
   return jobFacts({ componentId: target.componentId, configId: target.configId });
 }
 

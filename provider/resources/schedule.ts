@@ -7,7 +7,6 @@ import type { ScheduleActivation, SchedulerApi } from "../api/scheduler";
 import { checkWith, containsUnknown, isUnknown, knownFields } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { checkCronTab, checkTimezone, nextRuns } from "../../keboola/cron";
-import { FLOW_COMPONENT_IDS } from "../../keboola/flow";
 import { SCHEDULER_COMPONENT_ID, schedulerConfigurationSchema } from "../../keboola/scheduler";
 import { type ArgsOf } from "./common";
 import { createOnce } from "./create-once";
@@ -127,7 +126,7 @@ export class Schedule extends KeboolaResource {
     declareConfig("Schedule", name, { ...args, componentId: SCHEDULER_COMPONENT_ID });
     // In a stack of a development branch: schedules run in the default branch only (see check).
     const inBranch = stackBranchName();
-    super(schedule, name, args, opts, { ...scheduleFacts(args, FLOW_COMPONENT_IDS), ...(inBranch !== undefined ? { stackBranch: inBranch } : {}) });
+    super(schedule, name, args, opts, { ...scheduleFacts(args), ...(inBranch !== undefined ? { stackBranch: inBranch } : {}) });
     declaredConfig("Schedule", name, args, SCHEDULER_COMPONENT_ID, this);
   }
 }

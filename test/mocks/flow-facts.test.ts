@@ -55,6 +55,10 @@ describe("facts of flows and schedules", () => {
     const config = new keboola.ComponentConfig("fs-config", extractor);
     const ofConfig = new keboola.Schedule("fs-of-config", { name: "S", cron: "@daily", target: { componentId: "keboola.ex-generic-v2", configId: config.configId } });
     expect(await factsOf(ofConfig, "fs-of-config")).toEqual({ declared: true, configuration: { resource: "fs-config", isDisabled: false, bound: false } });
+    // A flow's configuration kept as a plain ComponentConfig of the program is declared all the same.
+    const raw = new keboola.ComponentConfig("fs-raw-flow", { componentId: "keboola.flow", name: "Raw flow", configuration: { phases: [], tasks: [] } });
+    const ofRaw = new keboola.Schedule("fs-of-raw", { name: "S", cron: "@daily", target: { componentId: "keboola.flow", configId: raw.configId } });
+    expect(await factsOf(ofRaw, "fs-of-raw")).toEqual({ declared: true, configuration: { resource: "fs-raw-flow", isDisabled: false, bound: false } });
     const other = new keboola.Schedule("fs-other", { name: "S", cron: "@daily", target: { componentId: "keboola.flow", configId: "not-here" } });
     expect(await factsOf(other, "fs-other")).toEqual({ declared: false });
   });
