@@ -320,7 +320,6 @@ function stackVariables(vars: Configuration, defaultRowId: string | undefined | 
   };
 }
 
-const known = (v: unknown): boolean => v !== undefined && !containsUnknown(v);
 const knownString = (v: unknown): string | undefined => (typeof v === "string" && !isUnknown(v) && v !== "" ? v : undefined);
 
 function knownDeclarations(v: unknown): VariableDeclaration[] | undefined {
@@ -357,7 +356,7 @@ async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: Pr
   const label = `${type} "${c.resource}" of this program`;
   const target: JobTarget = {
     label,
-    disabled: c.isDisabled === true ? true : c.isDisabled === false ? false : undefined,
+    disabled: c.isDisabled === true, // not when unknown
     disabledFix: `set isDisabled: false on ${type} "${c.resource}"`,
     bound: c.bound,
     bindFix: type === "ComponentConfig" ? `bind a VariableConfig to ComponentConfig "${c.resource}" (variables: vars.binding())` : `a ${type} takes no variable values`,
@@ -370,7 +369,7 @@ async function jobTargetFromProgram(storage: StorageApi, branchId: string, c: Pr
     if (vars) target.variables = stackVariables(vars, UNKNOWN);
     return target;
   }
-  const defaultNames = v.defaultValueNames === undefined ? undefined : known(v.defaultValueNames) && Array.isArray(v.defaultValueNames) ? v.defaultValueNames.map(String) : UNKNOWN;
+  const defaultNames = v.defaultValueNames === undefined ? undefined : !containsUnknown(v.defaultValueNames) && Array.isArray(v.defaultValueNames) ? v.defaultValueNames.map(String) : UNKNOWN;
   const valuesRowId = knownString(v.valuesRowId);
   // The VariableConfig's own rows as the stack has them (it may exist already, with other rows than its values row).
   let remote: Promise<Configuration | undefined> | undefined;

@@ -444,10 +444,68 @@ describe("JobRun's preflight of the variables, from the stack", () => {
       ["variableValuesId", '"r9" is not a values row of variables configuration "pre-vars-2" (its rows: r1): use one of them, or pass variableValuesData'],
     ]);
     expect(await reasons({ configId: "pre-rows", variableValuesId: "r1" })).toEqual([]);
+    await storage().createRow("default", "keboola.variables", "pre-vars-2", { rowId: "r2", name: "r2", configuration: { values: [] } });
+    expect((await reasons({ configId: "pre-rows", variableValuesId: "r9" }))[0]?.[1]).toContain("(its rows: r1, r2)");
     await vars("pre-vars-3", []);
     await bound("pre-norows", { variables_id: "pre-vars-3" });
     expect(await reasons({ configId: "pre-norows", variableValuesId: "r1" })).toEqual([
       ["variableValuesId", '"r1" is not a values row of variables configuration "pre-vars-3" (its rows: none): use one of them, or pass variableValuesData'],
     ]);
+  });
+});
+
+describe("JobRun's preflight of the variables, from the program (a ComponentConfig and VariableConfig not created yet)", () => {
+  const EX = "keboola.ex-generic-v2";
+  const declared = [{ name: "limit", type: "string" }, { name: "endpoint", type: "string" }];
+  /** The facts of a JobRun whose ComponentConfig "users", bound to VariableConfig "vars", this program declares. */
+  const facts = (config: Props = {}, variables: Props = {}): Props => ({
+    declared: true,
+    configuration: {
+      resource: "users",
+      isDisabled: false,
+      bound: true,
+      variablesId: UNKNOWN,
+      ...config,
+      variables: { resource: "vars", declared, defaultValueNames: ["limit", "endpoint"], valuesRowId: UNKNOWN, defaultRow: "declared", ...variables },
+    },
+  });
+  const reasons = async (program: Props, news: Props = {}) =>
+    ((await jobRun.check(ctx, {}, { __resourceName: "pre", __owner: ownerUrn("pre"), componentId: EX, configId: UNKNOWN, __program: program, ...news })).failures ?? []).map((f) => [f.property, f.reason]);
+  const noDefaults = `is not set, and ComponentConfig "users" of this program names no default values row of VariableConfig "vars" of this program (variables.valuesRowId), so the job would fail ("No variable values provided"): pass variableValuesData or variableValuesId, or bind with defaultValues (variables: vars.binding() of a VariableConfig with defaultValues)`;
+
+  it("accepts what the program declares complete, and what it does not know yet", async () => {
+    expect(await reasons(facts())).toEqual([]);
+    // Enabled or not is known only once deployed: not refused as disabled.
+    expect(await reasons(facts({ isDisabled: UNKNOWN }))).toEqual([]);
+    // The binding names another values row than the VariableConfig's own: its values are not known here.
+    expect(await reasons(facts({}, { defaultRow: "other", defaultValueNames: undefined }))).toEqual([]);
+    // Default values given as an output: their names are not known yet.
+    expect(await reasons(facts({}, { defaultValueNames: UNKNOWN }))).toEqual([]);
+    expect(await reasons(facts({}, { defaultValueNames: ["limit", UNKNOWN] }))).toEqual([]);
+    // Declarations not known yet: a value of any name is accepted.
+    expect(await reasons(facts({}, { declared: UNKNOWN }), { variableValuesData: { other: "1" } })).toEqual([]);
+  });
+
+  it("refuses a job that would find no default values, or miss some, naming each missing variable", async () => {
+    expect(await reasons(facts({}, { defaultValueNames: undefined }))).toEqual([["variableValuesData", noDefaults]]);
+    expect(await reasons(facts({}, { defaultValueNames: [] }))).toEqual([
+      [
+        "variableValuesData",
+        'is not set, and the default values of VariableConfig "vars" of this program have no value for variables "limit", "endpoint", which it declares, so the job would fail (No value provided for variable "limit".): pass variableValuesData with a value for each, or add them to the defaultValues of VariableConfig "vars"',
+      ],
+    ]);
+  });
+
+  it("reads the VariableConfig's own values row, named by its known id, from its defaultValues", async () => {
+    const own = (names: string[] | undefined) => facts({}, { valuesRowId: "vals", defaultValueNames: names });
+    expect(await reasons(own(["limit", "endpoint"]), { variableValuesId: "vals" })).toEqual([]);
+    expect(await reasons(own(["limit"]), { variableValuesId: "vals" })).toEqual([
+      [
+        "variableValuesId",
+        'values row "vals" of VariableConfig "vars" of this program has no value for variable "endpoint", which it declares, so the job would fail (No value provided for variable "endpoint".): add them to that row, or pass variableValuesData',
+      ],
+    ]);
+    // Without defaultValues its row has no values at all.
+    expect((await reasons(own(undefined), { variableValuesId: "vals" }))[0]?.[1]).toMatch(/has no value for variables "limit", "endpoint"/);
   });
 });
