@@ -164,7 +164,7 @@ function slot(
   property: string,
   id: string,
   /** Ids of other new objects of the same parent that this program creates (before this one). */
-  planned: string[] = [],
+  planned: string[],
 ): Failure {
   if (existing) {
     const found = splitMarker(existing.description).owner;
@@ -305,7 +305,7 @@ const valuesOfRow = (row: ConfigRow): string[] => {
 };
 
 /** Variables as the stack has them (a configuration of keboola.variables that exists). */
-function stackVariables(vars: Configuration, defaultRowId: string | undefined | typeof UNKNOWN): JobVariables {
+function stackVariables(vars: Configuration, defaultRowId: string | typeof UNKNOWN): JobVariables {
   const row = async (id: string) => {
     const r = vars.rows.find((x) => x.id === id);
     return r ? valuesOfRow(r) : undefined;
@@ -315,7 +315,7 @@ function stackVariables(vars: Configuration, defaultRowId: string | undefined | 
     declared: declarationsIn(vars.configuration.variables),
     row,
     rows: async () => vars.rows.map((r) => r.id).join(", ") || "none",
-    defaults: async () => (defaultRowId === UNKNOWN ? UNKNOWN : defaultRowId === undefined ? "none" : ((await row(defaultRowId)) ?? "none")),
+    defaults: async () => (defaultRowId === UNKNOWN ? UNKNOWN : ((await row(defaultRowId)) ?? "none")),
     defaultsFix: `add them to its default values row`,
   };
 }
@@ -346,7 +346,7 @@ async function jobTargetFromStack(storage: StorageApi, p: { branchId: string; co
   const vars = await findLiveConfig(storage, p.branchId, VARIABLES_COMPONENT, String(varsId));
   const defaultRow = config.configuration.variables_values_id;
   target.variables = vars
-    ? stackVariables(vars, defaultRow === undefined || defaultRow === null ? undefined : String(defaultRow)) // "" names no row: none
+    ? stackVariables(vars, String(defaultRow ?? "")) // "" names no row: none
     : { property: "configId", reason: `the variables configuration "${String(varsId)}" bound to "${p.configId}" does not exist: bind an existing VariableConfig` };
   return target;
 }

@@ -454,6 +454,50 @@ describe("JobRun's preflight of the variables, from the stack", () => {
   });
 });
 
+describe("JobRun's preflight of the variables, from the stack and the program together", () => {
+  const EX = "keboola.ex-generic-v2";
+  const storage = () => ctx.client().storage;
+  const reasons = async (news: Props) =>
+    ((await jobRun.check(ctx, {}, { __resourceName: "mix", __owner: ownerUrn("mix"), componentId: EX, ...news })).failures ?? []).map((f) => [f.property, f.reason]);
+  beforeAll(async () => {
+    await storage().createConfig("default", "keboola.variables", { configurationId: "mix-vars", name: "mix-vars", configuration: { variables: [{ name: "limit", type: "string" }, { name: "endpoint", type: "string" }] } });
+    await storage().createRow("default", "keboola.variables", "mix-vars", { rowId: "full", name: "full", configuration: { values: [{ name: "limit", value: "1" }, { name: "endpoint", value: "x" }] } });
+    await storage().createRow("default", "keboola.variables", "mix-vars", { rowId: "half", name: "half", configuration: { values: [{ name: "limit", value: "1" }] } });
+  });
+
+  it("a configuration of the stack with no variables_id binds nothing: values for it are refused", async () => {
+    await storage().createConfig("default", EX, { configurationId: "mix-unbound", name: "mix-unbound", configuration: { parameters: {} } });
+    expect(await reasons({ configId: "mix-unbound", variableValuesData: { limit: "1" } })).toEqual([
+      ["variableValuesData", `configuration "mix-unbound" of ${EX} has no variables bound (no variables_id), so the values would be ignored: bind a VariableConfig to it (variables: vars.binding()), or remove variableValuesData`],
+    ]);
+    expect(await reasons({ configId: "mix-unbound" })).toEqual([]);
+  });
+
+  it("a ComponentConfig of the program bound to variables only the stack has: their rows are the stack's, its default row is not known", async () => {
+    const program = { declared: true, configuration: { resource: "users", isDisabled: false, bound: true, variablesId: "mix-vars" } };
+    expect(await reasons({ configId: UNKNOWN, __program: program })).toEqual([]);
+    expect(await reasons({ configId: UNKNOWN, variableValuesId: "half", __program: program })).toEqual([
+      [
+        "variableValuesId",
+        'values row "half" of variables configuration "mix-vars" has no value for variable "endpoint", which it declares, so the job would fail (No value provided for variable "endpoint".): add them to that row, or pass variableValuesData',
+      ],
+    ]);
+  });
+
+  it("a VariableConfig of the program that exists already: a values row named by id is read from the stack", async () => {
+    const declared = [{ name: "limit", type: "string" }, { name: "endpoint", type: "string" }];
+    const program = {
+      declared: true,
+      configuration: { resource: "users", isDisabled: false, bound: true, variablesId: "mix-vars", variables: { resource: "vars", declared, defaultValueNames: ["limit", "endpoint"], valuesRowId: UNKNOWN, defaultRow: "declared" } },
+    };
+    expect(await reasons({ configId: UNKNOWN, variableValuesId: "full", __program: program })).toEqual([]);
+    expect((await reasons({ configId: UNKNOWN, variableValuesId: "half", __program: program }))[0]?.[1]).toMatch(/^values row "half" of VariableConfig "vars" of this program has no value for variable "endpoint"/);
+    expect(await reasons({ configId: UNKNOWN, variableValuesId: "nope", __program: program })).toEqual([
+      ["variableValuesId", '"nope" is not a values row of VariableConfig "vars" of this program (its rows: full, half): use one of them, or pass variableValuesData'],
+    ]);
+  });
+});
+
 describe("JobRun's preflight of the variables, from the program (a ComponentConfig and VariableConfig not created yet)", () => {
   const EX = "keboola.ex-generic-v2";
   const declared = [{ name: "limit", type: "string" }, { name: "endpoint", type: "string" }];
