@@ -161,4 +161,17 @@ describe("preflights", () => {
     expect(failed).toBeInstanceOf(KeboolaApiError);
     expect(await componentFailure(ctx, "keboola.ex-generic-v2", "default")).toBeUndefined();
   });
+
+  it("componentFailure: an id the index lacks, with the nearest one or where to find the right one", async () => {
+    const ctx = fresh();
+    expect((await componentFailure(ctx, "keboola.ex-genric-v2", "default"))?.reason).toMatch(/^"keboola\.ex-genric-v2" is not a component of this stack \(the Storage API index lists \d+\): did you mean "keboola\.ex-generic-v2"\?$/);
+    expect((await componentFailure(ctx, "zz-nothing-alike", "default"))?.reason).toMatch(/^"zz-nothing-alike" is not a component of this stack \(the Storage API index lists \d+\): check the id in the component's page of the Keboola UI$/);
+  });
+
+  it("branchFailure: a failed listing of the branches is asked again by the next check", async () => {
+    const ctx = fresh();
+    const failed = await throttled(h, "GET", "/v2/storage/dev-branches", () => branchFailure(ctx, devId));
+    expect(failed).toBeInstanceOf(KeboolaApiError);
+    expect(await branchFailure(ctx, devId)).toBeUndefined();
+  });
 });
