@@ -48,6 +48,19 @@ describe("facts of flows and schedules", () => {
     expect(await factsOf(flow, "ff-flow")).toEqual({ declaredTasks: [[true], [true, false]] });
   });
 
+  it("refuses two Flows, or two Schedules, of one configuration id, naming both; a Flow and a Schedule of one id are two configurations", () => {
+    const phases = [{ name: "a", tasks: [{ componentId: "keboola.ex-generic-v2", configId: "x" }] }];
+    new keboola.Flow("ff-dup-a", { name: "A", configId: "ff-dup", phases });
+    expect(() => new keboola.Flow("ff-dup-b", { name: "B", configId: "ff-dup", phases })).toThrow(
+      'keboola:Flow "ff-dup-b": configuration "ff-dup" of keboola.flow is already declared by keboola:Flow "ff-dup-a" in this program; two resources would manage one object. Give one of them another configId.',
+    );
+    const target = { componentId: "keboola.ex-generic-v2", configId: "x" };
+    new keboola.Schedule("fs-dup-a", { name: "A", configId: "ff-dup", cron: "@daily", target });
+    expect(() => new keboola.Schedule("fs-dup-b", { name: "B", configId: "ff-dup", cron: "@daily", target })).toThrow(
+      'keboola:Schedule "fs-dup-b": configuration "ff-dup" of keboola.scheduler is already declared by keboola:Schedule "fs-dup-a" in this program',
+    );
+  });
+
   it("gives a schedule its Flow of the program (no variables to bind) or its ComponentConfig, and nothing for others", async () => {
     const flow = new keboola.Flow("fs-flow", { name: "F", isDisabled: true, phases: [{ name: "a", tasks: [{ componentId: "keboola.ex-generic-v2", configId: "x" }] }] });
     const ofFlow = new keboola.Schedule("fs-of-flow", { name: "S", cron: "@daily", target: flow.target() });
