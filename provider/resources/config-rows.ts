@@ -40,11 +40,10 @@ export function planRows(
   const desiredNames = count(desired.map((d) => d.name));
   const recordedNames = count(recorded.rows.map((r) => r.name));
   const existingNames = count(existing.map((r) => r.name));
-  const take = (i: number, id: string | undefined) => {
-    if (id === undefined || !exists.has(id) || claimed.has(id)) return false;
+  const take = (i: number, id: string | undefined): void => {
+    if (id === undefined || !exists.has(id) || claimed.has(id)) return;
     matched[i] = id;
     claimed.add(id);
-    return true;
   };
   const open = (i: number) => desired[i].rowId === undefined && matched[i] === undefined;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConfigRow, Configuration, StorageApi } from "../../provider/api/storage";
 import { KeboolaApiError } from "../../provider/api/errors";
-import { reconcileRows } from "../../provider/resources/config-rows";
+import { orderedRows, reconcileRows } from "../../provider/resources/config-rows";
 import { DEFAULT_CHANGE_DESCRIPTION } from "../../provider/resources/configurations";
 
 // reconcileRows (provider/resources/config-rows.ts) on a stand-in Storage that records each write:
@@ -59,11 +59,25 @@ describe("reconcileRows", () => {
     expect(added).toMatchObject({ rowIds: ["1", "99"], wrote: true });
   });
 
+  it("updates a row that differs only in its description, or only in being disabled", async () => {
+    const s = standIn();
+    const rows = [row("1", "a"), row("2", "b")];
+    await reconcileRows(s.storage, encrypt, parsed([{ ...declared("a"), description: "new" }, { ...declared("b"), isDisabled: true }]), "cfg", current(rows), recorded(["a", "b"], ["1", "2"]));
+    expect(s.calls).toEqual([`update 1 (${DEFAULT_CHANGE_DESCRIPTION})`, `update 2 (${DEFAULT_CHANGE_DESCRIPTION})`]);
+  });
+
   it("a delete alone is a write; a row already gone (404) is deleted, any other refusal fails", async () => {
     const s = standIn(notFound);
     const out = await reconcileRows(s.storage, encrypt, parsed([declared("a")]), "cfg", current([row("1", "a"), row("2", "b")]), recorded(["a", "b"], ["1", "2"]));
     expect(s.calls).toEqual([`delete 2 (${DEFAULT_CHANGE_DESCRIPTION})`]);
     expect(out.wrote).toBe(true);
     await expect(reconcileRows(standIn(refused).storage, encrypt, parsed([declared("a")]), "cfg", current([row("1", "a"), row("2", "b")]), recorded(["a", "b"], ["1", "2"]))).rejects.toThrow("forbidden");
+  });
+});
+
+describe("orderedRows", () => {
+  it("puts rowsSortOrder's rows first, skipping ids no row has, then the rest as listed", () => {
+    const c = { rows: [row("1", "a"), row("2", "b"), row("3", "c")], rowsSortOrder: ["3", "gone", "1"] } as unknown as Configuration;
+    expect(orderedRows(c).map((r) => r.id)).toEqual(["3", "1", "2"]);
   });
 });

@@ -375,5 +375,11 @@ describe("planRows", () => {
 
   it("adopts an existing row of the same unique name when state knows nothing (import)", () => {
     expect(planRows([{ name: "a" }, { name: "c" }], { rows: [], rowIds: [] }, existing(["1", "a"], ["2", "b"]))).toEqual({ matched: ["1", undefined], deletes: ["2"] });
+    expect(planRows([{ name: "a" }], { rows: [], rowIds: [] }, existing(["1", "b"], ["2", "a"]))).toEqual({ matched: ["2"], deletes: ["1"] });
+  });
+
+  it("adopts by name only when the name is unique on both sides: which of two rows is which cannot be told", () => {
+    expect(planRows([{ name: "a" }, { name: "a" }], { rows: [], rowIds: [] }, existing(["1", "a"]))).toEqual({ matched: [undefined, undefined], deletes: ["1"] });
+    expect(planRows([{ name: "a" }], { rows: [], rowIds: [] }, existing(["1", "a"], ["2", "a"]))).toEqual({ matched: [undefined], deletes: ["1", "2"] });
   });
 });
