@@ -160,8 +160,9 @@ export const handler: Handler<typeof bucket> = {
         if (!b) return undefined;
         const found = await ownerOfBucket(storage, p, b, owner);
         // The owner it amounts to, as create-once reads it (a marked bucket's is its marker; an
-        // unmarked one is ours when it is what our own create makes before the marker).
-        marked = found !== undefined && metadataValue(b.metadata, OWNER_KEY) === found;
+        // unmarked one is ours when it is what our own create makes before the marker). Marked
+        // already only when the marker is this resource's: a bucket taken over from another owner gets ours.
+        marked = owner !== undefined && metadataValue(b.metadata, OWNER_KEY) === owner;
         return found ? { ...b, metadata: [...(b.metadata ?? []), { id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] } : b;
       },
       ownerOf: (b) => metadataValue(b.metadata, OWNER_KEY),

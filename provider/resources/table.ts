@@ -454,8 +454,10 @@ export const handler: Handler<typeof table> = {
         const t = await storage.findTableDetail(p.branchId, id);
         if (!t) return undefined;
         const found = await ownerOfTable(storage, p, t, owner);
-        marked = found !== undefined && metadataValue(t.metadata, OWNER_KEY) === found;
-        return { ...t, metadata: [...(t.metadata ?? []).filter((m) => !(m.provider === METADATA_PROVIDER && m.key === OWNER_KEY)), ...(found ? [{ id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] : [])] };
+        // Marked already only when the marker is this resource's: a table taken over from another owner gets ours.
+        marked = owner !== undefined && metadataValue(t.metadata, OWNER_KEY) === owner;
+        // The owner it amounts to, as create-once reads it (a marked table's is its marker, which comes first).
+        return found ? { ...t, metadata: [...(t.metadata ?? []), { id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] } : t;
       },
       ownerOf: (t) => metadataValue(t.metadata, OWNER_KEY),
       create: async () => {

@@ -91,6 +91,15 @@ describe("Bucket", () => {
     expect(remote?.metadata?.find((m) => m.key === "keboola-pulumi.owner")?.value).toBe(ownerUrn("adopted"));
   });
 
+  it("adopting a bucket another resource created moves its marker to the adopter", async () => {
+    const declared = { stage: "in", name: "handed-over", description: "" };
+    await createVia(bucket, h.ctx, "former", declared);
+    const marker = async () => (await storage().findBucket("default", "in.c-handed-over"))?.metadata?.find((m) => m.key === "keboola-pulumi.owner")?.value;
+    expect(await marker()).toBe(ownerUrn("former"));
+    await createVia(bucket, h.ctx, "adopter", { ...declared, adoptExisting: true });
+    expect(await marker()).toBe(ownerUrn("adopter"));
+  });
+
   it("after a lost answer, takes over the bucket its own create made (alreadyExists), and refuses another stack's", async () => {
     // What the first attempt left: the bucket with this resource's marker.
     const b = await storage().createBucket("default", { name: "retried", stage: "in", description: "" });
