@@ -161,6 +161,21 @@ describe("Bucket in detail", () => {
     expect((failed as Error).message).toMatch(/^Bucket "in\.c-half" \(resource "half"\): POST \/v2\/storage\/buckets\/in\.c-half\/metadata \(storage\) failed with 429/);
   });
 
+  it("a check asks the stack only what it needs: nothing for a deployed bucket that keeps its id, the new id alone for a new one", async () => {
+    const made = await createVia(bucket, h.ctx, "kept", { stage: "in", name: "kept", description: "D" });
+    const asked = () => h.emu.requests().map((r) => `${r.method} ${r.path.replace(/\?.*$/, "")}`);
+    h.emu.clearRequests();
+    expect((await bucket.check(h.ctx, made.inputs, { ...made.inputs, description: "Changed" })).failures).toEqual([]);
+    expect(asked()).toEqual([]);
+    expect((await check("fresh", { stage: "in", name: "fresh" })).failures).toEqual([]);
+    expect(asked()).toEqual(["GET /v2/storage/buckets/in.c-fresh"]);
+    // A new name for a deployed bucket is a new id: checked like a new bucket's.
+    await createVia(bucket, h.ctx, "holder", { stage: "in", name: "held" });
+    expect((await check("kept", { ...made.inputs, name: "held" }, made.inputs)).failures).toEqual([
+      { property: "name", reason: expect.stringMatching(/^bucket "in\.c-held" already exists and belongs to stack "test" of project "harness", resource keboola:Resource "holder": /) },
+    ]);
+  });
+
   it("an update that changes nothing reads the bucket once and writes nothing", async () => {
     const made = await createVia(bucket, h.ctx, "still", { stage: "in", name: "still", description: "D" });
     h.emu.clearRequests();
