@@ -10,7 +10,7 @@ import type { ArgsOf } from "./common";
 import { createOnce } from "./create-once";
 import { defineResource, KeboolaResource, markerDiff, replaces, unique, untracked, type CallContext, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
 import { branchFailure, isDeployed, isNew } from "./preflight";
-import { describeOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "./ownership";
+import { describeOwner, foundWithOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "./ownership";
 import { declareBucket, declaredBucket } from "./program";
 import { PartialFailure, type Props } from "./types";
 import { inStackBranch } from "./stack-branch";
@@ -158,12 +158,9 @@ export const handler: Handler<typeof bucket> = {
       find: async () => {
         const b = await storage.findBucket(p.branchId, id);
         if (!b) return undefined;
-        const found = await ownerOfBucket(storage, p, b, owner);
-        // The owner it amounts to, as create-once reads it (a marked bucket's is its marker; an
-        // unmarked one is ours when it is what our own create makes before the marker). Marked
-        // already only when the marker is this resource's: a bucket taken over from another owner gets ours.
-        marked = owner !== undefined && metadataValue(b.metadata, OWNER_KEY) === owner;
-        return found ? { ...b, metadata: [...(b.metadata ?? []), { id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] } : b;
+        const seen = foundWithOwner(b, await ownerOfBucket(storage, p, b, owner), owner);
+        marked = seen.marked;
+        return seen.object;
       },
       ownerOf: (b) => metadataValue(b.metadata, OWNER_KEY),
       create: async () => ({

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { MetadataEntry } from "../api/storage";
 import type { Props } from "./types";
 
 // Who created a remote object. Every object the provider creates carries a marker naming its
@@ -95,6 +96,20 @@ export const CONTENT_KEY = "keboola-pulumi.contentSha256";
 /** A metadata value of our provider. */
 export function metadataValue(metadata: ReadonlyArray<{ key: string; value: string; provider: string }> | undefined, key: string): string | undefined {
   return metadata?.find((m) => m.provider === METADATA_PROVIDER && m.key === key)?.value;
+}
+
+/**
+ * A Bucket or Table that create-once found, as it should read it: with the owner it amounts to
+ * (`found`: its marker, else the one its kind infers for an unmarked object our own create made)
+ * after its own entries, so a marker already on it comes first. `marked`: whether it carries this
+ * resource's marker already; otherwise the create writes it, so a takeover moves the marker to the
+ * adopter.
+ */
+export function foundWithOwner<T extends { metadata?: MetadataEntry[] }>(object: T, found: string | undefined, owner: string | undefined): { object: T; marked: boolean } {
+  return {
+    object: found ? { ...object, metadata: [...(object.metadata ?? []), { id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] } : object,
+    marked: owner !== undefined && metadataValue(object.metadata, OWNER_KEY) === owner,
+  };
 }
 
 /** `urn:pulumi:<stack>::<project>::` of an owner: what every resource of one stack's markers start with. */

@@ -28,7 +28,7 @@ import { same, type ArgsOf } from "./common";
 import { createOnce } from "./create-once";
 import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type RecordedOf, type StateOf } from "./define";
 import { branchFailure, isNew } from "./preflight";
-import { CONTENT_KEY, describeOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, ownerTag } from "./ownership";
+import { CONTENT_KEY, describeOwner, foundWithOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, ownerTag } from "./ownership";
 import { declareTable, declaredTable, tableFacts } from "./program";
 import { PartialFailure, type Props } from "./types";
 import { inStackBranch } from "./stack-branch";
@@ -453,11 +453,9 @@ export const handler: Handler<typeof table> = {
       find: async () => {
         const t = await storage.findTableDetail(p.branchId, id);
         if (!t) return undefined;
-        const found = await ownerOfTable(storage, p, t, owner);
-        // Marked already only when the marker is this resource's: a table taken over from another owner gets ours.
-        marked = owner !== undefined && metadataValue(t.metadata, OWNER_KEY) === owner;
-        // The owner it amounts to, as create-once reads it (a marked table's is its marker, which comes first).
-        return found ? { ...t, metadata: [...(t.metadata ?? []), { id: 0, key: OWNER_KEY, value: found, provider: METADATA_PROVIDER }] } : t;
+        const seen = foundWithOwner(t, await ownerOfTable(storage, p, t, owner), owner);
+        marked = seen.marked;
+        return seen.object;
       },
       ownerOf: (t) => metadataValue(t.metadata, OWNER_KEY),
       create: async () => {
