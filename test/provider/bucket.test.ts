@@ -15,6 +15,10 @@ beforeEach(() => h.emu.clearRequests());
 
 const storage = () => h.ctx.client().storage;
 const writes = () => h.writes().filter((w) => !w.includes("/_emulator"));
+/** Every request since the last clear, as "METHOD path" without the query. */
+const asked = () => h.emu.requests().map((r) => `${r.method} ${r.path.replace(/\?.*$/, "")}`);
+/** The owner marker a bucket carries. */
+const marker = async (bucketId: string) => (await storage().findBucket("default", bucketId))?.metadata?.find((m) => m.key === "keboola-pulumi.owner")?.value;
 
 describe("Bucket", () => {
   it("reads back what it created without drift; a display name declared equal to the name stays as declared", async () => {
@@ -87,17 +91,15 @@ describe("Bucket", () => {
     await storage().createBucket("default", { name: "adopted", stage: "in", description: "By hand" });
     const made = await createVia(bucket, h.ctx, "adopted", { stage: "in", name: "adopted", description: "Declared", displayName: "adopted-x", adoptExisting: true });
     expect(made.outs).toMatchObject({ description: "Declared", displayName: "adopted-x", bucketId: "in.c-adopted" });
-    const remote = await storage().findBucket("default", "in.c-adopted");
-    expect(remote?.metadata?.find((m) => m.key === "keboola-pulumi.owner")?.value).toBe(ownerUrn("adopted"));
+    expect(await marker("in.c-adopted")).toBe(ownerUrn("adopted"));
   });
 
   it("adopting a bucket another resource created moves its marker to the adopter", async () => {
     const declared = { stage: "in", name: "handed-over", description: "" };
     await createVia(bucket, h.ctx, "former", declared);
-    const marker = async () => (await storage().findBucket("default", "in.c-handed-over"))?.metadata?.find((m) => m.key === "keboola-pulumi.owner")?.value;
-    expect(await marker()).toBe(ownerUrn("former"));
+    expect(await marker("in.c-handed-over")).toBe(ownerUrn("former"));
     await createVia(bucket, h.ctx, "adopter", { ...declared, adoptExisting: true });
-    expect(await marker()).toBe(ownerUrn("adopter"));
+    expect(await marker("in.c-handed-over")).toBe(ownerUrn("adopter"));
   });
 
   it("after a lost answer, takes over the bucket its own create made (alreadyExists), and refuses another stack's", async () => {
@@ -125,7 +127,6 @@ describe("Bucket in detail", () => {
   // A table made by hand (no marker): no stack's.
   const foreignTable = async (bucketId: string, name: string) =>
     storage().waitJob(await storage().createTableDefinition("default", bucketId, { name, primaryKeysNames: [], columns: [{ name: "a", definition: { type: "VARCHAR" } }] }), "table");
-  const marker = async (bucketId: string) => (await storage().findBucket("default", bucketId))?.metadata?.find((m) => m.key === "keboola-pulumi.owner")?.value;
 
   it("counts an unmarked bucket as this resource's only when it is what its own create makes: empty, with the declared description", async () => {
     await storage().createBucket("default", { name: "unmarked", stage: "in", description: "Same" });
@@ -163,7 +164,6 @@ describe("Bucket in detail", () => {
 
   it("a check asks the stack only what it needs: nothing for a deployed bucket that keeps its id, the new id alone for a new one", async () => {
     const made = await createVia(bucket, h.ctx, "kept", { stage: "in", name: "kept", description: "D" });
-    const asked = () => h.emu.requests().map((r) => `${r.method} ${r.path.replace(/\?.*$/, "")}`);
     h.emu.clearRequests();
     expect((await bucket.check(h.ctx, made.inputs, { ...made.inputs, description: "Changed" })).failures).toEqual([]);
     expect(asked()).toEqual([]);
@@ -180,7 +180,7 @@ describe("Bucket in detail", () => {
     const made = await createVia(bucket, h.ctx, "still", { stage: "in", name: "still", description: "D" });
     h.emu.clearRequests();
     await bucket.update(h.ctx, made.id, made.outs, made.inputs);
-    expect(h.emu.requests().map((r) => `${r.method} ${r.path.replace(/\?.*$/, "")}`)).toEqual(["GET /v2/storage/buckets/in.c-still"]);
+    expect(asked()).toEqual(["GET /v2/storage/buckets/in.c-still"]);
   });
 
   it("refuses at preview a replacement whose delete would drop another stack's tables, saying when the old bucket goes, unless its recorded forceDelete gives them up", async () => {

@@ -26,8 +26,12 @@ const typed = (name: string, extra: Props = {}) => ({
   definition: { id: { type: "INTEGER" }, name: { type: "VARCHAR" } },
   ...extra,
 });
-const reasons = async (news: Props) =>
-  ((await table.check(h.ctx, {}, { __resourceName: "bad", __owner: ownerUrn("bad"), ...news })).failures ?? []).map((f) => [f.property, f.reason]);
+/** Check's failures as [property, reason], for `news` of `resource` whose old inputs are `olds`. */
+const failures = async (olds: Props, resource: string, news: Props) =>
+  ((await table.check(h.ctx, olds, { __resourceName: resource, __owner: ownerUrn(resource), ...news })).failures ?? []).map((f) => [f.property, f.reason]);
+const reasons = (news: Props) => failures({}, "bad", news);
+/** The table as the emulator keeps it. */
+const stored = (id: string) => Object.values(h.emu.state.storage.tables).find((t) => t.id === id)!;
 
 describe("Table in detail", () => {
   it("refuses a primary key naming a column twice, a definition that misses or adds a column, and a nullable key column", async () => {
@@ -82,13 +86,11 @@ describe("Table in detail", () => {
 
   it("counts an unmarked table as this resource's only when its own create made it: a job loading a file with its tag, or a typed table still empty with the declared columns", async () => {
     // As a crash between the create job and the marker leaves it: the table, without the marker.
-    const stored = (id: string) => Object.values(h.emu.state.storage.tables).find((t) => t.id === id)!;
     const unmark = (id: string) => {
       const t = stored(id);
       t.metadata = (t.metadata ?? []).filter((m) => m.key !== OWNER_KEY);
     };
-    const failuresOf = async (resource: string, news: Props) =>
-      ((await table.check(h.ctx, {}, { __resourceName: resource, __owner: ownerUrn(resource), ...news })).failures ?? []).map((f) => [f.property, f.reason]);
+    const failuresOf = (resource: string, news: Props) => failures({}, resource, news);
     const foreign = (id: string) => ["name", `table "${id}" already exists (not created by keboola-pulumi): choose another name, or set adoptExisting: true to take it over (its rows are replaced when data is declared)`];
 
     const untyped = { bucketId, name: "plain_lost", columns: ["id", "name"] };
@@ -115,9 +117,6 @@ describe("Table in detail", () => {
 });
 
 describe("Table: what a change would lose, tables of others, drift of the content, failed jobs", () => {
-  const inputsOf = (resource: string, news: Props): Props => ({ __resourceName: resource, __owner: ownerUrn(resource), ...news });
-  const failures = async (olds: Props, resource: string, news: Props) =>
-    ((await table.check(h.ctx, olds, inputsOf(resource, news))).failures ?? []).map((f) => [f.property, f.reason]);
   const undeclared = (inputs: Props): Props => {
     const { data: _data, dataContent: _content, ...rest } = inputs;
     return rest;
@@ -168,7 +167,7 @@ describe("Table: what a change would lose, tables of others, drift of the conten
   it("takes over a table another stack created with adoptExisting: the marker becomes this resource's, the same content is not loaded again, other content is", async () => {
     const rows = { rows: [["1", "a"]] };
     const first = await createVia(table, h.ctx, "first_owner", { bucketId, name: "adopted", columns: ["id", "name"], data: rows });
-    const marker = () => Object.values(h.emu.state.storage.tables).find((t) => t.id === first.id)!.metadata?.find((m) => m.key === OWNER_KEY)?.value;
+    const marker = () => stored(first.id).metadata?.find((m) => m.key === OWNER_KEY)?.value;
     expect(marker()).toBe(ownerUrn("first_owner"));
     h.emu.clearRequests();
     const same = await createVia(table, h.ctx, "second_owner", { bucketId, name: "adopted", columns: ["id", "name"], data: rows, adoptExisting: true });
