@@ -1,5 +1,4 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../../keboola/json";
-import type { JobInputs } from "./jobs";
 
 // What a job's component does with the configuration it gets. The emulator runs no component
 // image: a component is assumed to succeed, unless it is one the emulator knows the behaviour of
@@ -9,6 +8,16 @@ import type { JobInputs } from "./jobs";
 // src/Helper/ExceptionConverter.php with keboola/api-error-control ExceptionTransformer: the job's
 // `result.message` is the user error's message, or "Internal Server Error occurred." for an
 // application error).
+
+/**
+ * What a job's component got: its configuration, rows and state, `#` values decrypted (jobs.ts
+ * builds them, the component runs on them).
+ */
+export interface JobInputs {
+  configuration: JsonObject;
+  state: JsonObject;
+  rows: Array<{ id: string; configuration: JsonObject; state: JsonObject }>;
+}
 
 export interface ComponentFailure {
   type: "user" | "application";

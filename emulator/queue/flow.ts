@@ -1,11 +1,10 @@
-import { isJsonObject } from "../../keboola/json";
-import type { EmulatorContext, JsonValue } from "../core/context";
+import { isJsonObject, type JsonObject } from "../../keboola/json";
+import type { EmulatorContext } from "../core/context";
 import type { TokenRecord } from "../core/tokens";
 import { findConfig } from "../storage/configurations";
 import { exceptionId } from "../storage/errors";
 import { colonTime } from "../storage/format";
 import { QueueHttpError } from "./errors";
-import { createQueueJob } from "./jobs";
 import type { FlowProgress, QueueJobRecord } from "./state";
 import {
   FLOW_COMPONENT_IDS,
@@ -34,7 +33,22 @@ import {
 // such a failure the flow job succeeds, with status `warning` when a task that may fail did (the
 // Queue's JobStatus has `warning`, and a job in it counts as successful: isSuccess).
 
-type JsonObject = { [key: string]: JsonValue };
+/**
+ * How a flow creates its tasks' jobs: jobs.ts createQueueJob, which jobs.ts hands to startFlow
+ * and taskJobFinished. jobs.ts runs flow jobs (it calls this module), so this module gets the
+ * function passed in rather than importing jobs.ts back. `parentRunId` makes it a child job of
+ * that run.
+ */
+export type CreateTaskJob = (ctx: EmulatorContext, token: TokenRecord, req: TaskJobRequest, parentRunId: string) => QueueJobRecord;
+
+/** The request of a task's job, as a job creation request of the API (jobs.ts JobRequest). */
+export interface TaskJobRequest {
+  component: string;
+  config?: string;
+  configData?: JsonObject;
+  mode: "run";
+  branchId: string;
+}
 
 export function runsFlow(job: QueueJobRecord): boolean {
   return job.config !== null && FLOW_COMPONENT_IDS.includes(job.component);
@@ -93,7 +107,7 @@ function tokenOf(ctx: EmulatorContext, job: QueueJobRecord): TokenRecord {
 }
 
 /** Called when a flow job would finish: checks its configuration and starts its first phase. */
-export function startFlow(ctx: EmulatorContext, job: QueueJobRecord): void {
+export function startFlow(ctx: EmulatorContext, job: QueueJobRecord, createJob: CreateTaskJob): void {
   const cfg = findConfig(ctx, Number(job.branchId), job.component, job.config ?? "");
   if (!cfg) return endJob(ctx, job, "error", failedResult(ctx, `Configuration "${job.config}" not found`));
   const parsed = flowConfigurationSchema.safeParse(cfg.configuration);
@@ -123,11 +137,11 @@ export function startFlow(ctx: EmulatorContext, job: QueueJobRecord): void {
       })),
     ),
   };
-  nextPhase(ctx, job, job.flow);
+  nextPhase(ctx, job, job.flow, createJob);
 }
 
 /** Starts the next phase with tasks, or ends the flow after the last one (`progress` is the job's flow). */
-function nextPhase(ctx: EmulatorContext, job: QueueJobRecord, progress: FlowProgress): void {
+function nextPhase(ctx: EmulatorContext, job: QueueJobRecord, progress: FlowProgress, createJob: CreateTaskJob): void {
   for (;;) {
     progress.phaseIndex++;
     const phase = progress.phases[progress.phaseIndex];
@@ -140,7 +154,7 @@ function nextPhase(ctx: EmulatorContext, job: QueueJobRecord, progress: FlowProg
     if (tasks.length === 0) continue;
     for (const t of tasks) {
       try {
-        const child = createQueueJob(
+        const child = createJob(
           ctx,
           tokenOf(ctx, job),
           { component: t.componentId, config: t.configId ?? undefined, configData: t.configData ?? undefined, mode: "run", branchId: job.branchId },
@@ -170,7 +184,7 @@ function phaseEnded(ctx: EmulatorContext, job: QueueJobRecord, progress: FlowPro
 }
 
 /** Called when any job finishes: a flow task's job moves its flow on when its phase is done. */
-export function taskJobFinished(ctx: EmulatorContext, child: QueueJobRecord): void {
+export function taskJobFinished(ctx: EmulatorContext, child: QueueJobRecord, createJob: CreateTaskJob): void {
   const parent = child.orchestrationJobId ? ctx.state.queue.jobs[child.orchestrationJobId] : undefined;
   if (!parent?.flow || parent.status !== "processing") return;
   const progress = parent.flow;
@@ -183,7 +197,7 @@ export function taskJobFinished(ctx: EmulatorContext, child: QueueJobRecord): vo
   const phase = progress.phases[progress.phaseIndex];
   const pending = progress.tasks.some((t) => t.phaseId === phase?.id && t.jobId !== null && !isFinished(ctx.state.queue.jobs[t.jobId]));
   if (pending) return;
-  if (!phaseEnded(ctx, parent, progress)) nextPhase(ctx, parent, progress);
+  if (!phaseEnded(ctx, parent, progress)) nextPhase(ctx, parent, progress, createJob);
 }
 
 function isFinished(job: QueueJobRecord | undefined): boolean {

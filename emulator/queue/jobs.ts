@@ -15,7 +15,7 @@ import { VariablesError, loadVariables, missingPlaceholdersError, render, resolv
 import { SHARED_CODE_COMPONENT, rowSharedCodeOf, sharedCodeOf } from "../../keboola/shared-code";
 import { CipherTextError, decryptForJob, encryptDocument, type JobCipherScope } from "../encryption/cipher";
 import { runsFlow, startFlow, taskJobFinished } from "./flow";
-import { APPLICATION_ERROR_MESSAGE, runComponent } from "./components";
+import { APPLICATION_ERROR_MESSAGE, runComponent, type JobInputs } from "./components";
 
 // Queue jobs: created (`created`), then `waiting`, `processing` after half of taskDurationMs,
 // and finished after taskDurationMs: the configuration (and its enabled rows, or the
@@ -206,13 +206,6 @@ class JobError extends Error {
   }
 }
 
-/** What a job's component got: its configuration, rows and state, `#` values decrypted. */
-export interface JobInputs {
-  configuration: JsonObject;
-  state: JsonObject;
-  rows: Array<{ id: string; configuration: JsonObject; state: JsonObject }>;
-}
-
 // In memory only: plain texts never enter the emulator's state, its file or its logs.
 const inputsByContext = new WeakMap<EmulatorContext, Map<string, JobInputs>>();
 
@@ -342,7 +335,7 @@ export function registerQueueJobHandlers(ctx: EmulatorContext): void {
     // A flow job runs its phases' task jobs (flow.ts) and ends when they have.
     if (runsFlow(job)) {
       if (!job.flow && !(taskShouldFail(ctx.faults(), job.id, "queue.job") || taskShouldFail(ctx.faults(), job.id, job.component))) {
-        startFlow(ctx, job);
+        startFlow(ctx, job, createQueueJob);
         return;
       }
       if (job.flow) return;
@@ -370,6 +363,6 @@ export function registerQueueJobHandlers(ctx: EmulatorContext): void {
       const type = err instanceof JobError ? err.type : "user";
       job.result = { message: err.message, error: { type, exceptionId: exceptionId(ctx) } };
     }
-    taskJobFinished(ctx, job);
+    taskJobFinished(ctx, job, createQueueJob);
   });
 }
