@@ -10,9 +10,6 @@ import type { EncryptionState } from "../encryption/state";
 import type { SchedulerState } from "../scheduler/state";
 import type { JsonValue } from "../../keboola/json";
 
-/** JSON values are the shared layer's (keboola/json.ts); re-exported for the emulator's modules. */
-export type { JsonValue };
-
 /** An operation that completes later (a stream task, a storage job, a queue job). */
 export interface Deferred {
   id: string;

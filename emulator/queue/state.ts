@@ -1,6 +1,6 @@
 // The queue service's part of the emulator state: plain JSON, so it can be saved to a file.
 
-import type { JsonValue } from "../core/context";
+import type { JsonValue } from "../../keboola/json";
 
 export type QueueJobStatus =
   | "created"

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import type { EmulatorContext, JsonValue } from "../core/context";
+import type { EmulatorContext } from "../core/context";
+import type { JsonValue } from "../../keboola/json";
 import { authenticated, type StorageApp, type StorageEnv } from "./auth";
 import catalogFile from "./component-catalog.json";
 import { errors } from "./errors";

@@ -1,6 +1,6 @@
-import type { EmulatorContext, JsonValue } from "../core/context";
+import type { EmulatorContext } from "../core/context";
 import { uuidV7 } from "../../keboola/uuid";
-import { isJsonObject, parseJson } from "../../keboola/json";
+import { isJsonObject, parseJson, type JsonValue } from "../../keboola/json";
 import { authenticated, type StorageApp } from "./auth";
 import { readBody, readQuery, str } from "./body";
 import { StorageHttpError } from "./errors";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { EmulatorContext, JsonValue } from "../core/context";
+import type { EmulatorContext } from "../core/context";
+import type { JsonValue } from "../../keboola/json";
 import type { StorageJob, StorageJobResults } from "../../keboola/storage-answers";
 import { taskShouldFail } from "../core/faults";
 import type { TokenRecord } from "../core/tokens";

@@ -2,7 +2,7 @@
 // Buckets and tables are keyed by `<branchId>/<id>`: each branch has its own storage.
 // Component configurations are keyed by `<branchId>/<componentId>/<configId>`.
 
-import type { JsonValue } from "../core/context";
+import type { JsonValue } from "../../keboola/json";
 import type { StoredColumnDefinition } from "../../keboola/storage";
 import type { StorageConfigRow, StorageJobResults } from "../../keboola/storage-answers";
 import type { ChecksumAlgorithm, StoredChecksum } from "./checksums";

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import type { EmulatorContext, JsonValue } from "../core/context";
+import type { EmulatorContext } from "../core/context";
+import type { JsonValue } from "../../keboola/json";
 import { tableNameProblem } from "../../keboola/storage";
 import type { TokenRecord } from "../core/tokens";
 import { type Body, list, readBody, readQuery, str } from "./body";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { isOneOf, isRecord } from "../../keboola/json";
+import { isOneOf, isRecord, type JsonValue } from "../../keboola/json";
 import type { StorageTable } from "../../keboola/storage-answers";
-import type { EmulatorContext, JsonValue } from "../core/context";
+import type { EmulatorContext } from "../core/context";
 import {
   BASE_TYPES,
   NOT_A_VALID_CHOICE,

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { Deferred, EmulatorContext, JsonValue } from "../core/context";
+import type { Deferred, EmulatorContext } from "../core/context";
+import type { JsonValue } from "../../keboola/json";
 import type { StreamTask } from "../../keboola/stream";
 import { taskShouldFail } from "../core/faults";
 import { isoTime, newTaskId } from "./ids";
