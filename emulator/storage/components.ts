@@ -1,11 +1,6 @@
-import type { Context } from "hono";
 import { z } from "zod";
-import type { EmulatorContext } from "../core/context";
 import type { JsonValue } from "../../keboola/json";
-import { authenticated, type StorageApp, type StorageEnv } from "./auth";
 import catalogFile from "./component-catalog.json";
-import { errors } from "./errors";
-import type { StorageState } from "./state";
 
 // The components of the emulated stack: the catalog (component-catalog.json, records as the
 // Storage API index returns them; where each field comes from is in that file and in
@@ -14,7 +9,11 @@ import type { StorageState } from "./state";
 //
 // The API index lists them (`GET /v2/storage`, short entries with `?exclude=componentDetails`),
 // `GET /v2/storage/components` gives each configured component with its configurations, and
-// `GET /v2/storage/components/{id}` gives one component's detail.
+// `GET /v2/storage/components/{id}` gives one component's detail (component-routes.ts).
+//
+// This module imports nothing of the emulator: the state (state.ts) keeps ComponentRecords and
+// the context's options (core/context.ts) take ComponentSpecs, so what it reads of the state is
+// named here (AddedComponents) rather than imported from them.
 
 /** Component types of the real index (keboola-sdk-go pkg/keboola/storage_component.go and the indexes recorded). */
 export const COMPONENT_TYPES = ["extractor", "writer", "transformation", "application", "processor", "code-pattern", "other"] as const;
@@ -52,6 +51,11 @@ const componentRecord = z.strictObject({
 });
 
 export type ComponentRecord = z.infer<typeof componentRecord>;
+
+/** What this module reads of the Storage state (state.ts StorageState): the added components, by id. */
+export interface AddedComponents {
+  addedComponents: Record<string, ComponentRecord>;
+}
 
 /** A component to add: its id, and any fields of the record (the others get neutral values). */
 export const componentSpec = componentRecord.partial().required({ id: true });
@@ -102,14 +106,14 @@ export function componentFromSpec(spec: ComponentSpec): ComponentRecord {
 }
 
 /** Every component of the stack: the catalog, an added component replacing a catalog one of its id. */
-export function stackComponents(storage: StorageState): ComponentRecord[] {
+export function stackComponents(storage: AddedComponents): ComponentRecord[] {
   const added = storage.addedComponents;
   const out = CATALOG.map((c) => added[c.id] ?? c);
   for (const c of Object.values(added)) if (!CATALOG.some((k) => k.id === c.id)) out.push(c);
   return out;
 }
 
-export function findComponent(storage: StorageState, id: string): ComponentRecord | undefined {
+export function findComponent(storage: AddedComponents, id: string): ComponentRecord | undefined {
   return storage.addedComponents[id] ?? CATALOG.find((c) => c.id === id);
 }
 
@@ -126,12 +130,12 @@ export function indexEntry(c: ComponentRecord, details: boolean): Record<string,
  * The component part of the responses listing configurations. A component the stack does not
  * list (its configurations were created anyway) gets a neutral record of its id.
  */
-export function componentDefinition(storage: StorageState, id: string): Record<string, JsonValue> {
+export function componentDefinition(storage: AddedComponents, id: string): Record<string, JsonValue> {
   return indexEntry(findComponent(storage, id) ?? componentFromSpec({ id }), true);
 }
 
 /** Adds (or replaces) components in the state; a bad spec fails naming the component and the field. */
-export function addComponents(storage: StorageState, specs: readonly ComponentSpec[]): void {
+export function addComponents(storage: AddedComponents, specs: readonly ComponentSpec[]): void {
   for (const spec of specs) {
     const parsed = componentSpec.safeParse(spec);
     if (!parsed.success) {
@@ -141,34 +145,4 @@ export function addComponents(storage: StorageState, specs: readonly ComponentSp
     }
     storage.addedComponents[parsed.data.id] = componentFromSpec(parsed.data);
   }
-}
-
-export function registerComponentRoutes(api: StorageApp, ctx: EmulatorContext): void {
-  const auth = authenticated(ctx);
-  // One component's detail: the index record plus the keys only this endpoint has
-  // (storage-api-php-client tests/Common/ComponentsTest.php testGetComponentDetail and
-  // testPublicGetComponentDetail assert createConfigurationRowSchema, dataTypesConfiguration and
-  // processorConfiguration, and that there is no `configurations`). Without the branch in the
-  // path it needs no token (apiary.apib "Get component - without branch in URL"). The real
-  // answer for an id the stack does not have is not in the public sources: the emulator answers
-  // the Storage API's 404 of an unknown resource.
-  const detail = (c: Context<StorageEnv>, componentId: string): Response => {
-    const found = findComponent(ctx.state.storage, componentId);
-    if (!found) throw errors.routeNotFound();
-    const { uiOptions, configurationDescription, features, expiredOn, uri, documentationUrl, ...head } = found;
-    return c.json({
-      ...head,
-      createConfigurationRowSchema: {},
-      uiOptions,
-      configurationDescription,
-      features,
-      expiredOn,
-      uri,
-      documentationUrl,
-      dataTypesConfiguration: {},
-      processorConfiguration: {},
-    });
-  };
-  api.get("/components/:componentId", (c) => detail(c, c.req.param("componentId")));
-  api.get("/branch/:branchId/components/:componentId", auth, (c) => detail(c, c.req.param("componentId")));
 }
