@@ -1,6 +1,6 @@
 import type { EmulatorContext } from "../core/context";
 import { uuidV7 } from "../../keboola/uuid";
-import { isJsonObject, parseJson, type JsonValue } from "../../keboola/json";
+import { isJsonObject, isOneOf, parseJson, type JsonValue } from "../../keboola/json";
 import { authenticated, type StorageApp } from "./auth";
 import { readBody, readQuery, str } from "./body";
 import { StorageHttpError } from "./errors";
@@ -99,7 +99,7 @@ export function registerEventRoutes(api: StorageApp, ctx: EmulatorContext): void
     if (!component) throw new StorageHttpError(400, "storage.events.validation", "Invalid parameters - component: This field is missing.");
     if (message === undefined) throw new StorageHttpError(400, "storage.events.validation", "Invalid parameters - message: This field is missing.");
     const type = str(body.type) ?? "info";
-    if (!(TYPES as readonly string[]).includes(type)) {
+    if (!isOneOf(TYPES, type)) {
       throw new StorageHttpError(400, "storage.events.validation", `Invalid parameters - type: The value you selected is not a valid choice.`);
     }
     const duration = Number(str(body.duration) ?? body.duration ?? 0);
@@ -108,7 +108,7 @@ export function registerEventRoutes(api: StorageApp, ctx: EmulatorContext): void
       component,
       message,
       description: str(body.description) ?? "",
-      type: type as EventRecord["type"],
+      type,
       runId: str(body.runId) || null,
       configurationId: str(body.configurationId) ?? str(body.componentName) ?? null,
       params: objectParam(body.params),
