@@ -30,35 +30,53 @@ export class JobFailure extends Error {
 
 export type JobRunner<P = undefined> = (job: StorageJobRecord, prepared: P) => StorageJobResults | null;
 
-interface Registered {
-  runner: JobRunner<unknown>;
-  prepare?: (job: StorageJobRecord) => unknown;
-}
+/** An operation's runner with what its preparation made for the job already given to it. */
+type PreparedRun = (job: StorageJobRecord) => StorageJobResults | null;
 
-const runners = new WeakMap<EmulatorContext, Map<string, Registered>>();
+/**
+ * How an operation starts a job when it is due: its preparation, answering the run (or a promise
+ * of it). Each operation's prepared value has its own type, so it is bound into the run where
+ * that type is known (onStorageJob, onPreparedStorageJob) and is not kept apart from its runner.
+ */
+type StartJob = (job: StorageJobRecord) => PreparedRun | Promise<PreparedRun>;
+
+const runners = new WeakMap<EmulatorContext, Map<string, StartJob>>();
 
 /** A preparation under way (a promise), by job id; kept in memory only (see registerStorageJobs). */
-type Preparing = { done: false } | { done: true; value: unknown } | { done: true; error: unknown };
+type Preparing = { done: false } | { done: true; value: PreparedRun } | { done: true; error: unknown };
 const preparing = new WeakMap<EmulatorContext, Map<number, Preparing>>();
 
 /** How often a job whose preparation is under way looks again (its finish is deferred again). */
 const PREPARE_POLL_MS = 50;
 
+function register(ctx: EmulatorContext, operationName: string, start: StartJob): void {
+  let map = runners.get(ctx);
+  if (!map) runners.set(ctx, (map = new Map()));
+  map.set(operationName, start);
+}
+
+/** Registers what a job of an operation does when it runs (an operation with nothing to prepare). */
+export function onStorageJob(ctx: EmulatorContext, operationName: string, runner: JobRunner): void {
+  register(ctx, operationName, () => (job) => runner(job, undefined));
+}
+
 /**
- * Registers what a job of an operation does when it runs. `prepare`, when given, runs first, when
- * the job is due: what it answers (or, for a promise, resolves to) is handed to the runner. A
+ * Registers what a job of an operation does when it runs, with a preparation: `prepare` runs first,
+ * when the job is due, and what it answers (or, for a promise, resolves to) is handed to the runner. A
  * promise keeps the job `processing` until it settles, so heavy work (a load's gunzip and parse)
  * runs without blocking the event loop; a value answered at once finishes the job as before.
  */
-export function onStorageJob<P = undefined>(
+export function onPreparedStorageJob<P>(
   ctx: EmulatorContext,
   operationName: string,
   runner: JobRunner<P>,
-  prepare?: (job: StorageJobRecord) => P | Promise<P>,
+  prepare: (job: StorageJobRecord) => P | Promise<P>,
 ): void {
-  let map = runners.get(ctx);
-  if (!map) runners.set(ctx, (map = new Map()));
-  map.set(operationName, { runner: runner as JobRunner<unknown>, prepare });
+  const withPrepared = (prepared: P): PreparedRun => (job) => runner(job, prepared);
+  register(ctx, operationName, (job) => {
+    const value = prepare(job);
+    return value instanceof Promise ? value.then(withPrepared) : withPrepared(value);
+  });
 }
 
 export function createStorageJob(
@@ -128,7 +146,7 @@ export function registerStorageJobs(api: StorageApp, ctx: EmulatorContext): void
     const job = ctx.state.storage.jobs[String(jobArgs.parse(args).jobId)];
     if (!job || job.status === "success" || job.status === "error") return;
     if (!job.startTime) job.startTime = nowStorage(ctx);
-    const registered = runners.get(ctx)?.get(job.operationName);
+    const start = runners.get(ctx)?.get(job.operationName);
     try {
       if (taskShouldFail(ctx.faults(), String(job.id), job.operationName)) {
         job.endTime = nowStorage(ctx);
@@ -138,21 +156,21 @@ export function registerStorageJobs(api: StorageApp, ctx: EmulatorContext): void
           `Application error. Please contact our support support@keboola.com with following exception id (${id}) and we will look into it.`,
         );
       }
-      let prepared: unknown = undefined;
-      if (registered?.prepare) {
+      let run: PreparedRun | undefined;
+      if (start) {
         let map = preparing.get(ctx);
         if (!map) preparing.set(ctx, (map = new Map()));
         let entry = map.get(job.id);
         if (!entry) {
           // Started here, when the job is due; after a restart (the promise is gone with the
           // process, the finish still deferred in the state) it starts again.
-          const value = registered.prepare(job);
+          const value = start(job);
           if (value instanceof Promise) {
             const pending: Preparing = { done: false };
             map.set(job.id, (entry = pending));
             const jobs = map;
             value.then(
-              (v: unknown) => jobs.set(job.id, { done: true, value: v }),
+              (v) => jobs.set(job.id, { done: true, value: v }),
               (err: unknown) => jobs.set(job.id, { done: true, error: err }),
             );
           } else entry = { done: true, value };
@@ -164,10 +182,10 @@ export function registerStorageJobs(api: StorageApp, ctx: EmulatorContext): void
         }
         map.delete(job.id);
         if ("error" in entry) throw entry.error;
-        prepared = entry.value;
+        run = entry.value;
       }
       job.endTime = nowStorage(ctx);
-      job.results = registered ? registered.runner(job, prepared) : null;
+      job.results = run ? run(job) : null;
       job.status = "success";
     } catch (err) {
       if (!(err instanceof JobFailure)) throw err;

@@ -9,7 +9,7 @@ import { CsvError, CsvParser, csvValue, formatCsv } from "./csv";
 import { StorageHttpError, errors } from "./errors";
 import { truthy } from "./format";
 import { createFile, fileContents, fileObjects, fileTextPiecesAsync, findFile, putObject, textPieces } from "./files";
-import { JobFailure, createStorageJob, onStorageJob, storageJobJson } from "./jobs";
+import { JobFailure, createStorageJob, onPreparedStorageJob, onStorageJob, storageJobJson } from "./jobs";
 import { requireBucketWrite } from "./permissions";
 import { rowSelection, rowSelectionSchema, selectRows } from "./table-reads";
 import { listedTableJson, tableJson } from "./representations";
@@ -196,7 +196,7 @@ async function loadCsvAsync(ctx: EmulatorContext, w: CsvWork, loader: CsvLoader)
 }
 
 /**
- * What a load job parses before it runs (`onStorageJob`'s prepare): a small file at once (the job
+ * What a load job parses before it runs (`onPreparedStorageJob`'s prepare): a small file at once (the job
  * answers exactly as before), a large one asynchronously (the job stays `processing` meanwhile).
  * A failure is kept and thrown by the job's run, after the checks the job makes first.
  */
@@ -402,8 +402,8 @@ function previewRows(c: Context, table: TableRecord): { columns: string[]; rows:
 
 export function registerTableRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
-  onStorageJob(ctx, "tableCreate", (job, prepared: Prepared) => runTableCreate(ctx, job, prepared), (job) => prepareLoad(ctx, tableCreateWork.parse(job.work)));
-  onStorageJob(
+  onPreparedStorageJob(ctx, "tableCreate", (job, prepared: Prepared) => runTableCreate(ctx, job, prepared), (job) => prepareLoad(ctx, tableCreateWork.parse(job.work)));
+  onPreparedStorageJob(
     ctx,
     "tableImport",
     (job, prepared: Prepared) => runTableImport(ctx, job, prepared),
