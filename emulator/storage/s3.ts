@@ -305,8 +305,11 @@ export function objectStoreApp(ctx: EmulatorContext): Hono<ServiceEnv> {
       headers["x-amz-checksum-type"] = meta.checksum.type;
     }
     if (c.req.method === "HEAD") return c.body(null, 200, headers);
-    // A view of the stored bytes, not a copy (objects may be large).
-    return c.body(new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.length), 200, headers);
+    // A view of the stored bytes, not a copy (objects may be large). An answer's body is bytes of
+    // an ArrayBuffer; stored Buffers are (Buffer.from, reads, concatenations), and bytes in shared
+    // memory, which the emulator never stores, would be copied.
+    const bytes = data.buffer instanceof ArrayBuffer ? new Uint8Array(data.buffer, data.byteOffset, data.length) : new Uint8Array(data);
+    return c.body(bytes, 200, headers);
   });
 
   api.onError((err, c) => {
