@@ -152,14 +152,17 @@ function decodeAs(value: unknown, spec: Spec, at: At): unknown {
     throw decodePayload(`json: cannot unmarshal ${kind} into ${where} of type ${goTypeName(spec)}`);
   }
   if (typeof spec !== "object" || "string" in spec) return value;
-  if ("array" in spec) {
+  // The kinds matched: an array spec has a list here, an object spec an object (the checks below
+  // say so to the compiler; neither can fail).
+  if ("array" in spec && Array.isArray(value)) {
     // A list of strings holds strings (null is ""); a list of objects holds pointers (null stays).
     const zero = spec.array === "string" ? "" : null;
-    return (value as unknown[]).map((item) => (item === null ? zero : decodeAs(item, spec.array, at)));
+    return value.map((item) => (item === null ? zero : decodeAs(item, spec.array, at)));
   }
+  if (!("object" in spec) || !isRecord(value)) return value;
   const fields = Object.keys(spec.object);
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+  for (const [key, item] of Object.entries(value)) {
     // Go prefers an exact match, then any case; no two fields here differ only by case.
     const field = fields.find((f) => f.toLowerCase() === key.toLowerCase());
     if (field === undefined) continue;
@@ -174,6 +177,10 @@ export async function decodeBody<K extends keyof typeof BODIES>(c: Context, body
   const first = firstValue(bytes);
   if ("error" in first) throw first.error === EOF ? missingPayload() : decodePayload(first.error);
   const value: unknown = JSON.parse(new TextDecoder().decode(bytes.subarray(first.start, first.end)));
+  // The one assertion here, and the right tool: decodeAs has checked the value against
+  // BODIES[bodyName] field by field, and DecodedBody<K> is the type the same spec gives (Decoded),
+  // but TypeScript cannot follow a conditional type over a generic spec through the runtime walk.
+  // A schema library would give both from one definition, but not Go's decoder errors in its order.
   return (decodeAs(value, BODIES[bodyName], { fields: [] }) ?? {}) as DecodedBody<K>;
 }
 
