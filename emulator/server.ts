@@ -102,10 +102,20 @@ export function initialState(options: EmulatorOptions, now: string): EmulatorSta
   };
 }
 
+/**
+ * A state file as save() writes it (the EmulatorState as JSON); one from before the Encryption
+ * or the Scheduler API has no part for it.
+ */
+type SavedState = Omit<EmulatorState, "encryption" | "scheduler"> & Partial<Pick<EmulatorState, "encryption" | "scheduler">>;
+
 function loadState(options: EmulatorOptions): EmulatorState {
   const fresh = initialState(options, new Date().toISOString());
   if (!options.stateFile || !existsSync(options.stateFile)) return fresh;
-  const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as EmulatorState;
+  // An assertion, and the right tool here: the file is the emulator's own save() output (its
+  // state, not a user's input), which it reads back as it wrote it. Checking it would take a
+  // schema of every service's state, kept in step with the types it repeats, for files that
+  // only a hand edit can break.
+  const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as SavedState;
   // Tokens come from the command line, not the file, so a restart with a new token works; so do
   // project features when given. A file from before the Encryption API gets a key now.
   const project = options.projectFeatures ? { ...saved.project, features: [...options.projectFeatures] } : saved.project;
