@@ -1,10 +1,10 @@
-import type { AnyDefinition } from "./resources/define";
-import { definitionOf } from "./resources/define";
-import { KINDS, KIND_NAMES } from "./kinds/table";
+import type { AnyDefinition } from "./lifecycle/define";
+import { definitionOf } from "./lifecycle/define";
+import { KINDS, KIND_NAMES } from "./lifecycle/kinds";
 import "./index";
 
 // Every resource's definition (its one schema with the derived pieces), for schema.json and
-// documentation: one per row of the kinds table (kinds/table.ts), in its order. Loading the
+// documentation: one per row of the kinds table (lifecycle/kinds.ts), in its order. Loading the
 // package's classes (index.ts) defines them all.
 
 export const CATALOG: readonly AnyDefinition[] = KIND_NAMES.map((kind) => {

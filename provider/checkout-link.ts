@@ -1,13 +1,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isRecord } from "../keboola/json";
-import { KINDS } from "./kinds/table";
+import { KINDS } from "./lifecycle/kinds";
 
 // Deploying from a checkout of this package (its root Pulumi project, or a test program linked to
 // it) rather than from an installed copy: the dynamic provider process loads
 // `keboola-pulumi/runtime` from the node_modules beside @pulumi/pulumi, so the checkout needs a
 // `node_modules/keboola-pulumi` of its own. It is a small real directory, not a symlink to the
-// checkout: each kind's provider object is loaded through it (provider/kinds/provider.ts), and a
+// checkout: each kind's provider object is loaded through it (provider/lifecycle/kind-provider.ts), and a
 // module whose path runs through node_modules is what Pulumi records in state as a 276-byte
 // `require("keboola-pulumi/kinds/<kind>")` instead of the provider's code (about 2.5 KB, in each
 // resource's inputs and again in its outputs). Each file re-exports the checkout's built module by

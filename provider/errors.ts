@@ -1,8 +1,8 @@
 import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, KeboolaTaskError, KeboolaTimeoutError, redact } from "./api/errors";
 import { ConfigurationError } from "./config";
-import { resourceName } from "./resources/common";
-import type { Method, Props, ResourceKind } from "./resources/types";
-import { KINDS } from "./kinds/table";
+import { resourceName } from "./lifecycle/common";
+import type { Method, Props, ResourceKind } from "./lifecycle/types";
+import { KINDS } from "./lifecycle/kinds";
 
 // What a user reads when an operation fails. The dynamic provider host prints `${err}: ${err.stack}`
 // for check, read and delete failures, which is a JavaScript stack trace of our internals; the

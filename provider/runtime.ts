@@ -1,15 +1,15 @@
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { KeboolaClient } from "./api/client";
 import { resolveSettings, type ConfigSource } from "./config";
-import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "./resources/types";
-import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "./resources/define";
-import { ownerOf } from "./resources/ownership";
-import { programFacts } from "./resources/facts";
+import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind, type Results } from "./lifecycle/types";
+import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "./lifecycle/define";
+import { ownerOf } from "./lifecycle/ownership";
+import { programFacts } from "./lifecycle/facts";
 import { failuresForEngine, parseChecked } from "./validation/check";
 import { userFacingError } from "./errors";
-import { resourceName } from "./resources/common";
-import { KINDS } from "./kinds/table";
+import { resourceName } from "./lifecycle/common";
+import { KINDS } from "./lifecycle/kinds";
 import { isRecord } from "../keboola/json";
+import type { Runtime } from "./shim";
 
 // Loaded by the serialized provider shim at call time, inside the dynamic provider process.
 // Holds the stack config and the client for that process; nothing here is serialized to state.
@@ -43,7 +43,7 @@ const context: ResourceContext = {
   },
 };
 
-/** What each module under resources/ exports for its kind. */
+/** What each module under kinds/ exports for its kind. */
 export interface ResourceModule {
   definition: AnyDefinition;
   handler: Handler<AnyDefinition>;
@@ -51,22 +51,12 @@ export interface ResourceModule {
 
 // Resource modules load lazily so a process handling only sources never loads the jsonnet engine.
 function load(kind: ResourceKind): ResourceModule {
-  // A path built from the kinds table: resources/<file>.js beside this module.
-  const mod: ResourceModule = require(`./resources/${KINDS[kind].file}`);
+  // A path built from the kinds table: kinds/<file>.js beside this module.
+  const mod: ResourceModule = require(`./kinds/${KINDS[kind].file}`);
   return mod;
 }
 
 const props = (v: unknown): Props => (isRecord(v) ? v : {});
-
-/** What each method answers the dynamic provider host. */
-export interface Results {
-  check: dynamic.CheckResult;
-  diff: dynamic.DiffResult;
-  create: dynamic.CreateResult;
-  read: dynamic.ReadResult;
-  update: dynamic.UpdateResult;
-  delete: void;
-}
 
 /**
  * Runs one method of a kind's handler: inputs parsed by the kind's schema (create, update), state
@@ -173,4 +163,7 @@ function withoutUndefinedProps(value: Props): Props {
   );
 }
 
-export type { Props };
+export type { Props, Results };
+
+// The module is what the shim requires: it must offer what the shim calls (compile-time check only).
+void ({ configure, call } satisfies Runtime);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { renderReview } from "../provider/review";
+import { renderReview } from "../provider/review/index";
 import { openMermaidPage } from "./lib/mermaid-browser";
 import { REPO_ROOT } from "./lib/pulumi-workspace";
 

@@ -5,7 +5,7 @@ import { isRecord } from "../../keboola/json";
 
 // The Encryption API: turns the plain values of a configuration's `#` keys into ciphertexts that
 // only the stack's job runner can open. Storage stores what it is given, so every `#` value is
-// sent here before it is written (see provider/resources/secret-values.ts).
+// sent here before it is written (see provider/lifecycle/secret-values.ts).
 //
 // The contract relied on:
 // - The address is the `encryption` service of the Storage index (`GET /v2/storage`), as the

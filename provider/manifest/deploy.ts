@@ -1,18 +1,18 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { Source } from "../resources/source";
-import { Sink } from "../resources/sink";
-import { SourceSettings } from "../resources/source-settings";
-import { SinkSettings } from "../resources/sink-settings";
-import { VariableConfig } from "../resources/variable-config";
-import { ComponentConfig } from "../resources/component-config";
-import { JobRun } from "../resources/job-run";
-import { Flow } from "../resources/flow";
-import { Schedule } from "../resources/schedule";
-import { Bucket } from "../resources/bucket";
-import { Table } from "../resources/table";
+import { Source } from "../kinds/source";
+import { Sink } from "../kinds/sink";
+import { SourceSettings } from "../kinds/source-settings";
+import { SinkSettings } from "../kinds/sink-settings";
+import { VariableConfig } from "../kinds/variable-config";
+import { ComponentConfig } from "../kinds/component-config";
+import { JobRun } from "../kinds/job-run";
+import { Flow } from "../kinds/flow";
+import { Schedule } from "../kinds/schedule";
+import { Bucket } from "../kinds/bucket";
+import { Table } from "../kinds/table";
 import { loadManifest } from "./parse";
-import { stackBranchName } from "../resources/stack-branch";
+import { stackBranchName } from "../kinds/branch";
 import type { Manifest } from "./schema";
 
 // keboola.yaml -> the same resource classes a TypeScript program uses, named by their manifest

@@ -5,16 +5,16 @@ import { pathOf } from "../validation/paths";
 import { schemaDef, type Schema } from "../validation/schema-def";
 import { isRecord } from "../../keboola/json";
 import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
-import { sinkInputsSchema } from "../resources/sink";
-import { sourceSettingsInputsSchema } from "../resources/source-settings";
-import { variableConfigInputsSchema } from "../resources/variable-config";
-import { componentConfigInputsSchema } from "../resources/component-config";
-import { jobRunInputsSchema } from "../resources/job-run";
-import { sourceInputsSchema } from "../resources/source";
-import { flowInputsSchema } from "../resources/flow";
-import { scheduleInputsSchema } from "../resources/schedule";
-import { bucketInputsSchema } from "../resources/bucket";
-import { tableInputsSchema } from "../resources/table";
+import { sinkInputsSchema } from "../kinds/sink";
+import { sourceSettingsInputsSchema } from "../kinds/source-settings";
+import { variableConfigInputsSchema } from "../kinds/variable-config";
+import { componentConfigInputsSchema } from "../kinds/component-config";
+import { jobRunInputsSchema } from "../kinds/job-run";
+import { sourceInputsSchema } from "../kinds/source";
+import { flowInputsSchema } from "../kinds/flow";
+import { scheduleInputsSchema } from "../kinds/schedule";
+import { bucketInputsSchema } from "../kinds/bucket";
+import { tableInputsSchema } from "../kinds/table";
 import { manifestSchema, REFERENCES, type Manifest, type ManifestSection } from "./schema";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the

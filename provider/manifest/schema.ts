@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { sourceInputsSchema } from "../resources/source";
-import { sinkInputsSchema } from "../resources/sink";
-import { variableConfigInputsSchema } from "../resources/variable-config";
-import { componentConfigInputsSchema, rowInputsSchema } from "../resources/component-config";
-import { jobRunInputsSchema } from "../resources/job-run";
-import { flowInputsSchema, flowTaskInputsSchema, flowPhaseInputsSchema } from "../resources/flow";
-import { scheduleInputsSchema, scheduleTargetSchema } from "../resources/schedule";
-import { bucketInputsSchema } from "../resources/bucket";
-import { tableInputsSchema } from "../resources/table";
+import { sourceInputsSchema } from "../kinds/source";
+import { sinkInputsSchema } from "../kinds/sink";
+import { variableConfigInputsSchema } from "../kinds/variable-config";
+import { componentConfigInputsSchema, rowInputsSchema } from "../kinds/component-config";
+import { jobRunInputsSchema } from "../kinds/job-run";
+import { flowInputsSchema, flowTaskInputsSchema, flowPhaseInputsSchema } from "../kinds/flow";
+import { scheduleInputsSchema, scheduleTargetSchema } from "../kinds/schedule";
+import { bucketInputsSchema } from "../kinds/bucket";
+import { tableInputsSchema } from "../kinds/table";
 import { settingsShape } from "../validation/settings";
 import { optionalBranchSchema } from "../validation/ids";
 
@@ -27,7 +27,7 @@ const reference = (section: string, what: string) =>
 
 /**
  * An entry's fields with its branchId optional: an entry that names no branch lives in the
- * stack's development branch when stack config keboola:branch names one (stack-branch.ts), which
+ * stack's development branch when stack config keboola:branch names one (kinds/branch.ts, stackBranch), which
  * the default the resource's schema fills in would hide.
  */
 function inStackBranch<S extends z.ZodRawShape>(shape: S): Omit<S, "branchId"> & { branchId: typeof optionalBranchSchema } {

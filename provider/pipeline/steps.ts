@@ -1,4 +1,4 @@
-import { renderReview } from "../review";
+import { renderReview } from "../review/index";
 import type { CommentThread } from "./comment";
 import type { PulumiCli, PulumiRun } from "./pulumi";
 

@@ -1,12 +1,12 @@
 import type { JsonValue } from "../../keboola/json";
 import type { ExampleOutcome } from "../../keboola/stream-examples";
-import { sinkExampleRows } from "../resources/sink-examples";
+import { sinkExampleRows } from "../lifecycle/sink-examples";
 import type { ResourceChange, Review } from "./changes";
 import { code } from "./values";
 
 // A changed Sink's examples (its `examples` input) in the review: what each sample event becomes
 // under the mapping before the change and after it, evaluated locally with the rules the provider
-// checks them by at preview (provider/resources/sink-examples.ts sinkExampleRows), so a reviewer
+// checks them by at preview (provider/lifecycle/sink-examples.ts sinkExampleRows), so a reviewer
 // sees what the change does to real events, not only which columns moved.
 
 /** The type of the Source a sink's `sourceId` depends on, when the preview has it. */

@@ -3,10 +3,10 @@ import { bucketIdOf, tableIdOf, type BucketStage } from "../../keboola/storage";
 import { UNKNOWN } from "./values";
 
 // What the review knows of each kind of resource: its place in the report, how its Keboola id
-// reads, and what deleting or replacing it does in Keboola (as the resource files under
-// provider/resources/ implement it). Branch is the kind of a development branch (inputs `name`,
+// reads, and what deleting or replacing it does in Keboola (as the kinds under provider/kinds/
+// implement it). Branch is the kind of a development branch (inputs `name`,
 // `description`, output `branchId`). test/review/kinds.test.ts holds this list against the kinds
-// table (provider/kinds/table.ts), so a new kind is placed here before it ships.
+// table (provider/lifecycle/kinds.ts), so a new kind is placed here before it ships.
 
 export const KIND_ORDER = [
   "Branch",
@@ -74,7 +74,7 @@ export function keboolaId(kind: string, facts: Facts): string | undefined {
   }
 }
 
-/** What deleting an object of this kind does in Keboola (provider/resources/<kind>.ts `delete`). */
+/** What deleting an object of this kind does in Keboola (provider/kinds/<kind>.ts `delete`). */
 export function deleteEffect(kind: string, facts: Facts): string {
   const trash = facts.purgeOnDelete === true ? "is purged (`purgeOnDelete: true`: it cannot be restored)" : "goes to Keboola's trash (restorable there)";
   switch (kind) {

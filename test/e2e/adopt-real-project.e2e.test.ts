@@ -15,7 +15,7 @@ import { describeResult, REPO_ROOT, runProcess } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import { KeboolaClient } from "../../provider/api/client";
 import { parseManifest } from "../../provider/manifest/parse";
-import { splitMarker } from "../../provider/resources/ownership";
+import { splitMarker } from "../../provider/lifecycle/ownership";
 import { isEncrypted, secretLeaves } from "../../keboola/secrets";
 
 const TOKEN = "master-token-adopt-real";
@@ -244,7 +244,7 @@ describe("e2e: export -> up -> no-change preview on a project shaped like real o
     expect(up.code, describeResult(up)).toBe(0);
     const writes = emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
     // Owner markers: in a source's or sink's description, and Storage metadata on configurations,
-    // buckets and tables (provider/resources/ownership.ts).
+    // buckets and tables (provider/lifecycle/ownership.ts).
     const markerWrite =
       /^(PATCH \/stream\/v1\/branches\/default\/sources\/[^/]+(\/sinks\/[^/]+)?|POST \/v2\/storage\/branch\/default\/components\/[^/]+\/configs\/[^/]+\/metadata|POST \/v2\/storage\/(buckets|tables)\/[^/]+\/metadata|POST \/scheduler\/schedules)$/;
     expect(writes.filter((w) => !markerWrite.test(w))).toEqual([]);

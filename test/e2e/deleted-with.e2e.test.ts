@@ -1,7 +1,7 @@
 // Deletes at the service's pace, with the real Pulumi CLI against the emulator: the service deletes a
 // source's sinks and their settings with the source, so the resource classes register a Sink and
 // a SourceSettings `deletedWith` their Source and a SinkSettings `deletedWith` its Sink (see
-// provider/resources/program.ts). Destroying sends only the source's delete; a sink or a
+// provider/lifecycle/program.ts). Destroying sends only the source's delete; a sink or a
 // SinkSettings removed from the program on its own is still deleted (or reset) by its own request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";

@@ -16,7 +16,7 @@ import { makeRootProject, type RootProject } from "../../scripts/lib/root-projec
 import { KeboolaClient } from "../../provider/api/client";
 import { exportProject } from "../../provider/manifest/export";
 import { parseManifest } from "../../provider/manifest/parse";
-import { splitMarker } from "../../provider/resources/ownership";
+import { splitMarker } from "../../provider/lifecycle/ownership";
 
 const TOKEN = "master-token-export";
 const API_SECRET = "api-secret-value-1";

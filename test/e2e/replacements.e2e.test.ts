@@ -12,9 +12,9 @@ import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import { call, pollUntil } from "../emulator/helpers";
-import { KINDS, KIND_NAMES, type ResourceKind } from "../../provider/kinds/table";
-import { definitionOf } from "../../provider/resources/define";
-import "../../provider";
+import { KINDS, KIND_NAMES, type ResourceKind } from "../../provider/lifecycle/kinds";
+import { definitionOf } from "../../provider/lifecycle/define";
+import "../../provider/index";
 
 const TOKEN = "e2e-replacements-token-8a2f";
 const EXTRACTOR = `{ parameters: { api: { baseUrl: "https://api.example.com/" }, config: { outputBucket: in.c-users, jobs: [{ endpoint: users, params: { limit: "{{limit}}" } }] } } }`;

@@ -18,7 +18,7 @@ const CLI = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
 
 function ensureBuilt(): void {
   const built = path.join(REPO_ROOT, "dist", "provider", "review", "cli.js");
-  const dirs = ["provider/review", "provider/manifest", "provider/resources", "keboola"].map((d) => path.join(REPO_ROOT, d));
+  const dirs = ["provider/review", "provider/manifest", "provider/kinds", "provider/lifecycle", "keboola"].map((d) => path.join(REPO_ROOT, d));
   const stale = !fs.existsSync(built) || dirs.some((d) => fs.readdirSync(d).some((f) => fs.statSync(path.join(d, f)).mtimeMs > fs.statSync(built).mtimeMs));
   if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
 }

@@ -4,7 +4,7 @@ import { KeboolaClient } from "../../provider/api/client";
 import { uploadToStorage } from "../../provider/api/upload";
 import { exportProject } from "../../provider/manifest/export";
 import { parseManifest } from "../../provider/manifest/parse";
-import type { ResourceContext } from "../../provider/resources/types";
+import type { ResourceContext } from "../../provider/lifecycle/types";
 import { bucket, table } from "../provider/hosted";
 import { createVia } from "../provider/harness";
 

@@ -4,7 +4,7 @@ import { KeboolaClient } from "../../provider/api/client";
 import { exportProject } from "../../provider/manifest/export";
 import { parseManifest } from "../../provider/manifest/parse";
 import type { Manifest } from "../../provider/manifest/schema";
-import type { Props, ResourceContext } from "../../provider/resources/types";
+import type { Props, ResourceContext } from "../../provider/lifecycle/types";
 import { componentConfig, variableConfig } from "../provider/hosted";
 import { createVia } from "../provider/harness";
 

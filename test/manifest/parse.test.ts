@@ -63,7 +63,7 @@ describe("manifest parsing", () => {
     const m = parseManifest(GOOD);
     expect(Object.keys(m)).toEqual(["sources", "sinks", "variables", "configurations", "jobs"]);
     expect(m.sources!.events).toMatchObject({ name: "App Events", type: "http", adoptExisting: false });
-    // An entry that names no branch keeps it unnamed: the stack's keboola:branch, else the default branch (stack-branch.ts).
+    // An entry that names no branch keeps it unnamed: the stack's keboola:branch, else the default branch (kinds/branch.ts, stackBranch).
     expect(m.sources!.events.branchId).toBeUndefined();
     expect(m.sinks!.actions).toMatchObject({ source: "events", enabled: true });
     expect(m.variables!.vars.defaultValues).toEqual({ limit: "10" });

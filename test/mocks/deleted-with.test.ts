@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import { getMonitor } from "@pulumi/pulumi/runtime/settings";
-import * as keboola from "../../provider";
+import * as keboola from "../../provider/index";
 import { declareManifest } from "../../provider/manifest/deploy";
 import { parseManifest } from "../../provider/manifest/parse";
 
-// `deletedWith` as the resource classes derive it (provider/resources/program.ts), read from the
+// `deletedWith` as the resource classes derive it (provider/lifecycle/program.ts), read from the
 // RegisterResource requests the program sends: a Sink and a SourceSettings are deleted with the
 // Source whose sourceId output they reference, a SinkSettings with the Sink whose sinkId output it
 // references; never for literal ids or another branch, and never over the program's own option.

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
-import * as keboola from "../../provider";
+import * as keboola from "../../provider/index";
 import { declareManifest } from "../../provider/manifest/deploy";
 import { parseManifest } from "../../provider/manifest/parse";
 

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
-import * as keboola from "../../provider";
-import { declareBranch, declareSource } from "../../provider/resources/program";
+import * as keboola from "../../provider/index";
+import { declareBranch, declareSource } from "../../provider/lifecycle/program";
 
 // What the resource classes tell the provider about the objects a resource references from the
-// same program (the hidden input `__program`, see provider/resources/program.ts), under Pulumi's
+// same program (the hidden input `__program`, see provider/lifecycle/program.ts), under Pulumi's
 // mocks: the facts test/provider/refusals.test.ts passes to `check` are the ones a program sends.
 // And two sinks of one Source output that derive one sink id are refused when declared.
 

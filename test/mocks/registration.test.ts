@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
-import * as keboola from "../../provider";
+import * as keboola from "../../provider/index";
 import { quietStacks } from "../../provider/registration";
 
 // Registering a resource captures no stack traces beyond the one the SDK records for the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { componentConfig, variableConfig, sourceSettings } from "./hosted";
-import { OWNER_KEY } from "../../provider/resources/ownership";
+import { OWNER_KEY } from "../../provider/lifecycle/ownership";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 
 // Taking over what exists (what an exported manifest does): `adoptExisting: true` on the

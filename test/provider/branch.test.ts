@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PartialFailure, type Props } from "../../provider/resources/types";
+import { PartialFailure, type Props } from "../../provider/lifecycle/types";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { FaultOptions } from "../../emulator/core/faults";
-import { OWNER_KEY, withMarker } from "../../provider/resources/ownership";
+import { OWNER_KEY, withMarker } from "../../provider/lifecycle/ownership";
 import { branch } from "./hosted";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, throttled, updateVia, withOneFault, type Harness } from "./harness";
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bucket } from "./hosted";
 import { createVia, ownerUrn, startHarness, throttled, type Harness } from "./harness";
-import { PartialFailure, type Props } from "../../provider/resources/types";
+import { PartialFailure, type Props } from "../../provider/lifecycle/types";
 
-// Bucket's read, update, adoption and delete against the emulator (provider/resources/bucket.ts);
+// Bucket's read, update, adoption and delete against the emulator (provider/kinds/bucket.ts);
 // storage.test.ts covers its create and its guards with tables.
 
 let h: Harness;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { componentConfig, variableConfig } from "./hosted";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, type Harness } from "./harness";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 
-// ComponentConfig's handler in detail (provider/resources/component-config.ts): what create checks
+// ComponentConfig's handler in detail (provider/kinds/component-config.ts): what create checks
 // again before its first write (a binding that went away since the preview, purge rights), which
 // changes replace it, and what read brings back of the recorded intent. config.test.ts covers the
 // lifecycle with rows, variables and secrets.

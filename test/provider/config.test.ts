@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Emulator } from "../../emulator/server";
 import { componentConfig, variableConfig, jobRun } from "./hosted";
-import type { Props, ResourceContext } from "../../provider/resources/types";
+import type { Props, ResourceContext } from "../../provider/lifecycle/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
-import { durationOf, jobRequest } from "../../provider/resources/job-run";
+import { durationOf, jobRequest } from "../../provider/kinds/job-run";
 import { UNKNOWN } from "../../provider/validation/check";
 
 // ComponentConfig, VariableConfig and JobRun handlers against the emulator, called as the

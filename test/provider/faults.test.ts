@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { source, sink, sourceSettings, sinkSettings, componentConfig, variableConfig, jobRun } from "./hosted";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import { createVia, startHarness, updateVia, type Harness, withOneFault } from "./harness";
 
 // Every write of every resource kind under each fault that makes its outcome unknown: a lost

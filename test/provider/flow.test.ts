@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { componentConfig, flow } from "./hosted";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, withOneFault, type Harness } from "./harness";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import { UNKNOWN } from "../../provider/validation/check";
-import { flowConfiguration, phasesOf } from "../../provider/resources/flow";
-import { OWNER_KEY } from "../../provider/resources/ownership";
+import { flowConfiguration, phasesOf } from "../../provider/kinds/flow";
+import { OWNER_KEY } from "../../provider/lifecycle/ownership";
 
-// Flow's handler in detail (provider/resources/flow.ts): what check says of each bad input, which
+// Flow's handler in detail (provider/kinds/flow.ts): what check says of each bad input, which
 // rules wait for unknown parts, what create does after a lost answer or on adoption, what read
 // brings back, and delete's purge. schedule.test.ts covers the plain lifecycle and the exports.
 

@@ -3,7 +3,7 @@ import { startEmulator, type Emulator } from "../../emulator/server";
 import type { EmulatorOptions } from "../../emulator/core/context";
 import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { KeboolaClient } from "../../provider/api/client";
-import type { Props, ResourceContext } from "../../provider/resources/types";
+import type { Props, ResourceContext } from "../../provider/lifecycle/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 
 // Calls resource handlers as the dynamic provider host does, against an in-process emulator.

@@ -1,18 +1,18 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { invoke, type ResourceModule } from "../../provider/runtime";
-import type { Props, ResourceContext, ResourceKind } from "../../provider/resources/types";
-import * as sourceModule from "../../provider/resources/source";
-import * as sinkModule from "../../provider/resources/sink";
-import * as sourceSettingsModule from "../../provider/resources/source-settings";
-import * as sinkSettingsModule from "../../provider/resources/sink-settings";
-import * as componentConfigModule from "../../provider/resources/component-config";
-import * as variableConfigModule from "../../provider/resources/variable-config";
-import * as jobRunModule from "../../provider/resources/job-run";
-import * as flowModule from "../../provider/resources/flow";
-import * as scheduleModule from "../../provider/resources/schedule";
-import * as bucketModule from "../../provider/resources/bucket";
-import * as tableModule from "../../provider/resources/table";
-import * as branchModule from "../../provider/resources/branch";
+import type { Props, ResourceContext, ResourceKind } from "../../provider/lifecycle/types";
+import * as sourceModule from "../../provider/kinds/source";
+import * as sinkModule from "../../provider/kinds/sink";
+import * as sourceSettingsModule from "../../provider/kinds/source-settings";
+import * as sinkSettingsModule from "../../provider/kinds/sink-settings";
+import * as componentConfigModule from "../../provider/kinds/component-config";
+import * as variableConfigModule from "../../provider/kinds/variable-config";
+import * as jobRunModule from "../../provider/kinds/job-run";
+import * as flowModule from "../../provider/kinds/flow";
+import * as scheduleModule from "../../provider/kinds/schedule";
+import * as bucketModule from "../../provider/kinds/bucket";
+import * as tableModule from "../../provider/kinds/table";
+import * as branchModule from "../../provider/kinds/branch";
 
 // The resource handlers as the dynamic provider host calls them: raw inputs and state in, through
 // the runtime's own dispatch (schema parsing of inputs and state, identity, presentable errors).

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { source, componentConfig, variableConfig } from "./hosted";
-import { OWNER_KEY, splitMarker } from "../../provider/resources/ownership";
-import type { Props } from "../../provider/resources/types";
+import { OWNER_KEY, splitMarker } from "../../provider/lifecycle/ownership";
+import type { Props } from "../../provider/lifecycle/types";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
 
 // Ownership: an object found under our id is taken over only when it carries this resource's

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createVia, MASTER_TOKEN, ownerUrn, startHarness, throttled, type Harness } from "./harness";
 import { source } from "./hosted";
 import { KeboolaApiError } from "../../provider/api/errors";
-import { branchFailure, componentFailure, configSlotFailure, declaredBranchFailure, forgetBranches, isNew, sinkSlotFailure, sourceSlotFailure, streamBranchFailure, unlessForbidden } from "../../provider/resources/preflight";
-import { STACK_BRANCH_RESOURCE } from "../../provider/resources/program";
+import { branchFailure, componentFailure, configSlotFailure, declaredBranchFailure, forgetBranches, isNew, sinkSlotFailure, sourceSlotFailure, streamBranchFailure, unlessForbidden } from "../../provider/lifecycle/preflight";
+import { STACK_BRANCH_RESOURCE } from "../../provider/lifecycle/program";
 import { UNKNOWN } from "../../provider/validation/check";
-import type { ResourceContext } from "../../provider/resources/types";
-import type { ProgramFacts } from "../../provider/resources/facts";
-import { withMarker } from "../../provider/resources/ownership";
+import type { ResourceContext } from "../../provider/lifecycle/types";
+import type { ProgramFacts } from "../../provider/lifecycle/facts";
+import { withMarker } from "../../provider/lifecycle/ownership";
 
-// The preflights check asks the stack (provider/resources/preflight.ts), called directly: what
+// The preflights check asks the stack (provider/lifecycle/preflight.ts), called directly: what
 // each refuses, in which words, and what it reads to decide (the branch listing is read once per
 // client and read again for a branch it does not list).
 

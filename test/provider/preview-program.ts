@@ -1,11 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../../provider/validation/check";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 
 // A program previewed as the Pulumi engine previews it, under Pulumi's mocks: resources not
 // created yet have no outputs, so what references them is unknown, and each resource registers
 // the inputs the engine would pass to its provider's check (unknowns as the engine's marker). The
-// resource classes derive their facts about the program (`__program`, provider/resources/program.ts)
+// resource classes derive their facts about the program (`__program`, provider/lifecycle/program.ts)
 // exactly as in a real run.
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];

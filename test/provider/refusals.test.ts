@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { source, sink, sourceSettings, sinkSettings, componentConfig, variableConfig, jobRun } from "./hosted";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { ensureTable } from "../../emulator/storage/tables";
 import { ownerUrn, startHarness, type Harness } from "./harness";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sink, sinkSettings, source } from "./hosted";
 import { ensureTable } from "../../emulator/storage/tables";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import { createVia, MASTER_TOKEN, ownerUrn, startHarness, type Harness } from "./harness";
 
 // The requests a fleet costs: what one provider process reuses (a source's sinks, known from its

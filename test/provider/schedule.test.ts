@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FaultKind, FaultOptions } from "../../emulator/core/faults";
 import { componentConfig, flow, schedule } from "./hosted";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, throttled, updateVia, type Harness, withOneFault } from "./harness";
 import { exportProject } from "../../provider/manifest/export";
 import { UNKNOWN } from "../../provider/validation/check";
-import { scheduleFromConfiguration, schedulerConfiguration } from "../../provider/resources/schedule";
-import { PartialFailure } from "../../provider/resources/types";
+import { scheduleFromConfiguration, schedulerConfiguration } from "../../provider/kinds/schedule";
+import { PartialFailure } from "../../provider/lifecycle/types";
 import { parseManifest } from "../../provider/manifest/parse";
 
 // Flow and Schedule handlers against the emulator, called as the dynamic provider host calls

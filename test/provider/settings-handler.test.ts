@@ -2,9 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sink, sinkSettings, source, sourceSettings } from "./hosted";
 import { createVia, MASTER_TOKEN, startHarness, type Harness } from "./harness";
 import { UNKNOWN } from "../../provider/validation/check";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 
-// SourceSettings and SinkSettings (provider/resources/settings-handler.ts) against the emulator:
+// SourceSettings and SinkSettings (provider/lifecycle/settings-handler.ts) against the emulator:
 // what check asks before anything exists, what a first apply writes, where state lacks the target,
 // and how delete treats a failure. stream.test.ts covers the plain lifecycle.
 

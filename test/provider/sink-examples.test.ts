@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sink, source } from "./hosted";
-import { PartialFailure, type Props } from "../../provider/resources/types";
+import { PartialFailure, type Props } from "../../provider/lifecycle/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 import { StreamApi, type StreamSink, type StreamTestResult } from "../../provider/api/stream";
-import { confirmExamples, ExamplesNotConfirmed, sameMapping, sinkExampleRows, type ExampleMapping } from "../../provider/resources/sink-examples";
+import { confirmExamples, ExamplesNotConfirmed, sameMapping, sinkExampleRows, type ExampleMapping } from "../../provider/lifecycle/sink-examples";
 import type { SinkExample } from "../../keboola/stream-examples";
 import { KeboolaApiError } from "../../provider/api/errors";
 import { canonicalColumn, columnsSchema } from "../../provider/validation/columns";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sink, source } from "./hosted";
 import { createVia, ownerUrn, startHarness, throttled, type Harness } from "./harness";
-import type { Props } from "../../provider/resources/types";
-import { splitMarker } from "../../provider/resources/ownership";
+import type { Props } from "../../provider/lifecycle/types";
+import { splitMarker } from "../../provider/lifecycle/ownership";
 import { UNKNOWN } from "../../provider/validation/check";
 
-// Sink's handler in detail (provider/resources/sink.ts): which checks run when (and look nothing
+// Sink's handler in detail (provider/kinds/sink.ts): which checks run when (and look nothing
 // up once an input is wrong), the Table of the same program and the sink that shares a table, when
 // the destination table is compared, token rotation, partial states, and read, update and delete
 // addressed by the id alone. stream.test.ts covers the lifecycle.

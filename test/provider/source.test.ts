@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { source } from "./hosted";
 import { createVia, ownerUrn, startHarness, throttled, updateVia, type Harness } from "./harness";
-import type { Props } from "../../provider/resources/types";
-import { splitMarker } from "../../provider/resources/ownership";
+import type { Props } from "../../provider/lifecycle/types";
+import { splitMarker } from "../../provider/lifecycle/ownership";
 
-// Source's handler in detail (provider/resources/source.ts): which check looks the slot up, what
+// Source's handler in detail (provider/kinds/source.ts): which check looks the slot up, what
 // converge writes (and does not), a rotation that keeps failing, the partial states it leaves, and
 // read and update of a source gone. stream.test.ts, rotate-secret.test.ts and
 // source-enabled.test.ts cover the lifecycle.

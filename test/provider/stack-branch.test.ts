@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import * as keboola from "../../provider";
+import * as keboola from "../../provider/index";
 import { declareManifest } from "../../provider/manifest/deploy";
 import { loadManifest } from "../../provider/manifest/parse";
-import { OWNER_KEY } from "../../provider/resources/ownership";
+import { OWNER_KEY } from "../../provider/lifecycle/ownership";
 import { UNKNOWN } from "../../provider/validation/check";
 import { componentConfig, schedule, source } from "./hosted";
 import { ownerUrn, startHarness, type Harness } from "./harness";

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bucket, table } from "./hosted";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 
 // Bucket and Table against the emulator: create with owner markers, data loaded from a CSV through

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { source, sink, sinkSettings, sourceSettings } from "./hosted";
-import { PartialFailure, type Props } from "../../provider/resources/types";
+import { PartialFailure, type Props } from "../../provider/lifecycle/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 import { getTable } from "../../emulator/storage/tables";
 

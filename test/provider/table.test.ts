@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bucket, table } from "./hosted";
 import { createVia, ownerUrn, startHarness, type Harness } from "./harness";
-import type { Props } from "../../provider/resources/types";
-import { CONTENT_KEY, METADATA_PROVIDER, OWNER_KEY } from "../../provider/resources/ownership";
+import type { Props } from "../../provider/lifecycle/types";
+import { CONTENT_KEY, METADATA_PROVIDER, OWNER_KEY } from "../../provider/lifecycle/ownership";
 
 // Table's rules across fields, its in-place changes of the primary key and columns, and read and
-// update from a sparse state (provider/resources/table.ts); storage.test.ts covers data loads and
+// update from a sparse state (provider/lifecycle/kinds.ts); storage.test.ts covers data loads and
 // the preview guards.
 
 let h: Harness;

@@ -4,11 +4,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import * as keboola from "../../provider";
-import { KIND_NAMES, type ResourceKind } from "../../provider/kinds/table";
+import * as keboola from "../../provider/index";
+import { KIND_NAMES, type ResourceKind } from "../../provider/lifecycle/kinds";
 import * as hosted from "./hosted";
 import type { HostedHandler } from "./hosted";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import { startHarness, type Harness } from "./harness";
 import { mockPreview, previewInputs } from "./preview-program";
 

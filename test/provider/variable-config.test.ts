@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { variableConfig } from "./hosted";
 import { createVia, ownerUrn, startHarness, throttled, updateVia, type Harness } from "./harness";
-import type { Props } from "../../provider/resources/types";
+import type { Props } from "../../provider/lifecycle/types";
 import { UNKNOWN } from "../../provider/validation/check";
 
-// VariableConfig's handler in detail (provider/resources/variable-config.ts): what an update writes
+// VariableConfig's handler in detail (provider/kinds/variable-config.ts): what an update writes
 // of the declarations and the values row, what a create that finds its configuration takes over, a
 // create stopped halfway, and what read makes of an imported configuration. config.test.ts covers
 // the plain lifecycle.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { renderReview } from "../../provider/review";
+import { renderReview } from "../../provider/review/index";
 import { openMermaidPage, type MermaidPage, type RenderedNode } from "../../scripts/lib/mermaid-browser";
 import { fixture, fixtureText, GOLDEN, mermaidOf, stepOf, type Fixture } from "./helpers";
 

@@ -1,9 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderReview } from "../../provider/review";
+import { renderReview } from "../../provider/review/index";
 import { KIND_ORDER } from "../../provider/review/kinds";
-import { KINDS } from "../../provider/kinds/table";
+import { KINDS } from "../../provider/lifecycle/kinds";
 import { UNKNOWN } from "../../provider/review/values";
 import { fixture, fixtureText, GOLDEN, mermaidOf, stepOf, type PreviewJson } from "./helpers";
 

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { ComponentConfig, Source, VariableConfig, JobRun, Sink } from "../../provider";
+import { ComponentConfig, Source, VariableConfig, JobRun, Sink } from "../../provider/index";
 
 // Compile-time only (npm run typecheck): the classes' properties as the schema derives them.
 export function classTypes(s: Source, k: Sink, v: VariableConfig, c: ComponentConfig, j: JobRun): unknown[] {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ConfigRow, Configuration, StorageApi } from "../../provider/api/storage";
 import { KeboolaApiError } from "../../provider/api/errors";
-import { orderedRows, reconcileRows } from "../../provider/resources/config-rows";
-import { DEFAULT_CHANGE_DESCRIPTION } from "../../provider/resources/configurations";
+import { orderedRows, reconcileRows } from "../../provider/lifecycle/config-rows";
+import { DEFAULT_CHANGE_DESCRIPTION } from "../../provider/lifecycle/configurations";
 
-// reconcileRows (provider/resources/config-rows.ts) on a stand-in Storage that records each write:
+// reconcileRows (provider/lifecycle/config-rows.ts) on a stand-in Storage that records each write:
 // which rows it deletes, creates and updates, with which change description, and whether it says
 // it wrote anything (an update that wrote nothing reads nothing back). planRows, which decides the
 // matching, has its own tests (test/unit/placeholders.test.ts).

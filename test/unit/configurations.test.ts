@@ -12,9 +12,9 @@ import {
   normalizeRow,
   parseConfigResourceId,
   takesOverBranchCopy,
-} from "../../provider/resources/configurations";
+} from "../../provider/lifecycle/configurations";
 
-// The rules every configuration kind shares (provider/resources/configurations.ts), on a stand-in
+// The rules every configuration kind shares (provider/lifecycle/configurations.ts), on a stand-in
 // Storage that records each call: delete's read-before-delete, the purge, ids and normalization.
 
 const request = { service: "storage" as const, method: "DELETE", path: "/v2/storage/components/c/configs/1" };

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createOnce, waitVisible, type Accepted, type CreateOnce } from "../../provider/resources/create-once";
+import { createOnce, waitVisible, type Accepted, type CreateOnce } from "../../provider/lifecycle/create-once";
 import { KeboolaApiError, KeboolaNetworkError } from "../../provider/api/errors";
-import { OwnershipConflict } from "../../provider/resources/ownership";
+import { OwnershipConflict } from "../../provider/lifecycle/ownership";
 
-// Creating a remote object exactly once (provider/resources/create-once.ts), with a scripted
+// Creating a remote object exactly once (provider/lifecycle/create-once.ts), with a scripted
 // service: what each create answers and what each lookup finds. The resource tests run the same
 // rules against the emulator; here each branch is driven on its own, and the calls are counted.
 

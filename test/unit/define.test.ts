@@ -3,14 +3,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { CATALOG } from "../../provider/catalog";
-import { KIND_NAMES } from "../../provider/kinds/table";
-import { source } from "../../provider/resources/source";
-import { sink } from "../../provider/resources/sink";
-import { componentConfig } from "../../provider/resources/component-config";
-import { keepsUnique } from "../../provider/resources/define";
-import type { Props } from "../../provider/resources/types";
+import { KIND_NAMES } from "../../provider/lifecycle/kinds";
+import { source } from "../../provider/kinds/source";
+import { sink } from "../../provider/kinds/sink";
+import { componentConfig } from "../../provider/kinds/component-config";
+import { keepsUnique } from "../../provider/lifecycle/define";
+import type { Props } from "../../provider/lifecycle/types";
 
-// One schema per resource (provider/resources/define.ts): what is derived from it, how old state
+// One schema per resource (provider/lifecycle/define.ts): what is derived from it, how old state
 // is read with it, and the boundaries between the modules around it.
 
 const root = path.resolve(__dirname, "..", "..");
@@ -84,7 +84,7 @@ describe("module boundaries", () => {
 
   it("resource files do not import each other (shared pieces live in shared modules)", () => {
     for (const file of resourceFiles) {
-      const text = fs.readFileSync(path.join(root, "provider", "resources", `${file}.ts`), "utf8");
+      const text = fs.readFileSync(path.join(root, "provider", "kinds", `${file}.ts`), "utf8");
       const imports = [...text.matchAll(/from "\.\/([\w-]+)"/g)].map((m) => m[1]);
       expect({ file, imports: imports.filter((i) => resourceFiles.includes(i)) }).toEqual({ file, imports: [] });
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { source, sink, sinkSettings } from "../provider/hosted";
-import type { Props, ResourceContext } from "../../provider/resources/types";
+import type { Props, ResourceContext } from "../../provider/lifecycle/types";
 
 // Diff decisions: only real changes, with the right update or replace. No API is needed.
 

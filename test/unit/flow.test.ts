@@ -86,7 +86,7 @@ describe("flowProblems", () => {
     expect(phaseTasks(flow, "a").map((t) => t.id)).toEqual(["1"]);
   });
 
-  // What a user reads at preview (provider/resources/flow.ts) and in a failed flow job (the
+  // What a user reads at preview (provider/kinds/flow.ts) and in a failed flow job (the
   // emulator): each rule's message and the fix it proposes, whole.
   it("says what each problem is and how to fix it", () => {
     const flow = parse({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { conflict, derivedConfigId, describeOwner, isCounterpart, markedLengthFailure, ownerOf, splitMarker, withMarker } from "../../provider/resources/ownership";
+import { conflict, derivedConfigId, describeOwner, isCounterpart, markedLengthFailure, ownerOf, splitMarker, withMarker } from "../../provider/lifecycle/ownership";
 
 const URN = "urn:pulumi:prod::shop::pulumi-nodejs:dynamic/keboola:Sink::orders";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { resourceName, same, stableJson } from "../../provider/resources/common";
-import { programFacts } from "../../provider/resources/facts";
-import { PartialFailure } from "../../provider/resources/types";
+import { resourceName, same, stableJson } from "../../provider/lifecycle/common";
+import { programFacts } from "../../provider/lifecycle/facts";
+import { PartialFailure } from "../../provider/lifecycle/types";
 
-// The pieces every resource uses (provider/resources/common.ts, facts.ts, types.ts), directly.
+// The pieces every resource uses (provider/lifecycle/common.ts, facts.ts, types.ts), directly.
 
 describe("stableJson and same: values compared as JSON regardless of key order", () => {
   it("sorts keys at every depth, leaves out undefined fields, and keeps list order", () => {

@@ -13,7 +13,7 @@ describe("schema.json", () => {
   });
 
   it("lists every public resource class", async () => {
-    const pub = await import("../../provider");
+    const pub = await import("../../provider/index");
     const classes = Object.keys(pub).filter((k) => /^[A-Z]/.test(k) && typeof (pub as Record<string, unknown>)[k] === "function");
     expect(CATALOG.map((c) => c.type).sort()).toEqual(classes.sort());
   });

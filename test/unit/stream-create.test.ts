@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createStreamObject as createOnce } from "../../provider/resources/stream-create";
-import { OwnershipConflict } from "../../provider/resources/ownership";
+import { createStreamObject as createOnce } from "../../provider/lifecycle/stream-create";
+import { OwnershipConflict } from "../../provider/lifecycle/ownership";
 import { KeboolaApiError, KeboolaNetworkError, KeboolaTaskError } from "../../provider/api/errors";
 import type { StreamTask } from "../../provider/api/stream";
 

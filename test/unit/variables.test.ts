@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { TokenInfo } from "../../provider/api/storage";
-import type { ResourceContext } from "../../provider/resources/types";
+import type { ResourceContext } from "../../provider/lifecycle/types";
 import { variableConfig as variables, jobRun } from "../provider/hosted";
 import { declarationsIn, valueIssues, valuesIn, variableNameSchema, variableValuesSchema } from "../../provider/validation/variables";
-import { componentAccessProblem } from "../../provider/resources/configurations";
-import { jobRequest, jobRunInputsSchema } from "../../provider/resources/job-run";
+import { componentAccessProblem } from "../../provider/lifecycle/configurations";
+import { jobRequest, jobRunInputsSchema } from "../../provider/kinds/job-run";
 
 // VariableConfig inputs: declarations and default values, checked at preview (check needs no API).
 

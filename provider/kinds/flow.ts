@@ -5,9 +5,9 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration } from "../api/storage";
 import { checkWith, containsUnknown, isUnknown, knownFields, type Partly } from "../validation/check";
 import { FLOW_COMPONENT_ID, flowConfigurationSchema, flowProblems, type FlowConfiguration } from "../../keboola/flow";
-import { type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { PartialFailure } from "./types";
+import { type ArgsOf } from "../lifecycle/common";
+import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { PartialFailure } from "../lifecycle/types";
 import {
   ADOPT_NEEDS_ID,
   DEFAULT_CHANGE_DESCRIPTION,
@@ -24,11 +24,11 @@ import {
   findLiveConfig,
   normalizeConfig,
   unknownsAsOld,
-} from "./configurations";
-import { withMarker } from "./ownership";
-import { branchFailure, configSlotFailure, firstFailure, isNew, unlessForbidden } from "./preflight";
-import { declareConfig, declaredConfig, flowFacts } from "./program";
-import { inStackBranch } from "./stack-branch";
+} from "../lifecycle/configurations";
+import { withMarker } from "../lifecycle/ownership";
+import { branchFailure, configSlotFailure, firstFailure, isNew, unlessForbidden } from "../lifecycle/preflight";
+import { declareConfig, declaredConfig, flowFacts } from "../lifecycle/program";
+import { inStackBranch } from "./branch";
 
 // A flow (`keboola.flow` configuration): phases run one after the other as their dependencies
 // say, each running its tasks' jobs. Declared by phase names: a phase's `dependsOn` names other

@@ -1,12 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { ProgramFacts } from "./facts";
+import type { FactsInput, ProgramFacts } from "./facts";
 import { quietStacks } from "../registration";
 import type { Props, ResourceContext } from "./types";
 import { same } from "./common";
-import { kindOfType } from "../kinds/table";
-import { kindProvider } from "../kinds/provider";
+import { kindOfType } from "./kinds";
+import { kindProvider } from "./kind-provider";
 import { branchDeclaration } from "./program";
 import { unknownsAsOld, withExpected, type PartlyKnown, type RuleContext } from "../validation/check";
 
@@ -248,8 +248,6 @@ type Keys<T> = Extract<keyof T, string>;
 /** The properties of a resource class: every input and output as a `pulumi.Output`. */
 export type OutputsOf<D extends AnyDefinition> = { readonly [K in Keys<z.output<D["visible"]>>]: pulumi.Output<z.output<D["visible"]>[K]> };
 
-/** ProgramFacts as a resource class passes them: any of them may still be an Output. */
-export type FactsInput = { [K in keyof ProgramFacts]?: pulumi.Input<NonNullable<ProgramFacts[K]>> };
 
 /** Who a call is about: what the resource class adds to the inputs (never user data). */
 export interface CallIdentity {
@@ -287,7 +285,7 @@ export interface Handler<D extends AnyDefinition> {
  * with its owner marker (its URN, which also names it) and what the program declares around it.
  */
 export function registration(
-  /** The kind's provider object (provider/kinds/): one per kind, so Pulumi serializes it once. */
+  /** The kind's provider object (lifecycle/kind-provider.ts): one per kind, so Pulumi serializes it once. */
   provider: dynamic.ResourceProvider,
   def: AnyDefinition,
   name: string,

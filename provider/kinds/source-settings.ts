@@ -2,11 +2,11 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { settingsShape } from "../validation/settings";
 import { branchSchema, MAX_ID_LENGTH } from "../validation/ids";
-import type { ArgsOf } from "./common";
-import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "./define";
-import { settingsHandler } from "./settings-handler";
-import { deletedWithSource, settingsFacts, withDeletedWith } from "./program";
-import { inStackBranch } from "./stack-branch";
+import type { ArgsOf } from "../lifecycle/common";
+import { defineResource, KeboolaResource, type InputsOf, type OutputsOf } from "../lifecycle/define";
+import { settingsHandler } from "../lifecycle/settings-handler";
+import { deletedWithSource, settingsFacts, withDeletedWith } from "../lifecycle/program";
+import { inStackBranch } from "./branch";
 
 // Stream settings of a source (they apply to all its sinks unless a sink overrides them).
 // Only the keys set here are managed; deleting the resource resets them to the defaults.

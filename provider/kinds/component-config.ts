@@ -10,13 +10,13 @@ import { variableDeclarationSchema, type VariableDeclaration } from "../validati
 import { checkPlaceholders, undeclaredMessage, type PlaceholderSource } from "../validation/placeholders";
 import { rowSharedCodeOf, sharedCodeOf, type SharedCodeUse } from "../../keboola/shared-code";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "../validation/pagination";
-import { same, type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { PartialFailure, type Props } from "./types";
-import { withMarker } from "./ownership";
-import { componentConfigFacts, declareConfig, declaredConfig, plainSecretPaths, plainSecretWarning } from "./program";
-import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type SealedDoc, type SecretValues } from "./secret-values";
-import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
+import { same, type ArgsOf } from "../lifecycle/common";
+import { defineResource, KeboolaResource, secret, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { PartialFailure, type Props } from "../lifecycle/types";
+import { withMarker } from "../lifecycle/ownership";
+import { componentConfigFacts, declareConfig, declaredConfig, plainSecretPaths, plainSecretWarning } from "../lifecycle/program";
+import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type SealedDoc, type SecretValues } from "../lifecycle/secret-values";
+import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "../lifecycle/preflight";
 import {
   assertCanManage,
   beginConfigUpdate,
@@ -34,9 +34,9 @@ import {
   ADOPT_NEEDS_ID,
   DEFAULT_CHANGE_DESCRIPTION,
   VARIABLES_COMPONENT,
-} from "./configurations";
-import { orderedRows, planRows, reconcileRows, withBinding } from "./config-rows";
-import { inStackBranch } from "./stack-branch";
+} from "../lifecycle/configurations";
+import { orderedRows, planRows, reconcileRows, withBinding } from "../lifecycle/config-rows";
+import { inStackBranch } from "./branch";
 
 // A component configuration with its rows, optionally bound to a VariableConfig.
 //

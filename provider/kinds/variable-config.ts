@@ -6,10 +6,10 @@ import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
 import { isNotFound, asError } from "../api/errors";
 import { checkWith, isUnknown, knownFields, whenKnown } from "../validation/check";
 import { declarationsIn, stringValue, valueIssues, valuesIn, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../validation/variables";
-import { branchFailure, configSlotFailure, firstFailure, isNew } from "./preflight";
-import { same, type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { PartialFailure } from "./types";
+import { branchFailure, configSlotFailure, firstFailure, isNew } from "../lifecycle/preflight";
+import { same, type ArgsOf } from "../lifecycle/common";
+import { defineResource, KeboolaResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { PartialFailure } from "../lifecycle/types";
 import {
   configResourceId,
   addressedConfig,
@@ -27,10 +27,10 @@ import {
   DEFAULT_CHANGE_DESCRIPTION,
   VALUES_ROW_NAME,
   VARIABLES_COMPONENT,
-} from "./configurations";
-import { withMarker } from "./ownership";
-import { declareConfig, declaredConfig } from "./program";
-import { inStackBranch } from "./stack-branch";
+} from "../lifecycle/configurations";
+import { withMarker } from "../lifecycle/ownership";
+import { declareConfig, declaredConfig } from "../lifecycle/program";
+import { inStackBranch } from "./branch";
 
 // Configuration variables: a `keboola.variables` configuration declaring `{name, type}` pairs,
 // with the default values in one row of it (`{"values": [{name, value}]}`, every value a

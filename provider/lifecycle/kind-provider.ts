@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { providerFor } from "../shim";
-import { KINDS, type ResourceKind } from "./table";
+import { KINDS, type ResourceKind } from "./kinds";
 
 // Pulumi serializes a resource's provider object into the state, and serializes an object that is
 // the whole export of an installed package's module as `require("<that module>")` instead of its

@@ -3,8 +3,6 @@ import { isNotFound } from "../api/errors";
 import { same } from "./common";
 import { createRowOnce, DEFAULT_CHANGE_DESCRIPTION } from "./configurations";
 import { sealForWrite, type Encrypt, type SealedDoc } from "./secret-values";
-import type { CheckedOf } from "./define";
-import type { componentConfig } from "./component-config";
 
 // The rows of a ComponentConfig, reconciled one by one, never replaced wholesale. A declared row is
 // matched to an existing row by, in this order: its explicit `rowId`; the id recorded in state for
@@ -13,9 +11,29 @@ import type { componentConfig } from "./component-config";
 // are written only when they differ, unmatched declared rows are created once (with their `rowId`
 // when given), and rows no declared row matches are deleted.
 
-type Parsed = CheckedOf<typeof componentConfig>;
-type ParsedRow = Parsed["rows"][number];
-type Binding = NonNullable<Parsed["variables"]>;
+/** A binding to a VariableConfig, as ComponentConfig's check gives it (variablesBindingSchema). */
+export interface VariablesBinding {
+  configId: string;
+  valuesRowId?: string | null;
+}
+
+/** A declared row, as ComponentConfig's check gives it (rowInputsSchema): defaults applied. */
+export interface DeclaredRow {
+  rowId?: string;
+  name: string;
+  description: string;
+  configuration: Record<string, unknown>;
+  isDisabled: boolean;
+  variables?: VariablesBinding;
+}
+
+/** What the rows are reconciled to: a configuration's address and its declared rows. */
+export interface DeclaredRows {
+  branchId: string;
+  componentId: string;
+  changeDescription?: string;
+  rows: readonly DeclaredRow[];
+}
 
 export interface RowPlan {
   /** Per declared row: the id of the existing row it updates, or undefined to create it. */
@@ -79,11 +97,11 @@ export function orderedRows(c: Configuration): ConfigRow[] {
   return [...first, ...c.rows.filter((r) => !c.rowsSortOrder.includes(r.id))];
 }
 
-const rowDiffers = (remote: ConfigRow, d: ParsedRow) =>
+const rowDiffers = (remote: ConfigRow, d: DeclaredRow) =>
   remote.name !== d.name || remote.description !== d.description || remote.isDisabled !== d.isDisabled || !same(remote.configuration, d.configuration);
 
 /** A configuration or row as written (its `#` values sealed) plus the references of its binding. */
-export function withBinding(sealed: Record<string, unknown>, binding: Binding | undefined): Record<string, unknown> {
+export function withBinding(sealed: Record<string, unknown>, binding: VariablesBinding | undefined): Record<string, unknown> {
   if (!binding) return sealed;
   const out: Record<string, unknown> = { ...sealed, variables_id: binding.configId };
   if (binding.valuesRowId) out.variables_values_id = binding.valuesRowId;
@@ -93,7 +111,7 @@ export function withBinding(sealed: Record<string, unknown>, binding: Binding | 
 export async function reconcileRows(
   storage: StorageApi,
   encrypt: Encrypt,
-  p: Parsed,
+  p: DeclaredRows,
   configId: string,
   current: Configuration,
   recorded: { rows: Array<{ rowId?: string; name: string }>; rowIds: string[]; secrets: Record<string, SealedDoc> },

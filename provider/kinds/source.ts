@@ -3,17 +3,17 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../api/stream";
 import { isAmbiguous, notFoundAsUndefined, asError } from "../api/errors";
-import { createStreamObject } from "./stream-create";
+import { createStreamObject } from "../lifecycle/stream-create";
 import { checkWith, isUnknown, knownFields } from "../validation/check";
 import { show } from "../validation/messages";
-import { isNew, streamBranchFailure, sourceSlotFailure } from "./preflight";
+import { isNew, streamBranchFailure, sourceSlotFailure } from "../lifecycle/preflight";
 import { branchSchema, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../validation/ids";
-import type { ArgsOf } from "./common";
-import { defineResource, KeboolaResource, replaces, secret, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { PartialFailure } from "./types";
-import { markedLengthFailure, splitMarker, withMarker } from "./ownership";
-import { declareSource, declaredSource, sourceFacts } from "./program";
-import { inStackBranch } from "./stack-branch";
+import type { ArgsOf } from "../lifecycle/common";
+import { defineResource, KeboolaResource, replaces, secret, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { PartialFailure } from "../lifecycle/types";
+import { markedLengthFailure, splitMarker, withMarker } from "../lifecycle/ownership";
+import { declareSource, declaredSource, sourceFacts } from "../lifecycle/program";
+import { inStackBranch } from "./branch";
 
 // A Stream source: an HTTP (or OTLP) endpoint that receives events. Name, description and type
 // update in place; a new sourceId or branch replaces it. The ingestion URL is a credential and

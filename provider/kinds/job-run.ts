@@ -6,12 +6,12 @@ import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
 import { KeboolaTimeoutError, isAmbiguous, asError } from "../api/errors";
 import { checkWith, containsUnknown, isUnknown } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
-import { jobFailures, unlessForbidden } from "./preflight";
-import { same, type ArgsOf } from "./common";
-import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { assertCanManage, unknownAsOld } from "./configurations";
-import { jobFacts } from "./program";
-import { inStackBranch } from "./stack-branch";
+import { jobFailures, unlessForbidden } from "../lifecycle/preflight";
+import { same, type ArgsOf } from "../lifecycle/common";
+import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { assertCanManage, unknownAsOld } from "../lifecycle/configurations";
+import { jobFacts } from "../lifecycle/program";
+import { inStackBranch } from "./branch";
 
 // One run of a configuration through the Job Queue (`mode: "run"`). Create starts the job and
 // waits for it; anything but `success` fails the deployment with the job's result message (the

@@ -4,8 +4,7 @@ import { bucketIdOf } from "../../keboola/storage";
 import { formatPath, isEncrypted, isSecretKey, passesUnencrypted, type JsonStep } from "../../keboola/secrets";
 import { VARIABLES_COMPONENT } from "./configurations";
 import { isRecord } from "../../keboola/json";
-import type { FactsInput } from "./define";
-import type { ProgramConfiguration } from "./facts";
+import type { FactsInput, ProgramConfiguration } from "./facts";
 
 // What one Pulumi program declares, known in the program process while it runs (the provider
 // process sees one resource at a time). Two resources that would address the same remote object
@@ -47,7 +46,7 @@ function claim(key: string | undefined, type: string, name: string, what: string
 // ---------------------------------------------------------------------------------------------
 // Branches
 
-/** The resource name of the stack's own Branch (stack config keboola:branch; stack-branch.ts). */
+/** The resource name of the stack's own Branch (stack config keboola:branch; kinds/branch.ts, stackBranch). */
 export const STACK_BRANCH_RESOURCE = "keboola-branch";
 
 /** A Branch of this program: a development branch, which may not exist yet at preview. */

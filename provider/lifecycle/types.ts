@@ -1,3 +1,4 @@
+import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
 
 // What the dynamic provider host hands over (plain JSON records) and what every handler gets.
@@ -10,8 +11,18 @@ export interface ResourceContext {
   client(): KeboolaClient;
 }
 
-export type { ResourceKind } from "../kinds/table";
+export type { ResourceKind } from "./kinds";
 export type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
+
+/** What each method answers the dynamic provider host. */
+export interface Results {
+  check: dynamic.CheckResult;
+  diff: dynamic.DiffResult;
+  create: dynamic.CreateResult;
+  read: dynamic.ReadResult;
+  update: dynamic.UpdateResult;
+  delete: void;
+}
 
 /**
  * Thrown when the remote object exists but did not reach the declared state: the dynamic

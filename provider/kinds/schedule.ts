@@ -8,10 +8,10 @@ import { checkWith, containsUnknown, isUnknown, knownFields } from "../validatio
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { checkCronTab, checkTimezone, nextRuns } from "../../keboola/cron";
 import { SCHEDULER_COMPONENT_ID, schedulerConfigurationSchema } from "../../keboola/scheduler";
-import { type ArgsOf } from "./common";
-import { createOnce } from "./create-once";
-import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { PartialFailure } from "./types";
+import { type ArgsOf } from "../lifecycle/common";
+import { createOnce } from "../lifecycle/create-once";
+import { defineResource, KeboolaResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { PartialFailure } from "../lifecycle/types";
 import {
   ADOPT_NEEDS_ID,
   DEFAULT_CHANGE_DESCRIPTION,
@@ -26,11 +26,11 @@ import {
   deleteConfigResource,
   findLiveConfig,
   unknownsAsOld,
-} from "./configurations";
-import { withMarker } from "./ownership";
-import { configSlotFailure, firstFailure, isNew, jobFailures, unlessForbidden } from "./preflight";
-import { declareConfig, declaredConfig, scheduleFacts } from "./program";
-import { stackBranchName } from "./stack-branch";
+} from "../lifecycle/configurations";
+import { withMarker } from "../lifecycle/ownership";
+import { configSlotFailure, firstFailure, isNew, jobFailures, unlessForbidden } from "../lifecycle/preflight";
+import { declareConfig, declaredConfig, scheduleFacts } from "../lifecycle/program";
+import { stackBranchName } from "./branch";
 
 // A schedule: a `keboola.scheduler` configuration `{schedule: {cronTab, timezone, state}, target:
 // {componentId, configurationId, mode: "run", variableValuesId?, variableValuesData?}}` plus its

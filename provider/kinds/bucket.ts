@@ -6,14 +6,14 @@ import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
 import { checkWith, isUnknown, knownFields } from "../validation/check";
 import { branchSchema } from "../validation/ids";
 import { bucketDisplayNameSchema, bucketIdOf, bucketNameSchema, stageSchema } from "../validation/storage";
-import type { ArgsOf } from "./common";
-import { createOnce } from "./create-once";
-import { defineResource, KeboolaResource, markerDiff, replaces, unique, untracked, type CallContext, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "./define";
-import { branchFailure, isDeployed, isNew } from "./preflight";
-import { describeOwner, foundWithOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "./ownership";
-import { declareBucket, declaredBucket } from "./program";
-import { PartialFailure, type Props } from "./types";
-import { inStackBranch } from "./stack-branch";
+import type { ArgsOf } from "../lifecycle/common";
+import { createOnce } from "../lifecycle/create-once";
+import { defineResource, KeboolaResource, markerDiff, replaces, unique, untracked, type CallContext, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { branchFailure, isDeployed, isNew } from "../lifecycle/preflight";
+import { describeOwner, foundWithOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "../lifecycle/ownership";
+import { declareBucket, declaredBucket } from "../lifecycle/program";
+import { PartialFailure, type Props } from "../lifecycle/types";
+import { inStackBranch } from "./branch";
 
 // A Storage bucket: stage and name make its id (`in.c-<name>`, as the service derives it), so a
 // new stage or name replaces it; description and display name update in place. Its owner marker

@@ -1,0 +1,35 @@
+// The resource kinds: one row each. Everything that lists kinds is derived from this table: the
+// `ResourceKind` type, the runtime's lazy loading of a kind's module (provider/kinds/<file>), the class
+// name in error messages, the catalog (schema.json) and each kind's provider object module
+// (dist/kinds/<file>.js, written at build by scripts/gen-kinds.ts, exported by package.json's
+// `./kinds/*`). What TypeScript cannot derive, the class export in index.ts, is
+// checked against it by test/unit/kinds.test.ts.
+//
+// Adding a kind: its file under provider/kinds/ (schema, class, handler), one row here, the
+// class's export line in index.ts, and its tests.
+
+export const KINDS = {
+  source: { type: "Source", file: "source" },
+  sink: { type: "Sink", file: "sink" },
+  sourceSettings: { type: "SourceSettings", file: "source-settings" },
+  sinkSettings: { type: "SinkSettings", file: "sink-settings" },
+  componentConfig: { type: "ComponentConfig", file: "component-config" },
+  variableConfig: { type: "VariableConfig", file: "variable-config" },
+  jobRun: { type: "JobRun", file: "job-run" },
+  flow: { type: "Flow", file: "flow" },
+  schedule: { type: "Schedule", file: "schedule" },
+  bucket: { type: "Bucket", file: "bucket" },
+  table: { type: "Table", file: "table" },
+  branch: { type: "Branch", file: "branch" },
+} as const satisfies Record<string, { type: string; file: string }>;
+
+export type ResourceKind = keyof typeof KINDS;
+
+export const KIND_NAMES = Object.keys(KINDS) as ResourceKind[];
+
+/** The kind whose row has this class name. */
+export function kindOfType(type: string): ResourceKind {
+  const kind = KIND_NAMES.find((k) => KINDS[k].type === type);
+  if (!kind) throw new Error(`No row of the kinds table (provider/lifecycle/kinds.ts) has the type ${type}.`);
+  return kind;
+}
