@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import { isRecord } from "../../keboola/json";
 import { renderReview, ReviewInputError } from "./index";
 
 // `keboola-pulumi review <preview.json | ->`: the Markdown review on standard output. Exit codes:
@@ -26,8 +27,8 @@ export async function readInput(source: string): Promise<string> {
   try {
     return await fs.promises.readFile(source, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    const code = isRecord(err) ? err.code : undefined;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : err instanceof Error ? err.message : String(err);
     throw new ReviewInputError(`cannot read ${source}: ${why} (write it with \`pulumi preview --json > ${source}\`, or give \`-\` to read standard input)`);
   }
 }

@@ -10,7 +10,9 @@ import { keboolaId } from "./kinds";
 // deleted; deleted ones are drawn too) and say it in their label, so the picture reads without
 // colours as well. Resources the preview only names (run without --show-sames) are drawn plain.
 
-export type Highlight = "created" | "updated" | "replaced" | "deleted";
+/** How a changed object is highlighted, in the legend's order. */
+export const HIGHLIGHT_NAMES = ["created", "updated", "replaced", "deleted"] as const;
+export type Highlight = (typeof HIGHLIGHT_NAMES)[number];
 
 export const HIGHLIGHTS: Readonly<Record<Highlight, { style: string; legend: string }>> = {
   created: { style: "fill:#dafbe1,stroke:#1a7f37,color:#0f5323", legend: "green" },
@@ -75,7 +77,7 @@ export function mermaidDiagram(review: Review, references: readonly Reference[])
   const named = [...new Set(references.map((r) => r.to))].filter((to) => !byUrn.has(to));
   const context = named.filter((to) => to.startsWith("urn:")).map((urn) => ({ urn, ...parseUrn(urn) }));
   const entries = [
-    ...resources.map((r) => ({ urn: r.urn, type: r.type, kind: r.kind!, name: r.name, op: r.op as Op | undefined, id: keboolaId(r.kind!, factsOf(r)) })),
+    ...resources.map((r) => ({ urn: r.urn, type: r.type, kind: r.kind!, name: r.name, op: r.op, id: keboolaId(r.kind!, factsOf(r)) })),
     ...context.flatMap((c) => {
       const kind = kindOfType(c.type);
       return kind ? [{ urn: c.urn, type: c.type, kind, name: c.name, op: undefined, id: undefined }] : [];
@@ -185,7 +187,8 @@ export function mermaidDiagram(review: Review, references: readonly Reference[])
   // Subgraphs in grey unless changed: Mermaid's default (pale yellow) reads like "updated".
   const plainContainers = [...containers.values()].filter((c) => !c.highlight).map((c) => c.id);
   if (plainContainers.length) out.push(`  classDef container ${CONTAINER_STYLE}`, `  class ${plainContainers.sort(byCodePoint).join(",")} container`);
-  for (const [name, { style }] of Object.entries(HIGHLIGHTS) as Array<[Highlight, { style: string }]>) {
+  for (const name of HIGHLIGHT_NAMES) {
+    const { style } = HIGHLIGHTS[name];
     const ids = [...[...nodes.values()].filter((n) => n.highlight === name).map((n) => n.id), ...[...containers.values()].filter((c) => c.highlight === name).map((c) => c.id)];
     if (ids.length === 0) continue;
     out.push(`  classDef ${name} ${style}`);

@@ -1,5 +1,4 @@
-import type { JsonValue } from "../../keboola/json";
-import type { ExampleOutcome } from "../../keboola/stream-examples";
+import { isOtlpExample, type ExampleOutcome, type SinkExample } from "../../keboola/stream-examples";
 import { sinkExampleRows } from "../lifecycle/sink-examples";
 import type { ResourceChange, Review } from "./changes";
 import { code } from "./values";
@@ -31,9 +30,8 @@ function outcomeText(o: ExampleOutcome | undefined): string {
 }
 
 /** What an example sends, short. */
-function exampleText(example: unknown): string {
-  const e = example as { payload?: JsonValue; signal?: string; record?: JsonValue };
-  const body = e.signal !== undefined ? `${e.signal}: ${JSON.stringify(e.record ?? {})}` : typeof e.payload === "string" ? e.payload : JSON.stringify(e.payload ?? null);
+function exampleText(example: SinkExample): string {
+  const body = isOtlpExample(example) ? `${example.signal}: ${JSON.stringify(example.record)}` : typeof example.payload === "string" ? example.payload : JSON.stringify(example.payload ?? null);
   return code(body.length > 80 ? `${body.slice(0, 77)}...` : body);
 }
 

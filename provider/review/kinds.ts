@@ -1,5 +1,6 @@
 import type { JsonValue } from "../../keboola/json";
-import { bucketIdOf, tableIdOf, type BucketStage } from "../../keboola/storage";
+import { isOneOf } from "../../keboola/json";
+import { BUCKET_STAGES, bucketIdOf, tableIdOf } from "../../keboola/storage";
 import { UNKNOWN } from "./values";
 
 // What the review knows of each kind of resource: its place in the report, how its Keboola id
@@ -25,7 +26,7 @@ export const KIND_ORDER = [
 
 /** Our kinds in KIND_ORDER, then other packages' resources. */
 export function kindRank(kind: string | undefined): number {
-  const i = kind === undefined ? -1 : KIND_ORDER.indexOf(kind as (typeof KIND_ORDER)[number]);
+  const i = KIND_ORDER.findIndex((k) => k === kind);
   return i === -1 ? KIND_ORDER.length : i;
 }
 
@@ -57,7 +58,7 @@ export function keboolaId(kind: string, facts: Facts): string | undefined {
     case "Bucket": {
       const stage = str(facts.stage);
       const name = str(facts.name);
-      return str(facts.bucketId) ?? (stage && name ? bucketIdOf(stage as BucketStage, name) : undefined);
+      return str(facts.bucketId) ?? (isOneOf(BUCKET_STAGES, stage) && name ? bucketIdOf(stage, name) : undefined);
     }
     case "Table": {
       const bucket = str(facts.bucketId);

@@ -4,7 +4,7 @@ import type { Op, ResourceChange, Review } from "./changes";
 import { byCodePoint, kindOfType, parseUrn } from "./changes";
 import { columnsDiffTable, columnsTable } from "./columns";
 import { exampleLines } from "./examples";
-import { mermaidDiagram, HIGHLIGHTS, type Highlight } from "./diagram";
+import { mermaidDiagram, HIGHLIGHT_NAMES, HIGHLIGHTS } from "./diagram";
 import { diffValues, type Change, type Diff } from "./diff";
 import { factsOf, referencesOf, referrersOf, type Reference } from "./graph";
 import { deleteEffect, keboolaId, replaceEffect } from "./kinds";
@@ -171,7 +171,7 @@ function dataSize(content: JsonValue | undefined): { size: string; hash?: string
 
 function diagramSection(review: Review, references: readonly Reference[]): string[] {
   const lines = mermaidDiagram(review, references);
-  const legend = (Object.keys(HIGHLIGHTS) as Highlight[]).map((h) => `${h} (${HIGHLIGHTS[h].legend})`).join(", ");
+  const legend = HIGHLIGHT_NAMES.map((h) => `${h} (${HIGHLIGHTS[h].legend})`).join(", ");
   return ["```mermaid", ...lines, "```", "", `Highlighted: ${legend}. Each changed object also says its change in its label.`];
 }
 

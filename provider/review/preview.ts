@@ -72,7 +72,7 @@ export function readPreview(text: string, source: string): PreviewDigest {
     parsed = JSON.parse(text);
   } catch (err) {
     const firstLine = text.trimStart().split("\n", 1)[0].slice(0, 80);
-    throw new ReviewInputError(`${source} is not JSON (${(err as Error).message}; it starts with "${firstLine}"): ${HOW}, not the text output of \`pulumi preview\``);
+    throw new ReviewInputError(`${source} is not JSON (${err instanceof Error ? err.message : String(err)}; it starts with "${firstLine}"): ${HOW}, not the text output of \`pulumi preview\``);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("steps" in parsed || "changeSummary" in parsed || "diagnostics" in parsed)) {
     throw new ReviewInputError(`${source} is JSON but not a preview: it has none of "steps", "changeSummary", "diagnostics" (${HOW}; \`pulumi stack export\` and \`pulumi up --json\` print something else)`);
