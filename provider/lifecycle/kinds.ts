@@ -25,7 +25,12 @@ export const KINDS = {
 
 export type ResourceKind = keyof typeof KINDS;
 
-export const KIND_NAMES = Object.keys(KINDS) as ResourceKind[];
+/** Whether a name is a kind of the table above (its own key, not one inherited from Object). */
+function isResourceKind(name: string): name is ResourceKind {
+  return Object.hasOwn(KINDS, name);
+}
+
+export const KIND_NAMES: readonly ResourceKind[] = Object.keys(KINDS).filter(isResourceKind);
 
 /** The kind whose row has this class name. */
 export function kindOfType(type: string): ResourceKind {

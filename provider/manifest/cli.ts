@@ -80,7 +80,7 @@ async function runTry(argv: string[], stdin: () => string): Promise<number> {
   if (positionals.length !== 2) throw new TryError(`give the manifest and the payload (a file, or - for standard input)\n${USAGE}`);
   const source = options.get("source");
   if (!source) throw new TryError(`name the source: --source <key under sources>\n${USAGE}`);
-  const [file, payloadArg] = positionals as [string, string];
+  const [file, payloadArg] = positionals;
   const manifest = loadManifest(file);
   let payload: string;
   try {

@@ -3,7 +3,7 @@ import { KeboolaApiError } from "../api/errors";
 import type { StreamTestResult } from "../api/stream";
 import { streamObjectId } from "../validation/ids";
 import type { Manifest } from "./schema";
-import { isOneOf, isRecord, type JsonValue } from "../../keboola/json";
+import { isOneOf, isRecord, parseJson as parseJsonValue, type JsonValue } from "../../keboola/json";
 import { STREAM_SIGNALS, type StreamSignal } from "../../keboola/stream";
 import { evaluateExample, exampleRequest, sinkExampleSchema, type ExampleOutcome, type SinkExample } from "../../keboola/stream-examples";
 
@@ -76,7 +76,7 @@ function checked(example: unknown): SinkExample {
 
 function parseJson(text: string): { ok: true; value: JsonValue } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text) as JsonValue };
+    return { ok: true, value: parseJsonValue(text) };
   } catch {
     return { ok: false };
   }

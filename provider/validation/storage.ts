@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { isOneOf } from "../../keboola/json";
 import { bucketDisplayNameProblem, bucketIdOf, bucketNameProblem, columnNameProblem, snowflakeBaseType, snowflakeDefinitionProblem, snowflakeStoredDefinition, tableNameProblem, SNOWFLAKE_TYPES } from "../../keboola/storage";
 
 // Buckets and tables as inputs: names and stages as the Storage API validates them (the rules and
@@ -61,7 +62,7 @@ export const columnDefinitionSchema = z
   .superRefine((d, ctx) => {
     const problem = snowflakeDefinitionProblem(d);
     if (!problem) return;
-    const typeProblem = !(SNOWFLAKE_TYPES as readonly string[]).includes(d.type);
+    const typeProblem = !isOneOf(SNOWFLAKE_TYPES, d.type);
     ctx.addIssue({
       code: "custom",
       path: [typeProblem ? "type" : "length"],
