@@ -16,7 +16,9 @@ const TOKEN = "e2e-packed-token-0123456789";
 
 const PROGRAM = `import * as keboola from "keboola-pulumi";
 
+// docs:example Source Sink SourceSettings SinkSettings
 const events = new keboola.Source("events", { name: "App Events" });
+// docs:end Source SourceSettings
 
 const actions = new keboola.Sink("actions", {
   sourceId: events.sourceId,
@@ -30,19 +32,26 @@ const actions = new keboola.Sink("actions", {
       template: { content: "Body('user.id') + ' did ' + Body('action', 'nothing')" } },
   ],
 });
+// docs:end Sink SinkSettings
 
+// docs:example SourceSettings
 new keboola.SourceSettings("events-settings", { sourceId: events.sourceId, stagingUploadTrigger: { interval: "10s" } });
+// docs:end SourceSettings
+// docs:example SinkSettings
 new keboola.SinkSettings("actions-settings", {
   sourceId: events.sourceId,
   sinkId: actions.sinkId,
   targetImportTrigger: { interval: "5m", count: 10000 },
 });
+// docs:end SinkSettings
 
+// docs:example VariableConfig ComponentConfig JobRun Flow Schedule
 const vars = new keboola.VariableConfig("vars", {
   name: "Users variables",
   variables: [{ name: "limit", type: "int" }],
   defaultValues: { limit: "10" },
 });
+// docs:end VariableConfig
 const users = new keboola.ComponentConfig("users", {
   componentId: "keboola.ex-generic-v2",
   name: "Users",
@@ -50,15 +59,22 @@ const users = new keboola.ComponentConfig("users", {
   configuration: { parameters: { api: { baseUrl: "https://api.example.com/" }, config: { outputBucket: "in.c-users", jobs: [{ endpoint: "users", params: { limit: "{{limit}}" } }] } } },
   rows: [{ name: "active", configuration: { parameters: { status: "active" } } }],
 });
+// docs:end ComponentConfig Flow Schedule
 new keboola.JobRun("users-run", { componentId: "keboola.ex-generic-v2", configId: users.configId, variableValuesData: { limit: "5" } });
+// docs:end JobRun
 
+// docs:example Flow Schedule
 const nightly = new keboola.Flow("nightly", {
   name: "Nightly",
   phases: [{ name: "extract", tasks: [{ componentId: "keboola.ex-generic-v2", configId: users.configId }] }],
 });
+// docs:end Flow
 export const nextRuns = new keboola.Schedule("nightly", { name: "Nightly", cron: "0 3 * * *", timezone: "Europe/Prague", target: nightly.target() }).nextRuns;
+// docs:end Schedule
 
+// docs:example Source
 export const ingestionUrl = events.url; // secret
+// docs:end Source
 `;
 
 let emu: Emulator;

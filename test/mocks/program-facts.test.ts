@@ -191,8 +191,11 @@ describe("facts about Storage objects of the same program", () => {
   });
 
   it("gives a Sink the Table of this program it writes, by the table's output or its literal id, with its declared columns and key", async () => {
+    // docs:example Bucket Table
     const bucket = new keboola.Bucket("sk-bucket", { name: "sk-facts" });
+    // docs:end Bucket
     const table = new keboola.Table("sk-table", { bucketId: bucket.bucketId, name: "events", columns: ["id", "body"], primaryKey: ["id"] });
+    // docs:end Table
     const keyless = new keboola.Table("sk-keyless", { bucketId: "in.c-sk-facts", name: "plain", columns: ["id"] });
     const src = new keboola.Source("sk-src", { name: "sk-src" });
     const byOutput = new keboola.Sink("sk-by-output", { sourceId: src.sourceId, name: "by output", tableId: table.tableId, columns });
@@ -252,7 +255,9 @@ describe("branches: a Branch of this program, and a branch the program cannot na
   });
 
   it("tells a Branch of this program apart by its resource, and a literal branch id whether given as text or number", () => {
+    // docs:example Branch
     const dev = new keboola.Branch("nb-dev", { name: "nb dev" });
+    // docs:end Branch
     new keboola.Source("nb-dev-a", { name: "x", sourceId: "in-dev", branchId: dev.branchId });
     expect(() => new keboola.Source("nb-dev-b", { name: "y", sourceId: "in-dev", branchId: dev.branchId })).toThrow(
       'keboola:Source "nb-dev-b": source id "in-dev" in branch <Branch nb-dev> is already declared by keboola:Source "nb-dev-a"',
