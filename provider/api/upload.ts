@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { createGzip } from "node:zlib";
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand, type CompletedPart } from "@aws-sdk/client-s3";
 import type { StorageApi, StorageFile } from "./storage";
+import { asError } from "./errors";
 import { formatBytes } from "../validation/storage";
 import { collectYoungGeneration } from "./v8-memory";
 
@@ -169,8 +170,9 @@ async function sendObject(target: Target, source: Source, buffers: Buffers, part
     collectYoungGeneration();
   };
   try {
-    for await (const chunk of gzip) {
-      const out = chunk as Buffer;
+    // A zlib stream without an encoding yields Buffers (Node types its iterator as any).
+    const output: AsyncIterable<Buffer> = gzip;
+    for await (const out of output) {
       for (let at = 0; at < out.length; ) {
         const n = out.copy(buffers.part, fill, at);
         fill += n;
@@ -275,7 +277,7 @@ async function uploadSliced(storage: StorageApi, branch: string, path: string, s
               return;
             } catch (err) {
               counted(-sent);
-              if (attempt >= slicing.attempts) throw new Error(`slice ${k + 1} of ${ranges.length} failed ${attempt} times: ${(err as Error).message}`);
+              if (attempt >= slicing.attempts) throw new Error(`slice ${k + 1} of ${ranges.length} failed ${attempt} times: ${asError(err).message}`);
             } finally {
               pool.give(buffers);
             }
@@ -292,7 +294,7 @@ async function uploadSliced(storage: StorageApi, branch: string, path: string, s
       () => slices.bytes,
     );
   } catch (err) {
-    throw new Error(`uploading "${opts.name}" sliced to File Storage (file ${file.id}) failed: ${(err as Error).message}`);
+    throw new Error(`uploading "${opts.name}" sliced to File Storage (file ${file.id}) failed: ${asError(err).message}`);
   } finally {
     client.destroy();
   }
@@ -321,7 +323,7 @@ export async function uploadToStorage(storage: StorageApi, branch: string, sourc
       () => bytes,
     );
   } catch (err) {
-    throw new Error(`uploading "${opts.name}" to File Storage (file ${file.id}) failed: ${(err as Error).message}`);
+    throw new Error(`uploading "${opts.name}" to File Storage (file ${file.id}) failed: ${asError(err).message}`);
   } finally {
     client.destroy();
   }

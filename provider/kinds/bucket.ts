@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StorageApi, StorageBucket, StorageTable } from "../api/storage";
-import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
+import { asError, KeboolaApiError, KeboolaTaskError } from "../api/errors";
 import { checkWith, isUnknown, knownFields } from "../validation/check";
 import { branchSchema } from "../validation/ids";
 import { bucketDisplayNameSchema, bucketIdOf, bucketNameSchema, stageSchema } from "../validation/storage";
@@ -174,7 +174,7 @@ export const handler: Handler<typeof bucket> = {
       if (!marked && owner) await storage.setBucketMetadata(p.branchId, current.id, METADATA_PROVIDER, [{ key: OWNER_KEY, value: owner }]);
       if (created.existed) current = await converge(storage, p, current);
     } catch (err) {
-      throw new PartialFailure(`${label}: ${(err as Error).message}`, current.id, stateOf(p, current));
+      throw new PartialFailure(`${label}: ${asError(err).message}`, current.id, stateOf(p, current));
     }
     return { id: current.id, outs: stateOf(p, current) };
   },

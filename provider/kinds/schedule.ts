@@ -4,6 +4,7 @@ import { storageIdSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration, TokenInfo } from "../api/storage";
 import type { ScheduleActivation, SchedulerApi } from "../api/scheduler";
+import { asError } from "../api/errors";
 import { checkWith, containsUnknown, isUnknown, knownFields } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { checkCronTab, checkTimezone, nextRuns } from "../../keboola/cron";
@@ -308,7 +309,7 @@ export const handler: Handler<typeof schedule> = {
       return { id, outs: stateOf(intentOf(p), final, activation) };
     } catch (err) {
       // The configuration exists: Pulumi keeps tracking it, and the next update activates it.
-      throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intentOf(p), final, undefined));
+      throw new PartialFailure(`${label}: ${asError(err).message}`, id, stateOf(intentOf(p), final, undefined));
     }
   },
 
@@ -346,7 +347,7 @@ export const handler: Handler<typeof schedule> = {
       const activation = await activateOnce(scheduler, label, config);
       return { outs: stateOf(intentOf(p), config, activation) };
     } catch (err) {
-      throw new PartialFailure(`${label}: ${(err as Error).message}`, configResourceId(BRANCH, SCHEDULER_COMPONENT_ID, configId), stateOf(intentOf(p), config, undefined));
+      throw new PartialFailure(`${label}: ${asError(err).message}`, configResourceId(BRANCH, SCHEDULER_COMPONENT_ID, configId), stateOf(intentOf(p), config, undefined));
     }
   },
 
