@@ -2,8 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { KeboolaClient } from "../api/client";
 import type { StorageApi } from "../api/storage";
-import { KeboolaApiError } from "../api/errors";
+import { asError, KeboolaApiError } from "../api/errors";
 import type { StorageDevBranch } from "../../keboola/storage-answers";
+import { isRecord } from "../../keboola/json";
 import { checkWith, isUnknown } from "../validation/check";
 import type { ArgsOf } from "../lifecycle/common";
 import { createOnce } from "../lifecycle/create-once";
@@ -159,7 +160,7 @@ export const handler: Handler<typeof branch> = {
     try {
       await markAndDescribe(storage, current, created.object.owner, owner, p.description);
     } catch (err) {
-      throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(p, current));
+      throw new PartialFailure(`${label}: ${asError(err).message}`, id, stateOf(p, current));
     }
     return { id, outs: stateOf(p, { ...current, description: p.description }) };
   },
@@ -194,9 +195,16 @@ export const handler: Handler<typeof branch> = {
 
 /** The branch a `devBranchCreate` job made (its results), as the SDK maps them. */
 function branchOfJob(results: unknown, label: string): StorageDevBranch {
-  const r = results as Partial<StorageDevBranch> | null | undefined;
-  if (!r || typeof r.id !== "number" || typeof r.name !== "string") throw new Error(`${label}: the branch's create job finished without the branch in its results`);
-  return { description: "", created: "", creatorToken: [], isDefault: false, ...r } as StorageDevBranch;
+  if (!isRecord(results) || typeof results.id !== "number" || typeof results.name !== "string") throw new Error(`${label}: the branch's create job finished without the branch in its results`);
+  const { id, name, description, created, creatorToken: token, isDefault } = results;
+  return {
+    id,
+    name,
+    description: typeof description === "string" ? description : "",
+    created: typeof created === "string" ? created : "",
+    creatorToken: isRecord(token) && typeof token.id === "number" && typeof token.name === "string" ? { id: token.id, name: token.name } : [],
+    isDefault: typeof isDefault === "boolean" ? isDefault : false,
+  };
 }
 
 /**
