@@ -3,6 +3,7 @@ import { z } from "zod";
 import { branchSchema, storageIdSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration } from "../api/storage";
+import { asError } from "../api/errors";
 import { checkWith, containsUnknown, isUnknown, knownFields, type Partly } from "../validation/check";
 import { FLOW_COMPONENT_ID, flowConfigurationSchema, flowProblems, type FlowConfiguration } from "../../keboola/flow";
 import { type ArgsOf } from "../lifecycle/common";
@@ -200,11 +201,9 @@ function flowIssues(phases: Partly<Phase>[]): Array<{ path: PropertyKey[]; messa
     });
   });
   if (out.length) return out;
-  // The shared rules (cycles, empty phases) need the whole structure: the phases, their
-  // dependencies and their tasks (a task's ids may stay unknown: they are only copied).
-  const whole = phases.every((p) => !isUnknown(p) && !isUnknown(p.dependsOn) && !p.dependsOn.some(isUnknown) && !isUnknown(p.tasks) && !p.tasks.some(isUnknown));
-  if (!allNamed || !whole) return out;
-  const declared = phases as Phase[];
+  // The shared rules (cycles, empty phases) need the whole structure.
+  const declared = structureKnown(phases);
+  if (!allNamed || !declared) return out;
   // The shared rules, on the configuration these phases write; its phase ids are positions.
   const nameOf = (id: string) => declared[Number(id) - 1]?.name ?? id;
   for (const problem of flowProblems(flowConfiguration(declared))) {
@@ -213,6 +212,26 @@ function flowIssues(phases: Partly<Phase>[]): Array<{ path: PropertyKey[]; messa
     const rest = m[2].match(/[A-Za-z]+|\d+/g) ?? [];
     const message = problem.message.replace(/"(\d+)"/g, (_all, id: string) => `"${nameOf(id)}"`).replace(/ \(id "[^"]*"\)/, "");
     out.push({ path: ["phases", Number(m[1]), ...rest.map((s) => (/^\d+$/.test(s) ? Number(s) : s))], message: `${message}: ${problem.fix}` });
+  }
+  return out;
+}
+
+/**
+ * The phases as the shared rules read them, when their structure is known: every phase, its
+ * dependencies and its tasks (a task's ids may stay unknown: they are only copied). A task's
+ * unknown enabled or continueOnFailure stands as its default: the rules read neither (enabled only
+ * for a task without a configuration, which a declared task cannot be).
+ */
+function structureKnown(phases: readonly Partly<Phase>[]): Phase[] | undefined {
+  const out: Phase[] = [];
+  for (const p of phases) {
+    if (isUnknown(p) || isUnknown(p.dependsOn) || p.dependsOn.some(isUnknown) || isUnknown(p.tasks)) return undefined;
+    const tasks: Phase["tasks"] = [];
+    for (const t of p.tasks) {
+      if (isUnknown(t)) return undefined;
+      tasks.push({ ...t, enabled: isUnknown(t.enabled) ? true : t.enabled, continueOnFailure: isUnknown(t.continueOnFailure) ? false : t.continueOnFailure });
+    }
+    out.push({ name: p.name, dependsOn: p.dependsOn, tasks });
   }
   return out;
 }
@@ -326,7 +345,7 @@ export const handler: Handler<typeof flow> = {
         // Found again after a lost answer or a crash (or adopted): converge it like an update.
         final = (await convergeWholeConfig(storage, { branch: p.branchId, componentId: FLOW_COMPONENT_ID, configId: config.id }, config, desired, changeDescription)).config;
       } catch (err) {
-        throw new PartialFailure(`${label}: ${(err as Error).message}`, id, stateOf(intentOf(p), config));
+        throw new PartialFailure(`${label}: ${asError(err).message}`, id, stateOf(intentOf(p), config));
       }
     }
     return { id, outs: stateOf(intentOf(p), final) };
