@@ -2,8 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { isRecord } from "../../keboola/json";
 import type { StorageApi, StorageJob, StorageTable } from "../api/storage";
-import { KeboolaApiError, KeboolaTaskError } from "../api/errors";
+import { asError, KeboolaApiError, KeboolaTaskError } from "../api/errors";
 import { describeProgress, goesSliced, slicing, uploadToStorage, type Uploaded } from "../api/upload";
 import { checkWith, containsUnknown, knownFields, whenKnown } from "../validation/check";
 import { branchSchema } from "../validation/ids";
@@ -53,6 +54,10 @@ const dataSchema = z
   ])
   .describe("The table's content: a CSV file (path relative to the program; header = columns, RFC 4180) or inline rows. Loaded in full when it changes.");
 
+/** A typed table's columns: each one's native type. */
+const definitionSchema = z.record(z.string(), columnDefinitionSchema);
+const primaryKeySchema = z.array(z.string()).default([]);
+
 export const table = defineResource({
   type: "Table",
   description: "A Storage table, optionally typed, optionally with its content.",
@@ -66,9 +71,8 @@ export const table = defineResource({
     ),
     name: replaces(tableNameSchema.describe("Table name; the id is <bucketId>.<name>.")),
     columns: tableColumnsSchema.describe("Column names, in order. New columns may only be added at the end (the service appends them)."),
-    primaryKey: z.array(z.string()).default([]).describe("Primary key columns (each a column). Changed in place."),
-    definition: z
-      .record(z.string(), columnDefinitionSchema)
+    primaryKey: primaryKeySchema.describe("Primary key columns (each a column). Changed in place."),
+    definition: definitionSchema
       .optional()
       .describe("Typed table: each column's native type, e.g. { code: { type: \"VARCHAR\", length: \"2\" } }. Every column needs one."),
     data: dataSchema.optional(),
@@ -302,11 +306,13 @@ async function ownerOfTable(storage: StorageApi, p: Pick<Parsed, "branchId" | "n
   const marked = metadataValue(t.metadata, OWNER_KEY);
   if (marked || !owner) return marked;
   if (p.definition) return !t.rowsCount && same(t.columns, p.columns) ? owner : undefined;
-  const jobs = await storage.listJobs(100).catch(() => [] as StorageJob[]);
+  const jobs = await storage.listJobs(100).catch((): StorageJob[] => []);
   for (const job of jobs) {
-    const params = (job.operationParams ?? {}) as { params?: { name?: string }; source?: { fileId?: string | number } };
-    if (job.operationName !== "tableCreate" || job.status !== "success" || params.params?.name !== p.name || params.source?.fileId === undefined) continue;
-    const file = await storage.getFile(p.branchId, params.source.fileId).catch(() => undefined);
+    if (job.operationName !== "tableCreate" || job.status !== "success") continue;
+    const { params, source } = job.operationParams ?? {};
+    const fileId = isRecord(source) ? source.fileId : undefined;
+    if (!isRecord(params) || params.name !== p.name || (typeof fileId !== "string" && typeof fileId !== "number")) continue;
+    const file = await storage.getFile(p.branchId, fileId).catch(() => undefined);
     if (file?.tags.includes(ownerTag(owner))) return owner;
   }
   return undefined;
@@ -316,6 +322,11 @@ const alreadyExists = (err: unknown) =>
   (err instanceof KeboolaApiError && /alreadyExists$/i.test(err.code ?? "")) || (err instanceof KeboolaTaskError && /already exists/i.test(err.taskMessage));
 
 // ---- diff ---------------------------------------------------------------------------------------
+
+/** A list of strings (the old inputs' columns, as the engine passes them back). */
+function isStringList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((c) => typeof c === "string");
+}
 
 /** Columns whose typed definition changed (the backend cannot alter a column's type: replace). */
 function redefined(olds: RecordedOf<typeof table>, p: { definition?: Record<string, TableColumnDefinition>; primaryKey: string[] }): string[] {
@@ -345,7 +356,7 @@ export const handler: Handler<typeof table> = {
     const oldBranch = typeof olds.branchId === "string" ? olds.branchId : "default";
     const sameTable = oldId !== undefined && !isNew(olds, { branchId: value.branchId, bucketId: value.bucketId, name: value.name });
     // Columns already in the table keep their order; new ones come after them.
-    const had = Array.isArray(olds.columns) ? (olds.columns as string[]) : undefined;
+    const had = isStringList(olds.columns) ? olds.columns : undefined;
     const settled = knownFields(value, ["columns", "primaryKey", "definition", "data", "allowRecreate", "allowDropColumns"]);
     if (had && sameTable && settled) {
       const kept = settled.columns.filter((c) => had.includes(c));
@@ -358,9 +369,10 @@ export const handler: Handler<typeof table> = {
         });
       }
       // A new column type cannot be altered in place: the table is replaced, and rows not declared here would be lost.
-      const retyped = redefined(olds as RecordedOf<typeof table>, settled);
+      const recorded = table.parseState(olds);
+      const retyped = redefined(recorded, settled);
       if (retyped.length > 0 && settled.data === undefined && !settled.allowRecreate) {
-        const was = (olds.definition ?? {}) as Record<string, TableColumnDefinition>;
+        const was = recorded.definition ?? {};
         const shownType = (d: TableColumnDefinition | undefined) => (d ? `${d.type}${d.length ? `(${d.length})` : ""}` : "untyped");
         const what =
           retyped[0] === "(typed)"
@@ -385,7 +397,8 @@ export const handler: Handler<typeof table> = {
       const moved = markerDiff(table, table.parseState(olds), given, ctx.call.facts).replaces ?? [];
       const rows = moved.length ? ((await ctx.client().storage.findTableDetail(oldBranch, oldId))?.rowsCount ?? 0) : 0;
       if (rows > 0) {
-        const changes = moved.map((f) => `${f} (${show(olds[f])} → ${show(value[f as keyof typeof value])})`).join(", ");
+        const given: Readonly<Record<string, unknown>> = value;
+        const changes = moved.map((f) => `${f} (${show(olds[f])} → ${show(given[f])})`).join(", ");
         failures.push({
           property: moved[0],
           reason: `changing ${changes} replaces the table: "${oldId}" is dropped with its ${rows} row(s), which this table does not declare. Set allowRecreate: true to give them up, declare data so it is loaded into the new table, or keep the ${moved[0]}`,
@@ -423,7 +436,10 @@ export const handler: Handler<typeof table> = {
 
   async diff(ctx, _id, olds, news) {
     const base = markerDiff(table, olds, news, ctx.call.facts);
-    const retyped = !containsUnknown(news.definition) && redefined(olds, { definition: news.definition as Record<string, TableColumnDefinition> | undefined, primaryKey: (news.primaryKey as string[] | undefined) ?? [] });
+    // The inputs passed check, so they parse; a primary key still unknown at preview counts as none.
+    const definition = definitionSchema.optional().safeParse(news.definition);
+    const primaryKey = primaryKeySchema.safeParse(news.primaryKey);
+    const retyped = !containsUnknown(news.definition) && definition.success && redefined(olds, { definition: definition.data, primaryKey: primaryKey.success ? primaryKey.data : [] });
     const replaces = [...(base.replaces ?? []), ...(retyped && retyped.length ? ["definition"] : [])];
     const dataChanged = news.dataContent !== undefined && news.dataContent !== olds.dataContent;
     return { changes: base.changes || dataChanged || replaces.length > 0, replaces, deleteBeforeReplace: true };
@@ -496,7 +512,7 @@ export const handler: Handler<typeof table> = {
       current = (await storage.findTableDetail(p.branchId, id)) ?? current;
     } catch (err) {
       // The table exists: Pulumi keeps tracking it, without a recorded content, so the next `up` loads it.
-      throw new PartialFailure((err as Error).message, id, stateOf(p, current, undefined));
+      throw new PartialFailure(asError(err).message, id, stateOf(p, current, undefined));
     }
     return { id, outs: stateOf(p, current, loaded) };
   },
@@ -537,7 +553,7 @@ export const handler: Handler<typeof table> = {
       try {
         loaded = await load(storage, p, id, ctx.call.root, label, ctx.call.owner);
       } catch (err) {
-        throw new PartialFailure((err as Error).message, id, stateOf(p, after, olds.dataContent));
+        throw new PartialFailure(asError(err).message, id, stateOf(p, after, olds.dataContent));
       }
       after = (await storage.findTableDetail(p.branchId, id)) ?? after;
     }
