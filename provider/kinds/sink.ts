@@ -80,16 +80,26 @@ export class Sink extends KeboolaResource {
     // Deleted with its Source when that is deleted too (program.ts).
     // A Table of this program that it writes is created (and changed) before it.
     const table = tableResourceOf(args);
-    const options = table ? { ...opts, dependsOn: [...toArray(opts?.dependsOn), table] } : opts;
+    const options = table ? { ...opts, dependsOn: withDependency(opts?.dependsOn, table) } : opts;
     super(sink, name, args, withDeletedWith(options, deletedWithSource(args)), sinkFacts(name, args));
     declaredSink(declared, this);
   }
 }
 
 
-function toArray(v: pulumi.CustomResourceOptions["dependsOn"]): pulumi.Input<pulumi.Resource>[] {
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v as pulumi.Input<pulumi.Resource>];
+type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
+
+/**
+ * The program's `dependsOn` (a resource, a list, or a promise or output of either) with one more
+ * resource. A promise or an output is extended when it resolves.
+ */
+export function withDependency(v: DependsOn, resource: pulumi.Resource): DependsOn {
+  if (v === undefined) return [resource];
+  if (Array.isArray(v)) return [...v, resource];
+  if (pulumi.Resource.isInstance(v)) return [v, resource];
+  const extended = (d: pulumi.Input<pulumi.Resource> | pulumi.Input<pulumi.Resource>[]): pulumi.Input<pulumi.Resource>[] => (Array.isArray(d) ? [...d, resource] : [d, resource]);
+  if (v instanceof Promise) return v.then<pulumi.Input<pulumi.Resource>[]>(extended);
+  return pulumi.output<pulumi.Resource | pulumi.Input<pulumi.Resource>[]>(v).apply(extended);
 }
 
 const declaredTableFact = z.object({ resource: z.string(), columns: z.array(z.string()), primaryKey: z.array(z.string()) });
