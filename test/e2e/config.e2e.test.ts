@@ -3,11 +3,8 @@
 // against the emulator running in this process. The program imports the built package
 // (`keboola-pulumi` -> this repository's dist/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, REPO_ROOT, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
 
 const PROGRAM = `"use strict";
 const pulumi = require("@pulumi/pulumi");
@@ -78,12 +75,6 @@ const T = {
 };
 
 /** The package's dist must match the sources: the program loads keboola-pulumi from it. */
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "resources", "component-config.js");
-  const sources = ["component-config.ts", "variable-config.ts", "job-run.ts"].map((f) => path.join(REPO_ROOT, "provider", "resources", f));
-  const stale = !fs.existsSync(built) || sources.some((s) => fs.statSync(s).mtimeMs > fs.statSync(built).mtimeMs);
-  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 /** Steps of `pulumi preview --json`, by resource type: op per resource name. */
 function previewOps(res: RunResult): Record<string, string> {
@@ -96,7 +87,6 @@ describe("e2e: configurations, variables and job runs with the Pulumi CLI", () =
   let ws: PulumiWorkspace;
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: "master", limitedToken: "limited", taskDurationMs: 20 });
     ws = await makePulumiWorkspace({ project: "configs" });
     ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });

@@ -8,7 +8,6 @@
 // `keboola-pulumi try` prints the rows for a payload, offline and with --remote, also on an
 // exported project. Requests are counted from the emulator's request log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -19,12 +18,6 @@ import { makeRootProject, type RootProject } from "../../scripts/lib/root-projec
 const TOKEN = "master-token-examples";
 const CLI = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
 
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "manifest", "try.js");
-  const dirs = ["provider/manifest", "provider/kinds", "provider/lifecycle", "keboola"].map((d) => path.join(REPO_ROOT, d));
-  const stale = !fs.existsSync(built) || dirs.some((dir) => fs.readdirSync(dir).some((f) => fs.statSync(path.join(dir, f)).mtimeMs > fs.statSync(built).mtimeMs));
-  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 // The issue's sink, a raw sink, and OTLP sinks with examples per signal.
 const ACTIONS_SUMMARY = "Body('user.id') + ' did ' + Body('action', 'nothing')";
@@ -102,7 +95,6 @@ describe("e2e: sink examples through the root Pulumi project", () => {
   let manifest: string;
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "examples-e2e-"));
     manifest = path.join(dir, "keboola.yaml");

@@ -9,7 +9,6 @@
 // The program is a workspace of its own with node_modules/keboola-pulumi linked to this checkout
 // (deployManifest from the package), so the dynamic provider runs this checkout's runtime.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
@@ -21,12 +20,6 @@ const TOKEN = "master-token-shared-code";
 const PYTHON = "keboola.python-transformation-v2";
 const SHARED_CODE = "num1 = {{num1}}\nnum2 = {{num2}}\nsum = num1 + num2";
 
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
-  const dirs = ["manifest", "resources", "validation"].map((d) => path.join(REPO_ROOT, "provider", d));
-  const stale = !fs.existsSync(built) || dirs.some((dir) => fs.readdirSync(dir).some((f) => fs.statSync(path.join(dir, f)).mtimeMs > fs.statSync(built).mtimeMs));
-  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 interface Ids {
   sharedVars: string;
@@ -76,7 +69,6 @@ describe("e2e: export a project with shared code links and row-bound variables, 
   let ids: Ids;
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
     ids = await populate(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }));
     ws = await makePulumiWorkspace({ project: "shared-code-export" });

@@ -5,7 +5,6 @@
 // Keboola holds (as its UI or `kbc push` encrypted them), so the export deploys with no secret
 // stack config to set.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -22,12 +21,6 @@ const TOKEN = "master-token-export";
 const API_SECRET = "api-secret-value-1";
 const ROW_SECRET = "row-secret-value-2";
 
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
-  const dir = path.join(REPO_ROOT, "provider", "manifest");
-  const stale = !fs.existsSync(built) || fs.readdirSync(dir).some((f) => fs.statSync(path.join(dir, f)).mtimeMs > fs.statSync(built).mtimeMs);
-  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 /** A value encrypted as Keboola's UI encrypts it on save (project and component scope). */
 async function encrypted(emu: Emulator, componentId: string, value: string): Promise<string> {
@@ -107,7 +100,6 @@ describe("e2e: export a live project and take it over with the exported manifest
   let dir: string;
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
     await populate(new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 60 }), emu);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "export-e2e-"));

@@ -3,7 +3,6 @@
 // changes, an edit of the manifest previews as exactly that edit, a broken manifest fails the
 // preview with its position and writes nothing, and destroy removes everything.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -14,12 +13,6 @@ import { makeRootProject, type RootProject } from "../../scripts/lib/root-projec
 const EXAMPLE = path.join(REPO_ROOT, "examples", "manifest", "keboola.yaml");
 const SECRET = "shop-api-token-1234";
 
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "manifest", "program.js");
-  const dir = path.join(REPO_ROOT, "provider", "manifest");
-  const stale = !fs.existsSync(built) || fs.readdirSync(dir).some((f) => fs.statSync(path.join(dir, f)).mtimeMs > fs.statSync(built).mtimeMs);
-  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 describe("e2e: the manifest through the root Pulumi project", () => {
   let emu: Emulator;
@@ -27,7 +20,6 @@ describe("e2e: the manifest through the root Pulumi project", () => {
   let manifest: string;
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: "master", taskDurationMs: 20 });
     manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "manifest-e2e-")), "keboola.yaml");
     root = await makeRootProject({ prefix: "manifest-e2e", host: emu.url, token: "master", manifest });

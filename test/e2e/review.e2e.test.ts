@@ -7,7 +7,7 @@
 // (normalizePreview). The stack has a fixed name (`review-example`: ids derived from URNs depend on
 // it) and `up --parallel 1` makes the emulator's ids the same on every run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "./helpers/pulumi";
@@ -16,12 +16,6 @@ import { changedManifest, quickstartStack, QUICKSTART_SECRET, reloadData, REVIEW
 const GOLDEN = path.join(REPO_ROOT, "test", "review", "golden");
 const CLI = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
 
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "review", "cli.js");
-  const dirs = ["provider/review", "provider/manifest", "provider/kinds", "provider/lifecycle", "keboola"].map((d) => path.join(REPO_ROOT, d));
-  const stale = !fs.existsSync(built) || dirs.some((d) => fs.readdirSync(d).some((f) => fs.statSync(path.join(d, f)).mtimeMs > fs.statSync(built).mtimeMs));
-  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 function reviewOf(preview: string): string {
   const res = spawnSync(process.execPath, [CLI, "review", "-"], { cwd: REPO_ROOT, input: preview, encoding: "utf8", timeout: 60_000 });
@@ -34,7 +28,6 @@ describe("e2e: keboola-pulumi review of the quickstart's scripted change", () =>
   let stack: QuickstartStack;
 
   beforeAll(async () => {
-    ensureBuilt();
     stack = await quickstartStack(REVIEW_STACK);
     await stack.up();
   }, 10 * 60 * 1000);

@@ -10,12 +10,11 @@
 // node_modules/keboola-pulumi to this checkout, so the provider the CLI runs is this build: the
 // Flow and Schedule types it reports exist in no other.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, REPO_ROOT } from "./helpers/pulumi";
+import { describeResult } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import { call, pollUntil } from "../emulator/helpers";
 
@@ -43,11 +42,6 @@ schedules:
     timezone: Europe/Prague
 `;
 
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "resources", "schedule.js");
-  const kinds = path.join(REPO_ROOT, "dist", "provider", "kinds", "schedule.js");
-  if (!fs.existsSync(built) || !fs.existsSync(kinds)) execFileSync("npm", ["run", "build"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 describe("e2e: a flow of two configurations, scheduled nightly, through the root Pulumi project", () => {
   let emu: Emulator;
@@ -55,7 +49,6 @@ describe("e2e: a flow of two configurations, scheduled nightly, through the root
   let manifest: string;
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: "master", taskDurationMs: 20 });
     manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "schedule-e2e-")), "keboola.yaml");
     root = await makeRootProject({ prefix: "schedule-e2e", host: emu.url, token: "master", manifest });

@@ -6,12 +6,11 @@
 // ciphertext, a job of the encrypted configuration succeeding, and one holding another
 // component's ciphertext failing with the runner's message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+import { initEmulatorStack, makePulumiWorkspace, ok, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
 
@@ -71,12 +70,6 @@ exports.otherId = other.configId;
 exports.rowIds = api.rowIds;
 `;
 
-function ensureBuilt(): void {
-  const built = path.join(REPO_ROOT, "dist", "provider", "resources", "secret-values.js");
-  const sources = ["secret-values.ts", "component-config.ts", "program.ts"].map((f) => path.join(REPO_ROOT, "provider", "resources", f));
-  const stale = !fs.existsSync(built) || sources.some((s) => fs.statSync(s).mtimeMs > fs.statSync(built).mtimeMs);
-  if (stale) execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 describe("e2e: secrets reach Keboola encrypted", () => {
   let emu: Emulator;
@@ -109,7 +102,6 @@ describe("e2e: secrets reach Keboola encrypted", () => {
   }
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
     ws = await makePulumiWorkspace({ project: "secrets" });
     ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
@@ -216,7 +208,6 @@ describe("e2e: a manifest's secrets: stack config in, ciphertexts in Keboola", (
   let dir: string;
 
   beforeAll(async () => {
-    ensureBuilt();
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "secrets-manifest-"));
     fs.writeFileSync(

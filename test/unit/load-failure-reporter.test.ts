@@ -8,7 +8,9 @@ import { LoadFailureAsFailedTest } from "../load-failure.reporter";
 // killed when one of them failed (vitest-test-runner.js, vitest-helpers.js collectTestsFromSuite).
 
 async function collected(withReporter: boolean): Promise<Array<{ file: string; name: string; state: string | undefined; error?: string }>> {
+  // config: false: the fixtures alone, not the projects of the repository's vitest.config.mts.
   const ctx = await createVitest("test", {
+    config: false,
     watch: false,
     root: process.cwd(),
     include: ["test/unit/fixtures/load-failure/*.check.ts"],

@@ -1,0 +1,36 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+// The end-to-end files run the built package (dist/: the CLI, the root Pulumi project, the kinds'
+// provider modules), never the TypeScript sources. `npm test` builds first; a single file run by
+// hand after an edit would run the old build, so this global setup builds once, in vitest's main
+// process before any test file starts, when a source is newer than its build. Once, and not in each
+// file: the files run concurrently, and two builds writing dist/ at once would each see the other's
+// half-written output.
+
+const ROOT = path.resolve(__dirname, "..", "..", "..");
+const SOURCES = ["keboola", "provider", "emulator", "jsonnet", "scripts"];
+
+/** Each TypeScript source and the module the build writes for it. */
+function sourcesAndBuilds(): Array<[string, string]> {
+  return SOURCES.flatMap((dir) =>
+    fs
+      .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts") && !f.endsWith(".test.ts"))
+      .map((f): [string, string] => [path.join(ROOT, dir, f), path.join(ROOT, "dist", dir, f.replace(/\.ts$/, ".js"))]),
+  );
+}
+
+const mtime = (file: string): number | undefined => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : undefined);
+
+/** Whether the build is missing or older than a source (a kind's provider module included). */
+export function buildIsStale(): boolean {
+  const kinds = path.join(ROOT, "dist", "kinds");
+  if (!fs.existsSync(kinds) || fs.readdirSync(kinds).length === 0) return true;
+  return sourcesAndBuilds().some(([source, built]) => (mtime(built) ?? -1) < (mtime(source) ?? 0));
+}
+
+export default function setup(): void {
+  if (buildIsStale()) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "pipe" });
+}
