@@ -6,6 +6,8 @@
 // (docs.gitlab.com/api/notes: `GET|POST /projects/{id}/merge_requests/{iid}/notes`,
 // `PUT .../notes/{note_id}`).
 
+import { isRecord, parseJson } from "../../keboola/json";
+
 /** The marker that identifies the pipeline's comment (invisible in rendered Markdown). */
 export const COMMENT_MARKER = "<!-- keboola-pulumi:pull-request -->";
 
@@ -35,12 +37,12 @@ function requester(headers: Record<string, string>, forge: string): Request {
     const text = await res.text();
     // The token is in the headers only: an error names the request and the answer, never the token.
     if (!res.ok) throw new Error(`${forge} answered ${res.status} to ${method} ${url.replace(/\?.*$/, "")}: ${text.slice(0, 300)}`);
-    return text ? (JSON.parse(text) as unknown) : undefined;
+    return text ? parseJson(text) : undefined;
   };
 }
 
-const idOf = (v: unknown): string => String((v as { id?: unknown } | undefined)?.id ?? "");
-const bodyOf = (v: unknown): string => String((v as { body?: unknown } | undefined)?.body ?? "");
+const idOf = (v: unknown): string => String((isRecord(v) ? v.id : undefined) ?? "");
+const bodyOf = (v: unknown): string => String((isRecord(v) ? v.body : undefined) ?? "");
 
 /** All pages of a listing (100 per page), until a short page. */
 async function everyPage(request: Request, url: (page: number) => string): Promise<unknown[]> {

@@ -1,3 +1,4 @@
+import { isRecord } from "../../keboola/json";
 import { renderReview } from "../review/index";
 import type { CommentThread } from "./comment";
 import type { PulumiCli, PulumiRun } from "./pulumi";
@@ -53,8 +54,9 @@ export class StepError extends Error {
 async function stackExists(p: Pipeline, stack: string): Promise<boolean> {
   const run = await p.pulumi.run(["stack", "ls", "--json"], { quiet: true });
   if (run.code !== 0) throw new StepError("listing the stacks failed", run);
-  const list = JSON.parse(run.stdout) as Array<{ name?: string }>;
-  return list.some((s) => s.name === stack || s.name?.endsWith(`/${stack}`));
+  const list: unknown = JSON.parse(run.stdout);
+  if (!Array.isArray(list)) throw new StepError("listing the stacks answered no list", run);
+  return list.some((s) => isRecord(s) && typeof s.name === "string" && (s.name === stack || s.name.endsWith(`/${stack}`)));
 }
 
 /** What `up` said the development branch leaves out (the manifest's warning), for the comment. */
@@ -72,9 +74,11 @@ function leftOut(run: PulumiRun): string[] {
 async function branchIdOf(p: Pipeline, stack: string): Promise<string | undefined> {
   const run = await p.pulumi.run(["stack", "export", "--stack", stack], { quiet: true });
   if (run.code !== 0) return undefined;
-  const state = JSON.parse(run.stdout) as { deployment?: { resources?: Array<{ type?: string; outputs?: { branchId?: unknown } }> } };
-  const found = state.deployment?.resources?.find((r) => r.type === "pulumi-nodejs:dynamic/keboola:Branch");
-  return typeof found?.outputs?.branchId === "string" ? found.outputs.branchId : undefined;
+  const state: unknown = JSON.parse(run.stdout);
+  const resources: unknown[] = isRecord(state) && isRecord(state.deployment) && Array.isArray(state.deployment.resources) ? state.deployment.resources : [];
+  const found = resources.find((r) => isRecord(r) && r.type === "pulumi-nodejs:dynamic/keboola:Branch");
+  const branchId = isRecord(found) && isRecord(found.outputs) ? found.outputs.branchId : undefined;
+  return typeof branchId === "string" ? branchId : undefined;
 }
 
 /** The pull request's stack brought up to its code, and the review of what merging would change in production posted. */
@@ -156,8 +160,10 @@ function demoteHeadings(markdown: string): string {
 /** The errors of a failed `pulumi preview --json`: its diagnostics when the JSON has them. */
 function previewErrors(run: PulumiRun): string {
   try {
-    const doc = JSON.parse(run.stdout) as { diagnostics?: Array<{ severity?: string; message?: string; urn?: string }> };
-    const errors = (doc.diagnostics ?? []).filter((d) => d.severity === "error").map((d) => `${d.urn ? `${d.urn.split("::").pop()}: ` : ""}${(d.message ?? "").trim()}`);
+    const doc: unknown = JSON.parse(run.stdout);
+    const diagnostics: unknown[] = isRecord(doc) && Array.isArray(doc.diagnostics) ? doc.diagnostics : [];
+    const text = (v: unknown) => (typeof v === "string" ? v : "");
+    const errors = diagnostics.filter(isRecord).filter((d) => d.severity === "error").map((d) => `${text(d.urn) ? `${text(d.urn).split("::").pop()}: ` : ""}${text(d.message).trim()}`);
     if (errors.length) return errors.join("\n");
   } catch {
     // not JSON: the output itself
