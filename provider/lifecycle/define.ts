@@ -8,7 +8,7 @@ import { same } from "./common";
 import { kindOfType } from "./kinds";
 import { kindProvider } from "./kind-provider";
 import { branchDeclaration } from "./program";
-import { unknownsAsOld, withExpected, type PartlyKnown, type RuleContext } from "../validation/check";
+import { partlyKnown, unknownsAsOld, withExpected, type PartlyKnown, type RuleContext } from "../validation/check";
 
 // One zod schema per resource says all there is about its data: the inputs a program passes,
 // what the provider computes (and which of it is secret), and what state keeps for the provider
@@ -110,9 +110,11 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
   const base = z.object(spec.inputs).strict();
   const refine = spec.refine;
   // A fully known value is a PartlyKnown one with no unknown in it.
-  const inputs = refine ? base.superRefine((v, ctx) => refine(v as PartlyKnown<z.output<typeof base>>, ctx)) : base;
+  const inputs = refine ? base.superRefine((v, ctx) => refine(partlyKnown(v), ctx)) : base;
   const outputs = z.object(spec.outputs);
   const visible = z.object(spec.inputs).extend(spec.outputs);
+  // An omitted `internal` is K's default, None: TypeScript cannot tie the absent property to the
+  // type parameter's default, so the empty shape is asserted to be K.
   const state = visible.extend(spec.internal ?? ({} as K));
   const names = Object.keys(visible.shape);
   const inputFields: Array<[string, object]> = Object.entries(spec.inputs);
@@ -156,6 +158,9 @@ export function defineResource<I extends Shape, O extends Shape, K extends Shape
         const parsed = z.safeParse(field, old[key]);
         if (parsed.success) out[key] = parsed.data;
       }
+      // Each key is a field of the shape holding that field's parsed output (or is left out): a
+      // Partial of the state's output by construction, which TypeScript cannot follow through
+      // Object.entries of the shape.
       return out as Partial<z.output<typeof state>>;
     },
   };
@@ -296,7 +301,7 @@ export function registration(
   const token = `pulumi-nodejs:dynamic/keboola:${def.type}`;
   // Whatever else the program says, a branchId naming a Branch of it says the branch is a
   // development one before it exists (for the kinds the service keeps out of such branches).
-  const branch = branchDeclaration((args as { branchId?: unknown }).branchId);
+  const branch = branchDeclaration("branchId" in args ? args.branchId : undefined);
   const all = branch ? { ...facts, branch } : facts;
   const props: pulumi.Inputs = {
     ...Object.fromEntries(def.outputNames.map((o) => [o, undefined])),

@@ -43,14 +43,33 @@ export type Known<V> = V extends Unknown
         ? { [K in keyof V]: Known<V[K]> }
         : V;
 
+/** Whether nothing in a partly known value is unknown at preview: it is then its Known form. */
+function isWhollyKnown<V>(v: V): v is V & Known<V> {
+  return !containsUnknown(v);
+}
+
+/** Whether every one of the named fields of a partly known value is wholly known. */
+function hasKnownFields<V extends object, K extends keyof V>(v: V, keys: readonly K[]): v is V & { [P in K]: Known<V[P]> } {
+  return !keys.some((k) => containsUnknown(v[k]));
+}
+
 /** The value when nothing in it is unknown at preview (typed so), else undefined. */
 export function whenKnown<V>(v: V): Known<V> | undefined {
-  return containsUnknown(v) ? undefined : (v as Known<V>);
+  return isWhollyKnown(v) ? v : undefined;
 }
 
 /** The named fields of a partly known value, when every one of them is wholly known, else undefined. */
 export function knownFields<V extends object, K extends keyof V>(v: V, keys: readonly K[]): { [P in K]: Known<V[P]> } | undefined {
-  return keys.some((k) => containsUnknown(v[k])) ? undefined : (v as unknown as { [P in K]: Known<V[P]> });
+  return hasKnownFields(v, keys) ? v : undefined;
+}
+
+/**
+ * A wholly known value as the partly known type it is an instance of (the inputs parsed at once,
+ * with nothing unknown in them). Partly<X> includes X at every position, but TypeScript cannot see
+ * that through the conditional type for a generic T: the one assertion of it.
+ */
+export function partlyKnown<T>(value: T): PartlyKnown<T> {
+  return value as PartlyKnown<T>;
 }
 
 export function containsUnknown(v: unknown): boolean {
@@ -120,7 +139,7 @@ export function checkWith<T>(def: CheckedDefinition<T> | z.ZodType<T>, props: Re
   const schema = "lifecycle" in def ? def.inputs : def;
   const input = userInputs(withExpected(props, expected));
   const result = schema.safeParse(input, { reportInput: true });
-  if (result.success) return { value: result.data as PartlyKnown<T>, failures: [] };
+  if (result.success) return { value: partlyKnown(result.data), failures: [] };
   const atUnknown = (path: ReadonlyArray<PropertyKey>) => containsUnknown(valueAt(input, path));
   const failures = describeIssues(schema, result.error.issues, (issue) => atUnknown(issue.path));
   if (failures.length > 0 || !("lifecycle" in def)) return { failures };
@@ -130,6 +149,8 @@ export function checkWith<T>(def: CheckedDefinition<T> | z.ZodType<T>, props: Re
     const parsed = parseKnown(field, input[key]);
     if (parsed !== undefined) value[key] = parsed;
   }
+  // Each field is its schema's output where known and the marker where not (parseKnown): what
+  // PartlyKnown<T> says, which TypeScript cannot follow through the fields' untyped schemas.
   const partly = value as PartlyKnown<T>;
   if (def.refine) {
     const issues: Array<{ path: PropertyKey[]; message: string }> = [];
@@ -230,7 +251,7 @@ export function unknownsAsOld(old: unknown, value: unknown): unknown {
   if (isUnknown(value)) return old === undefined ? value : old;
   if (Array.isArray(value)) return value.map((v, i) => unknownsAsOld(Array.isArray(old) ? old[i] : undefined, v));
   if (value && typeof value === "object") {
-    const o = old && typeof old === "object" && !Array.isArray(old) ? (old as Record<string, unknown>) : {};
+    const o = isRecord(old) ? old : {};
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unknownsAsOld(o[k], v)]));
   }
   return value;
