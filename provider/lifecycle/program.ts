@@ -220,8 +220,8 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
           declaredTable: {
             resource: declaredTable.name,
             ...(tableId !== undefined ? { tableId } : {}),
-            columns: declaredTable.args.columns as pulumi.Input<unknown>,
-            primaryKey: (declaredTable.args.primaryKey ?? []) as pulumi.Input<unknown>,
+            columns: declaredTable.args.columns,
+            primaryKey: declaredTable.args.primaryKey ?? [],
           },
         }
       : {}),
@@ -233,7 +233,7 @@ export function sinkFacts(name: string, args: SinkDeclaration): FactsInput {
 
 interface DeclaredTable {
   name: string;
-  args: Record<string, unknown>;
+  args: TableDeclaration;
   resource: pulumi.Resource;
 }
 /** Buckets of this program by their bucketId output: the id their literal stage and name make, undefined when the program does not say them. */
@@ -286,7 +286,7 @@ function bucketIdIn(v: unknown): string | undefined {
 }
 
 /** The id a Table of this program will have, when the program says its bucket's id and its name. */
-function tableIdIn(args: Record<string, unknown>): string | undefined {
+function tableIdIn(args: TableDeclaration): string | undefined {
   const bucket = bucketIdIn(args.bucketId);
   return bucket !== undefined && literal(args.name) ? `${bucket}.${args.name}` : undefined;
 }
@@ -309,7 +309,7 @@ export function declareTable(name: string, args: TableDeclaration): void {
 
 /** After the Table registered: Sinks writing its id (literal, or its tableId output) check their mapping against its declaration and depend on it. */
 export function declaredTable(name: string, args: TableDeclaration, resource: pulumi.Resource & { tableId: pulumi.Output<string> }): void {
-  const decl: DeclaredTable = { name, args: args as Record<string, unknown>, resource };
+  const decl: DeclaredTable = { name, args, resource };
   tablesByOutput.set(resource.tableId, decl);
   const branch = branchOf(args.branchId);
   const bucket = bucketIdIn(args.bucketId);
@@ -450,7 +450,7 @@ export function scheduleFacts(args: { target?: unknown }): FactsInput {
 
 /** What a job of a Flow of this program would find: the flow, enabled or not, which takes no variable values. */
 function flowTargetFacts(flow: DeclaredConfig): FactsInput {
-  return { declared: true, configuration: { type: "Flow", resource: flow.name, isDisabled: (flow.args.isDisabled ?? false) as pulumi.Input<unknown>, bound: false } };
+  return { declared: true, configuration: { type: "Flow", resource: flow.name, isDisabled: flow.args.isDisabled ?? false, bound: false } };
 }
 
 // ---- deletedWith ------------------------------------------------------------------------------
