@@ -5,21 +5,26 @@
 // RPC is called here the way that module does, with the resource's URN. Outside a provider
 // process (tests) messages go to the optional fallback.
 
-interface EngineClient {
-  log(req: unknown, cb: (err: unknown) => void): void;
+import type * as engineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
+import type * as enginePb from "@pulumi/pulumi/proto/engine_pb";
+
+// The modules are loaded when first needed (only a provider process talks to the engine), typed by
+// the SDK's own declarations; @grpc/grpc-js is the SDK's copy, of which only this is used.
+interface Grpc {
+  credentials: { createInsecure(): ConstructorParameters<typeof engineGrpc.EngineClient>[1] };
 }
 
-let engine: EngineClient | null | undefined;
+let engine: engineGrpc.EngineClient | null | undefined;
 
-function connect(): EngineClient | null {
+function connect(): engineGrpc.EngineClient | null {
   if (engine !== undefined) return engine;
   engine = null;
   const addr = process.argv[2];
   if (!addr || !/^[\w.[\]:-]+:\d+$/.test(addr) || !/dynamic-provider/.test(process.argv[1] ?? "")) return engine;
   try {
     const pulumiDir = require.resolve("@pulumi/pulumi/package.json").replace(/package\.json$/, "");
-    const grpc = require(require.resolve("@grpc/grpc-js", { paths: [pulumiDir] })) as { credentials: { createInsecure(): unknown } };
-    const rpc = require("@pulumi/pulumi/proto/engine_grpc_pb") as { EngineClient: new (addr: string, creds: unknown) => EngineClient };
+    const grpc: Grpc = require(require.resolve("@grpc/grpc-js", { paths: [pulumiDir] }));
+    const rpc: typeof engineGrpc = require("@pulumi/pulumi/proto/engine_grpc_pb");
     engine = new rpc.EngineClient(addr, grpc.credentials.createInsecure());
   } catch {
     engine = null;
@@ -43,10 +48,7 @@ export function progressInfo(urn: string | undefined, message: string, ephemeral
     fallback?.(message);
     return Promise.resolve();
   }
-  const proto = require("@pulumi/pulumi/proto/engine_pb") as {
-    LogRequest: new () => { setSeverity(s: number): void; setMessage(m: string): void; setUrn(u: string): void; setEphemeral(e: boolean): void };
-    LogSeverity: { INFO: number };
-  };
+  const proto: typeof enginePb = require("@pulumi/pulumi/proto/engine_pb");
   const req = new proto.LogRequest();
   req.setSeverity(proto.LogSeverity.INFO);
   req.setMessage(message);
