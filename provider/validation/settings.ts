@@ -205,7 +205,25 @@ export function settingsFromRemote(remote: StreamSetting[], managed: SettingsVal
     const r = remote.find((s) => s.key === d.key);
     if (!r) continue;
     const mine = getPath(managed, d.input);
-    setPath(out, d.input, sameSetting(d, mine, r.value) ? mine : r.value);
+    const value = sameSetting(d, mine, r.value) ? mine : r.value;
+    // A value the input cannot hold (not the service's type for the key) is not read back.
+    if (holds(d, value)) setPath(out, d.input, value);
   }
-  return out as SettingsValues;
+  return remoteValuesSchema.parse(out);
 }
+
+/** Whether a value has the type of the setting's input: a duration's or size's text, a count, a flag. */
+function holds(d: SettingDef, value: unknown): boolean {
+  if (d.kind === "int") return typeof value === "number";
+  if (d.kind === "bool") return typeof value === "boolean";
+  return typeof value === "string";
+}
+
+const remoteTriggerSchema = z.object({ interval: z.string().optional(), size: z.string().optional(), count: z.number().optional() });
+
+/** SettingsValues as a structure, without the inputs' ranges: what a refresh reads back from the service. */
+const remoteValuesSchema = z.object({
+  stagingUploadTrigger: remoteTriggerSchema.optional(),
+  targetImportTrigger: remoteTriggerSchema.optional(),
+  syncWait: z.boolean().optional(),
+}) satisfies z.ZodType<SettingsValues>;

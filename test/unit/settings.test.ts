@@ -122,6 +122,15 @@ describe("settings diff and patches", () => {
     });
   });
 
+  it("reads back no value the input cannot hold (the service answering another type for a key)", () => {
+    const remote: StreamSetting[] = [
+      { key: "storage.level.target.import.trigger.interval", type: "duration", description: "", value: 60, defaultValue: "1m0s", overwritten: true, protected: false },
+      { key: "storage.level.target.import.trigger.count", type: "int", description: "", value: "777", defaultValue: 50000, overwritten: true, protected: false },
+      { key: "storage.level.local.encoding.sync.wait", type: "bool", description: "", value: false, defaultValue: true, overwritten: true, protected: false },
+    ];
+    expect(settingsFromRemote(remote, { targetImportTrigger: { interval: "2m", count: 5 }, syncWait: true })).toStrictEqual({ syncWait: false });
+  });
+
   it("patches every managed key without older inputs, and reads a trigger that is not an object as not set", () => {
     expect(settingsPatch({ stagingUploadTrigger: { interval: "45s", count: 5 } })).toEqual([
       { key: "storage.level.staging.upload.trigger.interval", value: "45s" },
