@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 import * as fs from "node:fs";
-import { KeboolaClient } from "../api/client";
 import { resolveSettings } from "../config";
-import { exportProject } from "./export";
-import { loadManifest } from "./parse";
 import { formatTry, headerArg, signalArg, tryLocally, tryRefused, tryRemotely, TryError } from "./try";
-import { readInput, review } from "../review/cli";
 import { pr, PR_USAGE } from "../pipeline/cli";
+
+// The modules that load the resource kinds (and with them the Pulumi SDK) load when a command needs
+// them: `review`, `pr` and the usage text start in a fraction of that time.
 
 // `keboola-pulumi export --host <url> --token <token> [--branch <id>] [--components a,b] [--schema <path>] > keboola.yaml`
 // `keboola-pulumi try <manifest> --source <key> <payload file | -> [--json] [--remote] [--header "Name: value"] [--signal s]`
@@ -81,6 +80,7 @@ async function runTry(argv: string[], stdin: () => string): Promise<number> {
   const source = options.get("source");
   if (!source) throw new TryError(`name the source: --source <key under sources>\n${USAGE}`);
   const [file, payloadArg] = positionals;
+  const { loadManifest } = await import("./parse");
   const manifest = loadManifest(file);
   let payload: string;
   try {
@@ -93,6 +93,7 @@ async function runTry(argv: string[], stdin: () => string): Promise<number> {
   if (flags.has("remote")) {
     if (!options.get("host") && !process.env.KBC_HOST) throw new TryError(`--remote needs the Keboola host: pass --host https://connection.<stack> or set KBC_HOST`);
     if (!options.get("token") && !process.env.KBC_TOKEN) throw new TryError(`--remote needs a token: set KBC_TOKEN (or pass --token)`);
+    const { KeboolaClient } = await import("../api/client");
     const client = new KeboolaClient(resolveSettings({ get: (key) => options.get(key.replace(/^keboola:/, "")) }));
     result = await tryRemotely(manifest, input, client);
   } else {
@@ -106,7 +107,10 @@ export async function main(argv: string[], stdin: () => string = () => fs.readFi
   const [command, ...rest] = argv;
   if (command === "try") return runTry(rest, stdin);
   if (command === "pr") return pr(rest, { env: process.env, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
-  if (command === "review") return review(rest, { read: readInput, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
+  if (command === "review") {
+    const { readInput, review } = await import("../review/cli");
+    return review(rest, { read: readInput, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
+  }
   if (command !== "export") {
     process.stderr.write(`${USAGE}\n`);
     return command === "--help" || command === "help" ? 0 : 2;
@@ -118,6 +122,8 @@ export async function main(argv: string[], stdin: () => string = () => fs.readFi
   if (!args.get("host") && !process.env.KBC_HOST) throw new Error(`the Keboola host is missing: pass --host https://connection.<stack> or set KBC_HOST\n${USAGE}`);
   if (!args.get("token") && !process.env.KBC_TOKEN) throw new Error(`the token is missing: set KBC_TOKEN (or pass --token)\n${USAGE}`);
   const settings = resolveSettings({ get: (key) => args.get(key.replace(/^keboola:/, "")) });
+  const { KeboolaClient } = await import("../api/client");
+  const { exportProject } = await import("./export");
   const client = new KeboolaClient(settings);
   const components = args.get("components")?.split(",").map((s) => s.trim()).filter(Boolean);
   const result = await exportProject(client, { branch: args.get("branch"), components, schema: args.get("schema") });
