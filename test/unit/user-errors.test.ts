@@ -5,8 +5,13 @@ import { HttpClient } from "../../provider/api/http";
 import { KeboolaClient } from "../../provider/api/client";
 import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError } from "../../provider/api/errors";
 import { userFacingError } from "../../provider/errors";
-// The runtime loads resource modules with require() at call time, so it runs from the build.
-import { call, configure } from "../../dist/provider/runtime";
+import * as path from "node:path";
+import type * as Runtime from "../../provider/runtime";
+
+// The runtime loads resource modules with require() at call time, so it runs from the build: loaded
+// by its path (the build is an output of the same compilation, not one of its inputs), typed by its
+// source.
+const { call, configure }: typeof Runtime = require(path.join(__dirname, "..", "..", "dist", "provider", "runtime.js"));
 
 // What a person reads when something fails: hosts that are not Keboola APIs are named as such, a
 // host that never answers fails within the request deadline, and errors reaching Pulumi carry the
