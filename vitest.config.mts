@@ -10,7 +10,7 @@ import { defineConfig } from "vitest/config";
 // - e2e: the real Pulumi CLI against the emulator. Each file has its own emulator (a free port),
 //   work directory and PULUMI_HOME (scripts/lib/pulumi-workspace.ts), so files cannot step on each
 //   other; they mostly wait on `pulumi` and its plugins, so more of them run at once than there
-//   are cores. The build they run (dist/) is made once before any file starts (global setup).
+//   are cores. No test builds dist/ itself: the global setup does, before any file starts.
 //
 // MAX_WORKERS: how many files run at once. The machine this suite is sized for has 2 cores; the
 // figure and the measurements behind it are in CONTRIBUTING.md ("Slow tests").
@@ -35,6 +35,8 @@ export default defineConfig({
     benchmark: { include: ["test/bench/**/*.bench.ts"] },
     maxWorkers: MAX_WORKERS,
     sequence: { sequencer: EndToEndFirst },
+    // The build the tests run, made before any file starts (see the file).
+    globalSetup: ["test/build.global.ts"],
     projects: [
       {
         extends: true,
@@ -51,7 +53,6 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
-          globalSetup: ["test/e2e/helpers/build.global.ts"],
         },
       },
     ],

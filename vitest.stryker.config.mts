@@ -9,8 +9,7 @@ import { LoadFailureAsFailedTest } from "./test/load-failure.reporter";
 // sources Stryker mutates. Left out, because they run code a mutant never reaches (dist/, other
 // processes) and cost seconds to minutes each:
 // - test/e2e/ (all of it, smoke.test.ts included): the real Pulumi CLI running dist/;
-// - test/review/cli.test.ts: rebuilds dist/ with tsc when a source is newer (every mutated
-//   sandbox file is) and runs the built command;
+// - test/review/cli.test.ts: runs the built command (dist/), which a mutant never reaches;
 // - test/review/mermaid.test.ts: renders the review diagram in Chromium (provider/review/ is not
 //   mutated);
 // - test/unit/ensure-pulumi.test.ts: the shell script that finds or builds the Pulumi CLI;

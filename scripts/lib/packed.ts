@@ -11,7 +11,10 @@ import { REPO_ROOT } from "./pulumi-workspace";
 /** Packs the repository into `dir` and installs the tarball there; returns the node_modules path. */
 export function packAndInstall(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
-  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: REPO_ROOT, encoding: "utf8" }).trim().split("\n").pop()!;
+  // --ignore-scripts: the build the caller made is packed as it is. npm pack would otherwise run the
+  // `prepare` script, rebuilding dist/ under everything else that runs from it at the same time
+  // (the end-to-end files run concurrently: a dynamic provider loading a half-written module fails).
+  const name = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir], { cwd: REPO_ROOT, encoding: "utf8" }).trim().split("\n").pop()!;
   const pulumiVersion = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")) as { version: string }).version;
   if (!fs.existsSync(path.join(dir, "package.json"))) {
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "keboola-pulumi-user", version: "0.0.0", private: true }));

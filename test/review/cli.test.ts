@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../provider/manifest/cli";
 import { review, type ReviewIo } from "../../provider/review/cli";
 import { FIXTURES, fixtureText, GOLDEN } from "./helpers";
@@ -13,20 +13,10 @@ import { FIXTURES, fixtureText, GOLDEN } from "./helpers";
 const ROOT = path.join(__dirname, "..", "..");
 const CLI = path.join(ROOT, "dist", "provider", "manifest", "cli.js");
 
-/** The built CLI, compiled first when a source of it is newer (the e2e tests do the same). */
-function ensureBuilt(): void {
-  const sources = ["provider/review", "provider/manifest", "keboola"].flatMap((d) => fs.readdirSync(path.join(ROOT, d)).filter((f) => f.endsWith(".ts")).map((f) => path.join(ROOT, d, f)));
-  const built = path.join(ROOT, "dist", "provider", "review", "cli.js");
-  if (!fs.existsSync(built) || sources.some((f) => fs.statSync(f).mtimeMs > fs.statSync(built).mtimeMs)) {
-    execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
-  }
-}
 
 const run = (args: string[], input?: string) => spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, input, encoding: "utf8", timeout: 60_000 });
 
 describe("keboola-pulumi review (the built command)", () => {
-  beforeAll(() => ensureBuilt(), 120_000);
-
   it("writes the review of a file to standard output", () => {
     const res = run(["review", path.join(FIXTURES, "quickstart-change.json")]);
     expect(res.stderr).toBe("");

@@ -2,14 +2,14 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-// The end-to-end files run the built package (dist/: the CLI, the root Pulumi project, the kinds'
-// provider modules), never the TypeScript sources. `npm test` builds first; a single file run by
-// hand after an edit would run the old build, so this global setup builds once, in vitest's main
-// process before any test file starts, when a source is newer than its build. Once, and not in each
-// file: the files run concurrently, and two builds writing dist/ at once would each see the other's
-// half-written output.
+// Tests that run the built package (dist/: the CLI, the root Pulumi project, the kinds' provider
+// modules; every end-to-end file and a few others) never build it themselves: `npm test` builds
+// first, and a file run by hand after an edit would run the old build, so this global setup builds
+// once, in vitest's main process before any test file starts, when a source is newer than its
+// build. Never during the run: the files run concurrently, and a build writing dist/ while a
+// dynamic provider loads a module from it fails that provider.
 
-const ROOT = path.resolve(__dirname, "..", "..", "..");
+const ROOT = path.resolve(__dirname, "..");
 const SOURCES = ["keboola", "provider", "emulator", "jsonnet", "scripts"];
 
 /** Each TypeScript source and the module the build writes for it. */
