@@ -209,7 +209,11 @@ export function settingsFromRemote(remote: StreamSetting[], managed: SettingsVal
     // A value the input cannot hold (not the service's type for the key) is not read back.
     if (holds(d, value)) setPath(out, d.input, value);
   }
-  return remoteValuesSchema.parse(out);
+  // Built by setPath at SETTINGS' input paths, each leaf of its input's type (holds): a
+  // SettingsValues by construction, which TypeScript cannot follow through dotted paths. An
+  // assertion rather than a second statement of the structure, which a new setting would have to
+  // be added to as well or be dropped on every refresh without a word.
+  return out as SettingsValues;
 }
 
 /** Whether a value has the type of the setting's input: a duration's or size's text, a count, a flag. */
@@ -218,12 +222,3 @@ function holds(d: SettingDef, value: unknown): boolean {
   if (d.kind === "bool") return typeof value === "boolean";
   return typeof value === "string";
 }
-
-const remoteTriggerSchema = z.object({ interval: z.string().optional(), size: z.string().optional(), count: z.number().optional() });
-
-/** SettingsValues as a structure, without the inputs' ranges: what a refresh reads back from the service. */
-const remoteValuesSchema = z.object({
-  stagingUploadTrigger: remoteTriggerSchema.optional(),
-  targetImportTrigger: remoteTriggerSchema.optional(),
-  syncWait: z.boolean().optional(),
-}) satisfies z.ZodType<SettingsValues>;
