@@ -354,6 +354,7 @@ export const handler: Handler<typeof table> = {
     // and whether these inputs address the same one.
     const oldId = typeof olds.bucketId === "string" && typeof olds.name === "string" ? `${olds.bucketId}.${olds.name}` : undefined;
     const oldBranch = typeof olds.branchId === "string" ? olds.branchId : "default";
+    const recorded = table.parseState(olds);
     const sameTable = oldId !== undefined && !isNew(olds, { branchId: value.branchId, bucketId: value.bucketId, name: value.name });
     // Columns already in the table keep their order; new ones come after them.
     const had = isStringList(olds.columns) ? olds.columns : undefined;
@@ -369,7 +370,6 @@ export const handler: Handler<typeof table> = {
         });
       }
       // A new column type cannot be altered in place: the table is replaced, and rows not declared here would be lost.
-      const recorded = table.parseState(olds);
       const retyped = redefined(recorded, settled);
       if (retyped.length > 0 && settled.data === undefined && !settled.allowRecreate) {
         const was = recorded.definition ?? {};
@@ -394,11 +394,11 @@ export const handler: Handler<typeof table> = {
     // A new name, bucket or branch replaces the table: the old one is dropped first (the diff says
     // delete-before-replace) with its rows, which only declared data brings back.
     if (failures.length === 0 && oldId !== undefined && settled && settled.data === undefined && !settled.allowRecreate) {
-      const moved = markerDiff(table, table.parseState(olds), given, ctx.call.facts).replaces ?? [];
+      const moved = markerDiff(table, recorded, given, ctx.call.facts).replaces ?? [];
       const rows = moved.length ? ((await ctx.client().storage.findTableDetail(oldBranch, oldId))?.rowsCount ?? 0) : 0;
       if (rows > 0) {
-        const given: Readonly<Record<string, unknown>> = value;
-        const changes = moved.map((f) => `${f} (${show(olds[f])} → ${show(given[f])})`).join(", ");
+        const checked: Readonly<Record<string, unknown>> = value;
+        const changes = moved.map((f) => `${f} (${show(olds[f])} → ${show(checked[f])})`).join(", ");
         failures.push({
           property: moved[0],
           reason: `changing ${changes} replaces the table: "${oldId}" is dropped with its ${rows} row(s), which this table does not declare. Set allowRecreate: true to give them up, declare data so it is loaded into the new table, or keep the ${moved[0]}`,
