@@ -12,7 +12,7 @@ import { sealForWrite, type Encrypt, type SealedDoc } from "./secret-values";
 // when given), and rows no declared row matches are deleted.
 
 /** A binding to a VariableConfig, as ComponentConfig's check gives it (variablesBindingSchema). */
-export interface VariablesBinding {
+export interface CheckedBinding {
   configId: string;
   valuesRowId?: string | null;
 }
@@ -24,7 +24,7 @@ export interface DeclaredRow {
   description: string;
   configuration: Record<string, unknown>;
   isDisabled: boolean;
-  variables?: VariablesBinding;
+  variables?: CheckedBinding;
 }
 
 /** What the rows are reconciled to: a configuration's address and its declared rows. */
@@ -101,7 +101,7 @@ const rowDiffers = (remote: ConfigRow, d: DeclaredRow) =>
   remote.name !== d.name || remote.description !== d.description || remote.isDisabled !== d.isDisabled || !same(remote.configuration, d.configuration);
 
 /** A configuration or row as written (its `#` values sealed) plus the references of its binding. */
-export function withBinding(sealed: Record<string, unknown>, binding: VariablesBinding | undefined): Record<string, unknown> {
+export function withBinding(sealed: Record<string, unknown>, binding: CheckedBinding | undefined): Record<string, unknown> {
   if (!binding) return sealed;
   const out: Record<string, unknown> = { ...sealed, variables_id: binding.configId };
   if (binding.valuesRowId) out.variables_values_id = binding.valuesRowId;
