@@ -230,7 +230,6 @@ export const definition = branch;
 // `pulumi destroy` deletes the branch after what the stack made in it, and nothing of the stack is
 // written to the default branch. A resource that names its branchId keeps it.
 
-
 let declared: { name: string; branch: Branch } | undefined;
 
 /** The development branch name stack config `keboola:branch` gives, if any. */

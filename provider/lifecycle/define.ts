@@ -253,7 +253,6 @@ type Keys<T> = Extract<keyof T, string>;
 /** The properties of a resource class: every input and output as a `pulumi.Output`. */
 export type OutputsOf<D extends AnyDefinition> = { readonly [K in Keys<z.output<D["visible"]>>]: pulumi.Output<z.output<D["visible"]>[K]> };
 
-
 /** Who a call is about: what the resource class adds to the inputs (never user data). */
 export interface CallIdentity {
   /** The resource's name in the program (its id for state written before names were recorded). */
