@@ -500,10 +500,13 @@ function defaultText(v: unknown): string {
 const MANIFEST_DOC = "[the manifest](../../README.md#the-manifest-keboolayaml)";
 const EXPORT_DOC = "[`keboola-pulumi export`](../../README.md#export-bring-an-existing-project-under-management)";
 
+/** The manifest's sections as keboola.schema.json has them (made once: each kind's page reads one). */
+let manifestSections: Record<string, Json> | undefined;
+
 /** What keboola.schema.json says of an entry of a manifest section. */
 function entryDescription(section: ManifestSection): string | undefined {
-  const sections = (manifestJsonSchema() as Json).properties ?? {};
-  const entry = sections[section]?.additionalProperties;
+  manifestSections ??= (manifestJsonSchema() as Json).properties ?? {};
+  const entry = manifestSections[section]?.additionalProperties;
   return typeof entry === "object" ? entry.description : undefined;
 }
 
