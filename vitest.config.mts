@@ -53,6 +53,8 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
+          // The Node.js processes Pulumi starts load faster (scripts/lib/e2e-node-preload.ts).
+          env: { KEBOOLA_E2E_PRELOAD: "1" },
         },
       },
     ],

@@ -244,6 +244,21 @@ function symlinkDir(linkPath: string, target: string): void {
   fs.symlinkSync(target, linkPath, "dir");
 }
 
+/**
+ * The environment that preloads scripts/lib/e2e-node-preload.ts into the Node.js processes Pulumi
+ * starts (see that file): set for the end-to-end tests only (KEBOOLA_E2E_PRELOAD=1, by
+ * vitest.config.mts), so the quickstart and the benchmarks run the SDK exactly as a user's does.
+ */
+function e2ePreloadEnv(): NodeJS.ProcessEnv {
+  const preload = path.join(REPO_ROOT, "dist", "scripts", "lib", "e2e-node-preload.js");
+  return {
+    NODE_OPTIONS: `--require "${preload}"`,
+    KEBOOLA_E2E_COMPILE_CACHE: path.join(REPO_ROOT, "node_modules", ".cache", "keboola-pulumi-e2e", "v8"),
+    KEBOOLA_E2E_COMPILE_ROOT: REPO_ROOT,
+    KEBOOLA_E2E_DEFER_SDK_MODULES: "1",
+  };
+}
+
 /** Create a temporary Pulumi workspace: file:// backend, passphrase secrets, own PULUMI_HOME, CLI on PATH. */
 export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = {}): Promise<PulumiWorkspace> {
   const binDir = await ensurePulumiBinDir();
@@ -269,6 +284,7 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_SKIP_CONFIRMATIONS: "true",
   });
+  if (process.env.KEBOOLA_E2E_PRELOAD === "1") Object.assign(env, e2ePreloadEnv());
   for (const [k, v] of Object.entries(options.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;
