@@ -1,0 +1,26 @@
+// What loading keboola-pulumi must not load: modules only one operation needs, which every program
+// and provider process would otherwise pay for at start (provider/api/upload.ts says why).
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { expect, it } from "vitest";
+
+const ROOT = path.join(__dirname, "..", "..");
+
+it("loads the AWS SDK only for an upload, not with the package or the Table kind", () => {
+  const script = `
+    const loaded = () => Object.keys(require.cache).some((k) => k.includes("/@aws-sdk/client-s3/"));
+    require("./dist/provider");
+    const withPackage = loaded();
+    require("./dist/provider/kinds/table");
+    const withTable = loaded();
+    const upload = require("./dist/provider/api/upload");
+    // An upload as far as its S3 client: the file to send is missing, so it fails before any request.
+    const credentials = { AccessKeyId: "a", SecretAccessKey: "s", SessionToken: "t" };
+    const storage = { prepareFile: async () => ({ id: 1, region: "us-east-1", s3Endpoint: "http://127.0.0.1:9", uploadParams: { bucket: "b", key: "k", credentials } }) };
+    upload.uploadToStorage(storage, "default", { path: "/nonexistent/x.csv" }, { name: "x.csv" }).catch((e) => {
+      console.log(JSON.stringify({ withPackage, withTable, afterUpload: loaded(), error: e.message }));
+    });`;
+  const res = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8" });
+  expect(res.stderr).toBe("");
+  expect(JSON.parse(res.stdout)).toMatchObject({ withPackage: false, withTable: false, afterUpload: true, error: expect.stringMatching(/ENOENT/) });
+});
