@@ -16,8 +16,8 @@ export const sinkSettings = defineResource({
   description: "Stream trigger settings of one sink (only the keys set are managed).",
   inputs: {
     branchId: branchSchema,
-    sourceId: z.string().min(1, "must not be empty: pass the sourceId of the Sink's source").max(MAX_ID_LENGTH),
-    sinkId: z.string().min(1, "must not be empty: pass the sinkId of a Sink").max(MAX_ID_LENGTH),
+    sourceId: z.string().min(1, "must not be empty: pass the sourceId of the Sink's source").max(MAX_ID_LENGTH).describe("The sourceId of the Sink's source."),
+    sinkId: z.string().min(1, "must not be empty: pass the sinkId of a Sink").max(MAX_ID_LENGTH).describe("The sinkId of the Sink these settings belong to."),
     ...settingsShape,
   },
   outputs: {},

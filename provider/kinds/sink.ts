@@ -31,7 +31,7 @@ export const sink = defineResource({
   description: "A Stream sink: maps each event of its source to a row of a Storage table.",
   inputs: {
     branchId: replaces(branchSchema),
-    sourceId: replaces(z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH)),
+    sourceId: replaces(z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH).describe("The sourceId of the Source whose events this sink writes. Changing it replaces the sink.")),
     sinkId: replaces(streamIdSchema("sink")),
     name: streamNameSchema,
     description: descriptionSchema,

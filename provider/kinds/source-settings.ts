@@ -16,7 +16,7 @@ export const sourceSettings = defineResource({
   description: "Stream trigger settings of a source (only the keys set are managed).",
   inputs: {
     branchId: branchSchema,
-    sourceId: z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH),
+    sourceId: z.string().min(1, "must not be empty: pass the sourceId of a Source").max(MAX_ID_LENGTH).describe("The sourceId of the Source these settings belong to."),
     ...settingsShape,
   },
   outputs: {},

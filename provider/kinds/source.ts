@@ -28,7 +28,7 @@ export const source = defineResource({
     sourceId: replaces(streamIdSchema("source")),
     name: streamNameSchema,
     description: descriptionSchema,
-    type: z.enum(["http", "otlp"], { message: 'must be "http" or "otlp"' }).default("http"),
+    type: z.enum(["http", "otlp"], { message: 'must be "http" or "otlp"' }).default("http").describe('"http" (events as HTTP requests) or "otlp" (OpenTelemetry signals).'),
     enabled: z
       .boolean()
       .default(true)

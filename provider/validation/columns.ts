@@ -7,43 +7,46 @@ import type { StreamColumn } from "../api/stream";
 export const MAX_COLUMNS = 100;
 export const MAX_TEMPLATE_LENGTH = 4096;
 
-const name = z.string().min(1, "must not be empty").max(64, "must be at most 64 characters");
+const name = z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").describe("The table column it writes (1-64 characters).");
+const primaryKey = z.boolean().optional().describe("Whether the column is part of the table's primary key.");
 const rawString = z.boolean().optional().describe("Remove the quotes around a JSON string value.");
 
 const simpleColumn = z
   .object({
-    type: z.enum(["uuid", "datetime", "ip", "body", "headers"]),
+    type: z.enum(["uuid", "datetime", "ip", "body", "headers"]).describe("What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers."),
     name,
-    primaryKey: z.boolean().optional(),
+    primaryKey,
   })
   .strict();
 
 const pathColumn = z
   .object({
-    type: z.literal("path"),
+    type: z.literal("path").describe("A value of the JSON body, by its path."),
     name,
-    path: z.string().min(1, 'must not be empty: a dotted path into the JSON body, e.g. "user.id"'),
+    path: z.string().min(1, 'must not be empty: a dotted path into the JSON body, e.g. "user.id"').describe('A dotted path into the JSON body, e.g. "user.id".'),
     defaultValue: z.string().optional().describe("Used when the field does not exist."),
     rawString,
-    primaryKey: z.boolean().optional(),
+    primaryKey,
   })
   .strict();
 
 const templateColumn = z
   .object({
-    type: z.literal("template"),
+    type: z.literal("template").describe("The result of a Jsonnet template over the event."),
     name,
     rawString,
     template: z
       .object({
-        language: z.literal("jsonnet").default("jsonnet"),
+        language: z.literal("jsonnet").default("jsonnet").describe('The template language: "jsonnet".'),
         content: z
           .string()
           .min(1, "must not be empty: write a jsonnet expression, e.g. Body('user.id')")
-          .max(MAX_TEMPLATE_LENGTH, `must be at most ${MAX_TEMPLATE_LENGTH} characters`),
+          .max(MAX_TEMPLATE_LENGTH, `must be at most ${MAX_TEMPLATE_LENGTH} characters`)
+          .describe("The Jsonnet expression, e.g. Body('user.id')."),
       })
-      .strict(),
-    primaryKey: z.boolean().optional(),
+      .strict()
+      .describe("The template computing the column's value."),
+    primaryKey,
   })
   .strict();
 

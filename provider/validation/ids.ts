@@ -21,12 +21,14 @@ export function streamIdSchema(entity: "source" | "sink") {
 export const streamNameSchema = z
   .string()
   .min(1, "must not be empty")
-  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters: shorten it`);
+  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters: shorten it`)
+  .describe(`Name shown in the Keboola UI (1-${MAX_NAME_LENGTH} characters).`);
 
 export const descriptionSchema = z
   .string()
   .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters: shorten it`)
-  .default("");
+  .default("")
+  .describe(`Description shown in the Keboola UI (at most ${MAX_DESCRIPTION_LENGTH} characters).`);
 
 const BRANCH_TEXT = 'Branch: "default" or the numeric id of a dev branch (a Branch\'s branchId). Omitted: the stack\'s development branch when stack config keboola:branch names one, else the default branch.';
 

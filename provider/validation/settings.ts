@@ -116,9 +116,9 @@ const ranges = (prefix: string) =>
 const trigger = (prefix: string) =>
   z
     .object({
-      interval: quantity(quantityDef(`${prefix}.interval`)).optional(),
-      size: quantity(quantityDef(`${prefix}.size`)).optional(),
-      count: count(def(`${prefix}.count`)).optional(),
+      interval: quantity(quantityDef(`${prefix}.interval`)).optional().describe('Time since the first record, e.g. "30s".'),
+      size: quantity(quantityDef(`${prefix}.size`)).optional().describe('Size of the records, e.g. "5MB".'),
+      count: count(def(`${prefix}.count`)).optional().describe("Number of records."),
     })
     .strict();
 

@@ -53,7 +53,7 @@ export const baseTypeOf = snowflakeBaseType;
 
 export const columnDefinitionSchema = z
   .object({
-    type: z.string().transform((t) => t.toUpperCase()),
+    type: z.string().describe("The native type, e.g. VARCHAR, INTEGER or NUMBER (upper-cased).").transform((t) => t.toUpperCase()),
     length: z.union([z.string(), z.number().transform(String)]).optional().describe('Length or precision, e.g. "255" for VARCHAR or "38,2" for NUMBER.'),
     nullable: z.boolean().optional().describe("Whether the column accepts NULL (default true; primary key columns are never nullable)."),
     default: z.string().optional().describe("The column's default value."),

@@ -1,0 +1,264 @@
+// The Pulumi package schema of the kinds (https://www.pulumi.com/docs/iac/extending-pulumi/schema/),
+// made from their zod schemas, the one source of truth: what `schema.json` holds, what the provider
+// plugin will answer to GetSchema, and what `pulumi package gen-sdk` makes the SDKs from.
+//
+// zod writes JSON Schema; Pulumi's schema is a different language. The translation:
+// - an object with properties is a named type, `keboola:index:<Kind><Path>` (the path of its first
+//   place, in PascalCase); an object alike in all but its descriptions elsewhere reuses that name;
+// - a string of a fixed set of values is a named enum type, reused by any field of the same values;
+// - a union is a `oneOf` of its distinct variants (`T | null` is an optional T);
+// - an object of free keys is a map of its values' type; a JSON value of any shape (a component's
+//   configuration, a recursive $def) is `pulumi.json#/Any`;
+// - validation keywords (pattern, minimum, lengths) have no place here: the kinds' checks enforce
+//   them, with the same refusals through either front door.
+import { z } from "zod";
+import type { AnyDefinition } from "../lifecycle/define";
+
+export const PACKAGE = "keboola";
+const ANY = { $ref: "pulumi.json#/Any" } as const;
+
+/** A JSON Schema node as zod writes it (the keywords read here). */
+interface Json {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, Json>;
+  required?: string[];
+  additionalProperties?: boolean | Json;
+  items?: Json;
+  anyOf?: Json[];
+  oneOf?: Json[];
+  allOf?: Json[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  $ref?: string;
+  $defs?: Record<string, Json>;
+}
+
+/** Pulumi's TypeSpec. */
+export interface TypeSpec {
+  type?: "string" | "number" | "integer" | "boolean" | "array" | "object";
+  items?: TypeSpec;
+  additionalProperties?: TypeSpec;
+  $ref?: string;
+  oneOf?: TypeSpec[];
+}
+
+/** Pulumi's PropertySpec. */
+export interface PropertySpec extends TypeSpec {
+  description: string;
+  default?: string | number | boolean;
+  const?: string | number | boolean;
+  secret?: boolean;
+  replaceOnChanges?: boolean;
+}
+
+export interface ObjectTypeSpec {
+  type: "object";
+  description: string;
+  properties: Record<string, PropertySpec>;
+  required?: string[];
+}
+
+export interface EnumTypeSpec {
+  type: "string";
+  description: string;
+  enum: Array<{ value: string }>;
+}
+
+export interface ResourceSpec {
+  description: string;
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+  properties: Record<string, PropertySpec>;
+  required: string[];
+}
+
+export interface PackageSpec {
+  name: string;
+  displayName: string;
+  description: string;
+  version: string;
+  config: { variables: Record<string, PropertySpec> };
+  provider: { description: string; inputProperties: Record<string, PropertySpec> };
+  resources: Record<string, ResourceSpec>;
+  types: Record<string, ObjectTypeSpec | EnumTypeSpec>;
+}
+
+/** The provider's configuration: `keboola:<name>` stack config (each with its environment variable). */
+export const CONFIG_VARIABLES: Record<string, PropertySpec> = {
+  host: { type: "string", description: "Storage API host, e.g. https://connection.keboola.com (or KBC_HOST)." },
+  token: { type: "string", secret: true, description: "Storage API token (or KBC_TOKEN)." },
+  streamUrl: { type: "string", description: "Stream API URL override (or KBC_STREAM_URL)." },
+  queueUrl: { type: "string", description: "Queue API URL override (or KBC_QUEUE_URL)." },
+  taskTimeout: { type: "number", description: "Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600." },
+};
+
+export const resourceToken = (type: string): string => `${PACKAGE}:index:${type}`;
+
+/** What of a kind's definition the package schema reads. */
+export type SchemaSource = Pick<AnyDefinition, "type" | "description" | "inputs" | "outputs" | "secretOutputs"> & { lifecycle: Pick<AnyDefinition["lifecycle"], "replace"> };
+
+export function packageSchema(catalog: readonly SchemaSource[], version: string): PackageSpec {
+  const types = new TypeNames();
+  const resources: Record<string, ResourceSpec> = {};
+  for (const def of catalog) {
+    // zod's JSON Schema type is every keyword of every draft; Json names the ones read here.
+    const inputs = z.toJSONSchema(def.inputs, { io: "input", unrepresentable: "any" }) as Json;
+    const outputs = z.toJSONSchema(def.outputs, { io: "output", unrepresentable: "any" }) as Json;
+    const secret = new Set(def.secretOutputs);
+    const replace = new Set(def.lifecycle.replace);
+    const props = (schema: Json): Record<string, PropertySpec> =>
+      Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([name, field]) => {
+          const spec = types.property(field, `${def.type}${pascal(name)}`, schema, `${def.type}.${name}`);
+          if (secret.has(name)) spec.secret = true;
+          if (replace.has(name)) spec.replaceOnChanges = true;
+          return [name, spec];
+        }),
+      );
+    const inputProperties = props(inputs);
+    resources[resourceToken(def.type)] = {
+      description: def.description,
+      inputProperties,
+      requiredInputs: inputs.required ?? [],
+      properties: { ...inputProperties, ...props(outputs) },
+      required: [...new Set([...(inputs.required ?? []), ...(outputs.required ?? [])])],
+    };
+  }
+  if (types.undescribed.length) {
+    throw new Error(`package schema: no description for ${types.undescribed.join(", ")}: give each field's zod schema a .describe()`);
+  }
+  return {
+    name: PACKAGE,
+    displayName: "Keboola",
+    description: "Keboola Stream sources, sinks and settings, component configurations, variables and job runs, Storage buckets and tables, flows, schedules and dev branches.",
+    version,
+    config: { variables: CONFIG_VARIABLES },
+    provider: { description: "The Keboola provider: one project, by its Storage API host and token.", inputProperties: CONFIG_VARIABLES },
+    resources,
+    types: types.all,
+  };
+}
+
+/** The named types met so far, by name and by shape (so that alike types share one name). */
+class TypeNames {
+  readonly all: Record<string, ObjectTypeSpec | EnumTypeSpec> = {};
+  /** Fields with no description (every property of a package schema needs one). */
+  readonly undescribed: string[] = [];
+  private readonly byShape = new Map<string, string>();
+
+  property(s: Json, name: string, root: Json, where: string): PropertySpec {
+    const description = describedAs(s) ?? describedAs(this.resolve(s, root) ?? {});
+    if (!description) this.undescribed.push(where);
+    const spec: PropertySpec = { ...this.type(s, name, root, where), description: description ?? "" };
+    const scalar = (v: unknown): v is string | number | boolean => ["string", "number", "boolean"].includes(typeof v);
+    if (scalar(s.default)) spec.default = s.default;
+    if (scalar(s.const)) spec.const = s.const;
+    return spec;
+  }
+
+  type(s: Json, name: string, root: Json, where: string): TypeSpec {
+    if (s.$ref) {
+      const def = this.resolve(s, root);
+      // The only shared definitions zod writes for these schemas are recursive: JSON values.
+      if (!def || JSON.stringify(def).includes(`"${s.$ref}"`)) return ANY;
+      return this.type(def, name, root, where);
+    }
+    if (s.allOf?.length === 1) return this.type(s.allOf[0], name, root, where);
+    if (s.const !== undefined) return primitive(typeof s.const);
+    if (s.enum) {
+      if (s.enum.every((v): v is string => typeof v === "string")) return this.enumType(s.enum, s.description ?? where, name);
+      return primitive(typeof s.enum[0]);
+    }
+    const variants = s.anyOf ?? s.oneOf ?? (Array.isArray(s.type) ? s.type.map((t) => ({ ...s, type: t })) : undefined);
+    if (variants) {
+      const kept = variants.filter((v) => v.type !== "null");
+      const specs = kept.map((v, i) => this.type(v, kept.length > 1 ? `${name}${variantName(v, i)}` : name, root, where));
+      const distinct = [...new Map(specs.map((t) => [JSON.stringify(t), t])).values()];
+      return distinct.length === 1 ? distinct[0] : { oneOf: distinct };
+    }
+    switch (s.type) {
+      case "string":
+      case "number":
+      case "integer":
+      case "boolean":
+        return { type: s.type };
+      case "array":
+        return { type: "array", items: s.items ? this.type(s.items, singular(name), root, `${where}[]`) : ANY };
+      case "object":
+        return this.objectType(s, name, root, where);
+      default:
+        return ANY;
+    }
+  }
+
+  private objectType(s: Json, name: string, root: Json, where: string): TypeSpec {
+    const props = Object.entries(s.properties ?? {});
+    if (props.length === 0) {
+      const extra = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
+      if (!extra || Object.keys(extra).length === 0) return ANY;
+      return { type: "object", additionalProperties: this.type(extra, `${name}Value`, root, `${where}.*`) };
+    }
+    const shape = JSON.stringify(s, (k, v: unknown) => (k === "description" ? undefined : v));
+    const known = this.byShape.get(shape);
+    if (known) return { $ref: `#/types/${known}` };
+    const token = this.freeName(name);
+    this.byShape.set(shape, token);
+    const spec: ObjectTypeSpec = { type: "object", description: s.description ?? `The ${where} object.`, properties: {} };
+    this.all[token] = spec; // before its fields: a field of the same shape refers to it
+    for (const [field, f] of props) spec.properties[field] = this.property(f, `${name}${pascal(field)}`, root, `${where}.${field}`);
+    if (s.required?.length) spec.required = s.required;
+    return { $ref: `#/types/${token}` };
+  }
+
+  private enumType(values: string[], description: string, name: string): TypeSpec {
+    const shape = JSON.stringify(["enum", ...values]);
+    let token = this.byShape.get(shape);
+    if (!token) {
+      token = this.freeName(name);
+      this.byShape.set(shape, token);
+      this.all[token] = { type: "string", description, enum: values.map((value) => ({ value })) };
+    }
+    return { $ref: `#/types/${token}` };
+  }
+
+  private freeName(name: string): string {
+    let token = resourceToken(name);
+    for (let n = 2; token in this.all; n++) token = resourceToken(`${name}${n}`);
+    return token;
+  }
+
+  resolve(s: Json, root: Json): Json | undefined {
+    if (!s.$ref) return undefined;
+    return root.$defs?.[s.$ref.replace(/^#\/\$defs\//, "")];
+  }
+}
+
+function primitive(t: string): TypeSpec {
+  return t === "string" || t === "number" || t === "boolean" ? { type: t } : ANY;
+}
+
+/** A field's description: its own, else the one its single variant carries. */
+function describedAs(f: Json): string | undefined {
+  return f.description ?? (f.allOf?.length === 1 ? f.allOf[0].description : undefined);
+}
+
+/** A union variant's part of its type's name: its constant property's value, else its position. */
+function variantName(v: Json, i: number): string {
+  for (const p of Object.values(v.properties ?? {})) if (typeof p.const === "string") return pascal(p.const);
+  return v.type === "object" ? `Variant${i + 1}` : pascal(typeof v.type === "string" ? v.type : `variant${i + 1}`);
+}
+
+/** An array's item type name: `SinkColumns` -> `SinkColumn`, else `<name>Item`. */
+function singular(name: string): string {
+  return /[^s]s$/.test(name) ? name.slice(0, -1) : `${name}Item`;
+}
+
+function pascal(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join("");
+}

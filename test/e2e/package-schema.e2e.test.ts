@@ -1,0 +1,39 @@
+// schema.json is a Pulumi package schema the real CLI accepts: `pulumi schema check` (which checks
+// the schema spec and what each target language's code generator needs) passes on it, and fails
+// on a copy with one type broken, so the check is not vacuous.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ensurePulumiBinDir, REPO_ROOT } from "./helpers/pulumi";
+
+const check = async (file: string) => {
+  const pulumi = path.join(await ensurePulumiBinDir(), "pulumi");
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "schema-check-"));
+  try {
+    return spawnSync(pulumi, ["schema", "check", file], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: home, PULUMI_HOME: home, PULUMI_SKIP_UPDATE_CHECK: "true" } });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+};
+
+describe("e2e: schema.json and `pulumi schema check`", () => {
+  it("passes the check, and a copy with a broken type does not", async () => {
+    const ok = await check(path.join(REPO_ROOT, "schema.json"));
+    expect(ok.stderr + ok.stdout).toBe("");
+    expect(ok.status).toBe(0);
+
+    const schema = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "schema.json"), "utf8")) as { resources: Record<string, { inputProperties: Record<string, { type?: string }> }> };
+    schema.resources["keboola:index:Source"].inputProperties.name.type = "text";
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schema-broken-"));
+    try {
+      fs.writeFileSync(path.join(dir, "schema.json"), JSON.stringify(schema));
+      const bad = await check(path.join(dir, "schema.json"));
+      expect(bad.status).not.toBe(0);
+      expect(bad.stderr).toContain("#/resources/keboola:index:Source/inputProperties/name/type: unknown type kind text");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
