@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { CATALOG } from "../provider/catalog";
+import { describedAs, jsonSchemaOf, referenced, type JsonSchema as Json } from "../provider/json-schema";
 import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "../provider/lifecycle/define";
 import { KINDS, KIND_NAMES, kindOfType, type ResourceKind } from "../provider/lifecycle/kinds";
 import { manifestJsonSchema, REFERENCES, type ManifestSection } from "../provider/manifest/schema";
@@ -250,25 +251,6 @@ export function collectExamples(root: string): Record<"ts" | "yaml", Map<Resourc
 // ---------------------------------------------------------------------------------------------
 // Types, from JSON Schema.
 
-interface Json {
-  type?: string | string[];
-  properties?: Record<string, Json>;
-  required?: string[];
-  items?: Json;
-  anyOf?: Json[];
-  oneOf?: Json[];
-  allOf?: Json[];
-  enum?: unknown[];
-  const?: unknown;
-  additionalProperties?: Json | boolean;
-  description?: string;
-  default?: unknown;
-  $ref?: string;
-  $defs?: Record<string, Json>;
-  minItems?: number;
-  maxItems?: number;
-}
-
 /** A nested object type: its own table on the page. */
 interface NestedType {
   title: string;
@@ -329,12 +311,9 @@ class TypeWriter {
   }
 
   private ref(ref: string, where: string): string {
-    const name = ref.replace(/^#\/\$defs\//, "");
-    const def = this.defs[name];
-    if (!def) return "any";
-    // The only shared definitions zod writes here are recursive ones: JSON values.
-    if (JSON.stringify(def).includes(`"#/$defs/${name}"`)) return "JSON";
-    return this.type(def, where);
+    const target = referenced(ref, this.defs);
+    if (!target) return "any";
+    return target.recursive ? "JSON" : this.type(target.schema, where);
   }
 
   private object(s: Json, where: string, label: string | undefined): string {
@@ -387,11 +366,6 @@ function variantName(v: Json, i: number, all: Json[]): string {
 
 function row(name: string, f: Json, required: boolean, typeOf: (s: Json) => string): FieldRow {
   return { name, type: typeOf(f), required, ...(f.default !== undefined ? { default: f.default } : {}), ...(describedAs(f) ? { description: describedAs(f) } : {}) };
-}
-
-/** A field's description: its own, else the one its single variant or reference carries. */
-function describedAs(f: Json): string | undefined {
-  return f.description ?? (f.allOf?.length === 1 ? f.allOf[0].description : undefined);
 }
 
 const literal = (v: unknown) => `\`${JSON.stringify(v)}\``;
@@ -489,7 +463,6 @@ async function kindModule(kind: ResourceKind): Promise<KindModule> {
   return mod;
 }
 
-const jsonOf = (schema: z.ZodType, io: "input" | "output") => z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
 
 const yes = (b: boolean) => (b ? "yes" : "no");
 
@@ -636,8 +609,8 @@ function idSection(kind: ResourceKind, def: AnyDefinition): string[] {
 async function kindPage(kind: ResourceKind, def: AnyDefinition, examples: Record<"ts" | "yaml", Map<ResourceKind, Snippet>>): Promise<string> {
   const mod = await kindModule(kind);
   const file = KINDS[kind].file;
-  const inputs = jsonOf(def.inputs, "input");
-  const outputs = jsonOf(def.outputs, "output");
+  const inputs = jsonSchemaOf(def.inputs, "input");
+  const outputs = jsonSchemaOf(def.outputs, "output");
   const types = new TypeWriter({ ...(inputs.$defs ?? {}), ...(outputs.$defs ?? {}) }, ["example", "inputs", "outputs", "nested-types", "id-and-existing-objects"]);
   const changes = await replacements(def, mod.handler);
   const lines = [

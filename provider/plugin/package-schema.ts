@@ -11,29 +11,11 @@
 //   configuration, a recursive $def) is `pulumi.json#/Any`;
 // - validation keywords (pattern, minimum, lengths) have no place here: the kinds' checks enforce
 //   them, with the same refusals through either front door.
-import { z } from "zod";
 import type { AnyDefinition } from "../lifecycle/define";
+import { describedAs, jsonSchemaOf, referenced, type JsonSchema as Json } from "../json-schema";
 
 export const PACKAGE = "keboola";
 const ANY = { $ref: "pulumi.json#/Any" } as const;
-
-/** A JSON Schema node as zod writes it (the keywords read here). */
-interface Json {
-  type?: string | string[];
-  description?: string;
-  properties?: Record<string, Json>;
-  required?: string[];
-  additionalProperties?: boolean | Json;
-  items?: Json;
-  anyOf?: Json[];
-  oneOf?: Json[];
-  allOf?: Json[];
-  enum?: unknown[];
-  const?: unknown;
-  default?: unknown;
-  $ref?: string;
-  $defs?: Record<string, Json>;
-}
 
 /** Pulumi's TypeSpec. */
 export interface TypeSpec {
@@ -103,9 +85,8 @@ export function packageSchema(catalog: readonly SchemaSource[], version: string)
   const types = new TypeNames();
   const resources: Record<string, ResourceSpec> = {};
   for (const def of catalog) {
-    // zod's JSON Schema type is every keyword of every draft; Json names the ones read here.
-    const inputs = z.toJSONSchema(def.inputs, { io: "input", unrepresentable: "any" }) as Json;
-    const outputs = z.toJSONSchema(def.outputs, { io: "output", unrepresentable: "any" }) as Json;
+    const inputs = jsonSchemaOf(def.inputs, "input");
+    const outputs = jsonSchemaOf(def.outputs, "output");
     const secret = new Set(def.secretOutputs);
     const replace = new Set(def.lifecycle.replace);
     const props = (schema: Json): Record<string, PropertySpec> =>
@@ -149,7 +130,8 @@ class TypeNames {
   private readonly byShape = new Map<string, string>();
 
   property(s: Json, name: string, root: Json, where: string): PropertySpec {
-    const description = describedAs(s) ?? describedAs(this.resolve(s, root) ?? {});
+    const target = s.$ref ? referenced(s.$ref, root.$defs) : undefined;
+    const description = describedAs(s) ?? (target && describedAs(target.schema));
     if (!description) this.undescribed.push(where);
     const spec: PropertySpec = { ...this.type(s, name, root, where), description: description ?? "" };
     const scalar = (v: unknown): v is string | number | boolean => ["string", "number", "boolean"].includes(typeof v);
@@ -160,10 +142,8 @@ class TypeNames {
 
   type(s: Json, name: string, root: Json, where: string): TypeSpec {
     if (s.$ref) {
-      const def = this.resolve(s, root);
-      // The only shared definitions zod writes for these schemas are recursive: JSON values.
-      if (!def || JSON.stringify(def).includes(`"${s.$ref}"`)) return ANY;
-      return this.type(def, name, root, where);
+      const target = referenced(s.$ref, root.$defs);
+      return !target || target.recursive ? ANY : this.type(target.schema, name, root, where);
     }
     if (s.allOf?.length === 1) return this.type(s.allOf[0], name, root, where);
     if (s.const !== undefined) return primitive(typeof s.const);
@@ -228,20 +208,10 @@ class TypeNames {
     for (let n = 2; token in this.all; n++) token = resourceToken(`${name}${n}`);
     return token;
   }
-
-  resolve(s: Json, root: Json): Json | undefined {
-    if (!s.$ref) return undefined;
-    return root.$defs?.[s.$ref.replace(/^#\/\$defs\//, "")];
-  }
 }
 
 function primitive(t: string): TypeSpec {
   return t === "string" || t === "number" || t === "boolean" ? { type: t } : ANY;
-}
-
-/** A field's description: its own, else the one its single variant carries. */
-function describedAs(f: Json): string | undefined {
-  return f.description ?? (f.allOf?.length === 1 ? f.allOf[0].description : undefined);
 }
 
 /** A union variant's part of its type's name: its constant property's value, else its position. */

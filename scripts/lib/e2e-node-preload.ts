@@ -51,7 +51,6 @@ if (cacheDir && cacheRoot) useCompileCache(cacheDir, path.resolve(cacheRoot) + p
 if (process.env.KEBOOLA_E2E_DEFER_SDK_MODULES === "1") deferSdkModules();
 
 function useCompileCache(dir: string, root: string): void {
-  fs.mkdirSync(dir, { recursive: true });
   // Cache entries are V8 data: another Node.js (V8) writes elsewhere instead of being rejected each time.
   const versionDir = path.join(dir, `node-${process.version}-${process.arch}`);
   fs.mkdirSync(versionDir, { recursive: true });
