@@ -12,45 +12,59 @@ export interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-const KEYS = {
-  host: ["keboola:host", "KBC_HOST"],
-  token: ["keboola:token", "KBC_TOKEN"],
-  streamUrl: ["keboola:streamUrl", "KBC_STREAM_URL"],
-  queueUrl: ["keboola:queueUrl", "KBC_QUEUE_URL"],
-  encryptionUrl: ["keboola:encryptionUrl", "KBC_ENCRYPTION_URL"],
-  schedulerUrl: ["keboola:schedulerUrl", "KBC_SCHEDULER_URL"],
-  taskTimeout: ["keboola:taskTimeout", "KBC_TASK_TIMEOUT"],
-  requestTimeout: ["keboola:requestTimeout", "KBC_REQUEST_TIMEOUT"],
-} as const;
+/** One provider setting: its environment variable, its type as stack config, what it is. */
+export interface ConfigKey {
+  env: string;
+  type: "string" | "number";
+  secret?: boolean;
+  description: string;
+}
+
+/**
+ * The provider's settings, by their name under `keboola:` (stack config, and the provider
+ * plugin's configuration in its package schema, which is generated from this table).
+ */
+export const CONFIG_KEYS = {
+  host: { env: "KBC_HOST", type: "string", description: "Storage API host, e.g. https://connection.keboola.com (or KBC_HOST)." },
+  token: { env: "KBC_TOKEN", type: "string", secret: true, description: "Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy)." },
+  streamUrl: { env: "KBC_STREAM_URL", type: "string", description: "Stream API URL (or KBC_STREAM_URL); default: the one the stack's service index lists." },
+  queueUrl: { env: "KBC_QUEUE_URL", type: "string", description: "Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists." },
+  encryptionUrl: { env: "KBC_ENCRYPTION_URL", type: "string", description: "Encryption API URL (or KBC_ENCRYPTION_URL); default: the one the stack's service index lists." },
+  schedulerUrl: { env: "KBC_SCHEDULER_URL", type: "string", description: "Scheduler API URL (or KBC_SCHEDULER_URL); default: the one the stack's service index lists." },
+  taskTimeout: { env: "KBC_TASK_TIMEOUT", type: "number", description: "Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600." },
+  requestTimeout: { env: "KBC_REQUEST_TIMEOUT", type: "number", description: "Deadline of one HTTP request in seconds (or KBC_REQUEST_TIMEOUT); default 30." },
+} as const satisfies Record<string, ConfigKey>;
+
+export type ConfigName = keyof typeof CONFIG_KEYS;
 
 export class ConfigurationError extends Error {
   override readonly name = "ConfigurationError";
 }
 
 export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.ProcessEnv = process.env): ClientSettings {
-  const read = ([configKey, envKey]: readonly [string, string]): string | undefined => {
-    const v = config?.get(configKey) ?? env[envKey];
+  const read = (name: ConfigName): string | undefined => {
+    const v = config?.get(`keboola:${name}`) ?? env[CONFIG_KEYS[name].env];
     return v === undefined || v === "" ? undefined : v;
   };
-  const host = read(KEYS.host);
+  const host = read("host");
   if (!host) {
     throw new ConfigurationError(
       "The Keboola host is not configured: run `pulumi config set keboola:host https://connection.<stack>` or set KBC_HOST",
     );
   }
   const envToken = env.KBC_TOKEN;
-  const token = envToken !== undefined && envToken !== "" ? envToken : read(KEYS.token);
+  const token = envToken !== undefined && envToken !== "" ? envToken : read("token");
   if (!token) {
     throw new ConfigurationError(
       "The Keboola token is not configured: run `pulumi config set --secret keboola:token <token>` or set KBC_TOKEN",
     );
   }
-  const timeout = read(KEYS.taskTimeout);
+  const timeout = read("taskTimeout");
   const taskTimeoutSeconds = timeout === undefined ? 600 : Number(timeout);
   if (!Number.isFinite(taskTimeoutSeconds) || taskTimeoutSeconds <= 0) {
     throw new ConfigurationError(`keboola:taskTimeout must be a positive number of seconds, got "${timeout}"`);
   }
-  const requestTimeout = read(KEYS.requestTimeout);
+  const requestTimeout = read("requestTimeout");
   const requestTimeoutSeconds = requestTimeout === undefined ? 30 : Number(requestTimeout);
   if (!Number.isFinite(requestTimeoutSeconds) || requestTimeoutSeconds <= 0) {
     throw new ConfigurationError(`keboola:requestTimeout must be a positive number of seconds, got "${requestTimeout}"`);
@@ -58,10 +72,10 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
   return {
     host: normalizeUrl(host),
     token,
-    streamUrl: optionalUrl(read(KEYS.streamUrl)),
-    queueUrl: optionalUrl(read(KEYS.queueUrl)),
-    encryptionUrl: optionalUrl(read(KEYS.encryptionUrl)),
-    schedulerUrl: optionalUrl(read(KEYS.schedulerUrl)),
+    streamUrl: optionalUrl(read("streamUrl")),
+    queueUrl: optionalUrl(read("queueUrl")),
+    encryptionUrl: optionalUrl(read("encryptionUrl")),
+    schedulerUrl: optionalUrl(read("schedulerUrl")),
     taskTimeoutSeconds,
     http: { requestTimeoutMs: requestTimeoutSeconds * 1000 },
   };

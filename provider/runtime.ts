@@ -50,7 +50,7 @@ export interface ResourceModule {
 }
 
 // Resource modules load lazily so a process handling only sources never loads the jsonnet engine.
-function load(kind: ResourceKind): ResourceModule {
+export function load(kind: ResourceKind): ResourceModule {
   // A path built from the kinds table: kinds/<file>.js beside this module.
   const mod: ResourceModule = require(`./kinds/${KINDS[kind].file}`);
   return mod;

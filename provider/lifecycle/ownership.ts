@@ -27,6 +27,23 @@ export function ownerOf(props: Props): string | undefined {
   return typeof props.__owner === "string" && props.__owner.startsWith("urn:pulumi:") ? props.__owner : undefined;
 }
 
+/**
+ * The owner a resource of either front door is known by. The dynamic resources' URN has the type
+ * `pulumi-nodejs:dynamic/keboola:<Kind>`, the provider plugin's `keboola:index:<Kind>`: the same
+ * resource moved from one door to the other (by an alias, or adopted by import) must recognise its
+ * own objects, and a configuration id derived from its owner (derivedConfigId) must stay the same.
+ * Markers therefore always name the dynamic form, the one every object made before the plugin
+ * carries.
+ */
+export function ownerOfUrn(urn: string): string {
+  const parts = urn.split("::");
+  if (parts.length < 4) return urn;
+  const types = parts[parts.length - 2].split("$");
+  types[types.length - 1] = types[types.length - 1].replace(/^keboola:index:/, "pulumi-nodejs:dynamic/keboola:");
+  parts[parts.length - 2] = types.join("$");
+  return parts.join("::");
+}
+
 /** `text` with the owner's marker appended (unchanged when there is no owner). */
 export function withMarker(text: string, owner: string | undefined): string {
   if (!owner) return text;

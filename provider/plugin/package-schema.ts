@@ -13,6 +13,7 @@
 //   them, with the same refusals through either front door.
 import type { AnyDefinition } from "../lifecycle/define";
 import { describedAs, jsonSchemaOf, referenced, type JsonSchema as Json } from "../json-schema";
+import { CONFIG_KEYS, type ConfigKey } from "../config";
 
 export const PACKAGE = "keboola";
 const ANY = { $ref: "pulumi.json#/Any" } as const;
@@ -67,14 +68,10 @@ export interface PackageSpec {
   types: Record<string, ObjectTypeSpec | EnumTypeSpec>;
 }
 
-/** The provider's configuration: `keboola:<name>` stack config (each with its environment variable). */
-export const CONFIG_VARIABLES: Record<string, PropertySpec> = {
-  host: { type: "string", description: "Storage API host, e.g. https://connection.keboola.com (or KBC_HOST)." },
-  token: { type: "string", secret: true, description: "Storage API token (or KBC_TOKEN)." },
-  streamUrl: { type: "string", description: "Stream API URL override (or KBC_STREAM_URL)." },
-  queueUrl: { type: "string", description: "Queue API URL override (or KBC_QUEUE_URL)." },
-  taskTimeout: { type: "number", description: "Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600." },
-};
+/** The provider's configuration: `keboola:<name>` stack config (each with its environment variable), from config.ts. */
+export const CONFIG_VARIABLES: Record<string, PropertySpec> = Object.fromEntries(
+  Object.entries(CONFIG_KEYS).map(([name, key]: [string, ConfigKey]) => [name, { type: key.type, description: key.description, ...(key.secret ? { secret: true } : {}) }]),
+);
 
 export const resourceToken = (type: string): string => `${PACKAGE}:index:${type}`;
 

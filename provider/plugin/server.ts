@@ -1,15 +1,21 @@
 // The provider plugin's gRPC server (Pulumi's provider protocol, pulumi/pulumi proto/pulumi/provider.proto,
-// through the message classes @pulumi/pulumi publishes). What it serves so far: the plugin's
-// identity and its package schema (GetPluginInfo, GetSchema; a Handshake and Cancel that accept).
-// Every other method answers UNIMPLEMENTED (grpc-js does for a method a service leaves out) until
-// the kinds are served through it (issue 42).
+// through the message classes @pulumi/pulumi publishes). It serves the plugin's identity and
+// package schema, its configuration (provider-config.ts) and every kind's resource methods
+// (resources.ts). A method it leaves out answers UNIMPLEMENTED (grpc-js does so).
+//
+// Why not @pulumi/pulumi/provider's server: it ignores Configure's arguments and fails on the
+// property-less Read that `pulumi import` sends (still in 3.27x).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
-import { GetSchemaResponse, ProviderHandshakeResponse, type GetSchemaRequest, type ProviderHandshakeRequest } from "@pulumi/pulumi/proto/provider_pb";
+import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import { PluginConfig, configSourceOf } from "./provider-config";
+import { CallError, PluginResources } from "./resources";
+import type { ResourceModule } from "../runtime";
+import type { ResourceKind } from "../lifecycle/types";
 
 /** The package root: schema.json and package.json, beside dist/ (or provider/, run from the sources). */
 const ROOT = path.resolve(__dirname, "..", "..", fs.existsSync(path.join(__dirname, "..", "..", "package.json")) ? "" : "..");
@@ -31,26 +37,63 @@ function schemaText(): string {
   return fs.readFileSync(path.join(ROOT, "schema.json"), "utf8");
 }
 
-export async function startPluginServer(): Promise<PluginServer> {
+/** A unary method served by an async function; failures reach the engine as gRPC statuses. */
+function unary<Req, Res>(fn: (req: Req) => Res | Promise<Res>) {
+  return (call: grpc.ServerUnaryCall<Req, Res>, done: grpc.sendUnaryData<Res>): void => {
+    Promise.resolve()
+      .then(() => fn(call.request))
+      .then(
+        (res) => done(null, res),
+        (err: unknown) => done(err instanceof CallError ? err.failure : { code: grpc.status.UNKNOWN, details: err instanceof Error ? err.message : String(err) }),
+      );
+  };
+}
+
+/**
+ * What the plugin tells the engine of itself, in the handshake and again in Configure (the engine
+ * takes the first it gets). Secrets are not accepted: the engine sends plain values and marks an
+ * answer's property secret where the input was (values.ts). No preview of Create and Update: a
+ * preview runs Check and Diff only, as it does for the dynamic resources.
+ */
+const PROTOCOL = { acceptSecrets: false, acceptResources: false, acceptOutputs: false, supportsPreview: false } as const;
+
+export interface PluginServerOptions {
+  /** How a kind's module is loaded (default: the runtime's, from dist/ beside this module). */
+  load?: (kind: ResourceKind) => ResourceModule;
+}
+
+export async function startPluginServer(options: PluginServerOptions = {}): Promise<PluginServer> {
   const version = pluginVersion();
   const server = new grpc.Server({ "grpc.max_receive_message_length": 1024 * 1024 * 400 });
+  const config = new PluginConfig();
+  const resources = new PluginResources(config, options.load);
   const impl: grpc.UntypedServiceImplementation = {
-    handshake: (_call: grpc.ServerUnaryCall<ProviderHandshakeRequest, ProviderHandshakeResponse>, done: grpc.sendUnaryData<ProviderHandshakeResponse>) => {
-      // Secrets and resource references: the plugin will take them as the engine sends them.
-      done(null, new ProviderHandshakeResponse().setAcceptSecrets(true).setAcceptResources(true).setAcceptOutputs(false));
-    },
-    getPluginInfo: (_call: grpc.ServerUnaryCall<Empty, PluginInfo>, done: grpc.sendUnaryData<PluginInfo>) => {
-      done(null, new PluginInfo().setVersion(version));
-    },
-    getSchema: (call: grpc.ServerUnaryCall<GetSchemaRequest, GetSchemaResponse>, done: grpc.sendUnaryData<GetSchemaResponse>) => {
+    handshake: unary((_req: proto.ProviderHandshakeRequest) =>
+      new proto.ProviderHandshakeResponse().setAcceptSecrets(PROTOCOL.acceptSecrets).setAcceptResources(PROTOCOL.acceptResources).setAcceptOutputs(PROTOCOL.acceptOutputs),
+    ),
+    getPluginInfo: unary((_req: Empty) => new PluginInfo().setVersion(version)),
+    getSchema: unary((req: proto.GetSchemaRequest) => {
       // Version 0 is the only schema version Pulumi defines.
-      if (call.request.getVersion() > 0) {
-        done({ code: grpc.status.INVALID_ARGUMENT, details: `keboola: schema version ${call.request.getVersion()} is not supported (0 is)` });
-        return;
-      }
-      done(null, new GetSchemaResponse().setSchema(schemaText()));
-    },
-    cancel: (_call: grpc.ServerUnaryCall<Empty, Empty>, done: grpc.sendUnaryData<Empty>) => done(null, new Empty()),
+      if (req.getVersion() > 0) throw new CallError({ code: grpc.status.INVALID_ARGUMENT, details: `keboola: schema version ${req.getVersion()} is not supported (0 is)` });
+      return new proto.GetSchemaResponse().setSchema(schemaText());
+    }),
+    checkConfig: unary((req: proto.CheckRequest) => config.checkConfig(req)),
+    diffConfig: unary((req: proto.DiffRequest) => config.diffConfig(req)),
+    configure: unary((req: proto.ConfigureRequest) => {
+      config.configure(configSourceOf(req));
+      return new proto.ConfigureResponse()
+        .setAcceptsecrets(PROTOCOL.acceptSecrets)
+        .setAcceptresources(PROTOCOL.acceptResources)
+        .setAcceptoutputs(PROTOCOL.acceptOutputs)
+        .setSupportspreview(PROTOCOL.supportsPreview);
+    }),
+    check: unary((req: proto.CheckRequest) => resources.check(req)),
+    diff: unary((req: proto.DiffRequest) => resources.diff(req)),
+    create: unary((req: proto.CreateRequest) => resources.create(req)),
+    read: unary((req: proto.ReadRequest) => resources.read(req)),
+    update: unary((req: proto.UpdateRequest) => resources.update(req)),
+    delete: unary((req: proto.DeleteRequest) => resources.delete(req).then(() => new Empty())),
+    cancel: unary((_req: Empty) => new Empty()),
   };
   server.addService(ResourceProviderService, impl);
   const port = await new Promise<number>((resolve, reject) =>

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
-import { CreateRequest, GetSchemaRequest, type CreateResponse, type GetSchemaResponse } from "@pulumi/pulumi/proto/provider_pb";
+import { GetSchemaRequest, ProviderHandshakeRequest, type GetSchemaResponse, type ProviderHandshakeResponse } from "@pulumi/pulumi/proto/provider_pb";
 import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { pluginVersion, startPluginServer, type PluginServer } from "../../provider/plugin/server";
@@ -34,6 +34,7 @@ it("answers its version and the package schema, and refuses a schema version it 
   await expect(unary<GetSchemaRequest, GetSchemaResponse>(client.getSchema, new GetSchemaRequest().setVersion(1))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: "keboola: schema version 1 is not supported (0 is)" });
 });
 
-it("does not serve the kinds yet: Create answers UNIMPLEMENTED", async () => {
-  await expect(unary<CreateRequest, CreateResponse>(client.create, new CreateRequest().setUrn("urn:pulumi:s::p::keboola:index:Bucket::b"))).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+it("says in its handshake what it says in Configure: plain values, no resource references or outputs", async () => {
+  const res = await unary<ProviderHandshakeRequest, ProviderHandshakeResponse>(client.handshake, new ProviderHandshakeRequest());
+  expect([res.getAcceptSecrets(), res.getAcceptResources(), res.getAcceptOutputs()]).toEqual([false, false, false]);
 });

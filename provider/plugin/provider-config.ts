@@ -1,0 +1,85 @@
+// The plugin's own configuration: CheckConfig, DiffConfig and Configure. The settings are the
+// dynamic resources' stack config (`keboola:host`, `keboola:token`, ...; config.ts CONFIG_KEYS,
+// with the same environment fallbacks), given either as stack config (the default provider) or as
+// an explicit provider resource's arguments.
+import * as proto from "@pulumi/pulumi/proto/provider_pb";
+import { KeboolaClient } from "../api/client";
+import { CONFIG_KEYS, resolveSettings, type ConfigSource } from "../config";
+import type { ResourceContext } from "../lifecycle/types";
+import { isUnknown } from "../validation/check";
+import { fromStruct, toStruct } from "./values";
+import { PACKAGE } from "./package-schema";
+
+const NAMES = Object.keys(CONFIG_KEYS);
+const NUMBERS = Object.entries(CONFIG_KEYS).flatMap(([name, key]) => (key.type === "number" ? [name] : []));
+/** Provider arguments the engine itself adds (a provider resource's `version`, `pluginDownloadURL`). */
+const ENGINE_KEYS = new Set(["version", "pluginDownloadURL"]);
+
+/** Failures of a provider configuration: unknown settings and numbers that are not positive. */
+export function configFailures(args: Record<string, unknown>): Array<{ property: string; reason: string }> {
+  const failures: Array<{ property: string; reason: string }> = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (key.startsWith("__") || ENGINE_KEYS.has(key)) continue;
+    if (!NAMES.includes(key)) {
+      failures.push({ property: key, reason: `is not a setting of the ${PACKAGE} provider; its settings are ${NAMES.join(", ")}` });
+      continue;
+    }
+    if (NUMBERS.includes(key) && value !== undefined && !isUnknownOrPositive(value)) {
+      failures.push({ property: key, reason: `must be a positive number of seconds, got ${JSON.stringify(value)}` });
+    }
+  }
+  return failures;
+}
+
+function isUnknownOrPositive(value: unknown): boolean {
+  if (isUnknown(value)) return true;
+  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  return Number.isFinite(n) && n > 0;
+}
+
+/** The settings a ConfigureRequest carries: the provider's arguments, else the `keboola:` variables. */
+export function configSourceOf(req: proto.ConfigureRequest): ConfigSource {
+  const args = fromStruct(req.getArgs());
+  const variables = req.getVariablesMap();
+  return {
+    get(key) {
+      const name = key.startsWith(`${PACKAGE}:`) ? key.slice(PACKAGE.length + 1) : key;
+      const arg = args[name];
+      if (typeof arg === "string" || typeof arg === "number" || typeof arg === "boolean") return String(arg);
+      return variables.get(key) ?? undefined;
+    },
+  };
+}
+
+/** The configuration a plugin process holds, and the client made from it on first use. */
+export class PluginConfig implements ResourceContext {
+  private source: ConfigSource | undefined;
+  private made: KeboolaClient | undefined;
+
+  configure(source: ConfigSource): void {
+    this.source = source;
+    this.made = undefined;
+  }
+
+  client(): KeboolaClient {
+    this.made ??= new KeboolaClient(resolveSettings(this.source));
+    return this.made;
+  }
+
+  checkConfig(req: proto.CheckRequest): proto.CheckResponse {
+    const news = fromStruct(req.getNews());
+    const failures = configFailures(news).map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason));
+    return new proto.CheckResponse().setInputs(toStruct(news)).setFailuresList(failures);
+  }
+
+  diffConfig(req: proto.DiffRequest): proto.DiffResponse {
+    // A changed setting updates the provider in place: the objects are the project's, whichever
+    // URL or token reaches them, so nothing is ever replaced for it.
+    const olds = fromStruct(req.getOldInputs() ?? req.getOlds());
+    const news = fromStruct(req.getNews());
+    const changed = NAMES.filter((k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
+    return new proto.DiffResponse()
+      .setChanges(changed.length > 0 ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
+      .setDiffsList(changed);
+  }
+}

@@ -1,0 +1,156 @@
+// The plugin's resource methods: Check, Diff, Create, Read, Update, Delete of every kind, through
+// the same handlers the dynamic resources run (runtime.ts `invoke`). What differs is only what
+// the call is told about the resource: the dynamic resources send their name and owner as hidden
+// inputs (`__resourceName`, `__owner`) and keep them in state; the engine tells the plugin both in
+// every request (its URN and name), so the plugin adds them to each call and keeps them out of
+// what it answers: a plugin resource's state holds its inputs and outputs, nothing else.
+import * as grpc from "@grpc/grpc-js";
+import { Any } from "google-protobuf/google/protobuf/any_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import * as proto from "@pulumi/pulumi/proto/provider_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
+import { invoke, load, type ResourceModule } from "../runtime";
+import { KIND_NAMES, KINDS } from "../lifecycle/kinds";
+import { ownerOfUrn } from "../lifecycle/ownership";
+import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "../lifecycle/types";
+import { fromStruct, toStruct, visible } from "./values";
+import { PACKAGE, resourceToken } from "./package-schema";
+
+/** A failure the engine shows as it is: gRPC status, message and (for a partial create) details. */
+export interface CallFailure {
+  code: grpc.status;
+  details: string;
+  metadata?: grpc.Metadata;
+}
+
+export class CallError extends Error {
+  constructor(readonly failure: CallFailure) {
+    super(failure.details);
+  }
+}
+
+/** The kind a resource type token names (`keboola:index:Bucket`). */
+export function kindOfToken(token: string): ResourceKind {
+  const kind = KIND_NAMES.find((k) => resourceToken(KINDS[k].type) === token);
+  if (!kind) {
+    const known = KIND_NAMES.map((k) => resourceToken(KINDS[k].type)).join(", ");
+    throw new CallError({ code: grpc.status.INVALID_ARGUMENT, details: `${PACKAGE}: unknown resource type "${token}"; this provider serves ${known}` });
+  }
+  return kind;
+}
+
+/** What one request says about its resource. */
+interface About {
+  urn: string;
+  name: string;
+  type: string;
+}
+
+/** The type token of a URN (its last type, after any parent types). */
+function typeOfUrn(urn: string): string {
+  const parts = urn.split("::");
+  return parts.length >= 4 ? parts[parts.length - 2].split("$").pop()! : "";
+}
+
+function about(req: { getUrn(): string; getName(): string; getType(): string }): About {
+  const urn = req.getUrn();
+  return { urn, name: req.getName() || urn.split("::").pop() || "", type: req.getType() || typeOfUrn(urn) };
+}
+
+/**
+ * The hidden inputs the kinds read a call's identity from (runtime.ts): the resource's name, its
+ * owner (the same marker for both front doors, see ownerOfUrn) and the program's directory, which
+ * a Table's relative data path is relative to (the engine starts a plugin in the program's directory).
+ */
+function identity(a: About): Props {
+  return { __resourceName: a.name, __owner: ownerOfUrn(a.urn), __root: process.cwd() };
+}
+
+export class PluginResources {
+  constructor(
+    private readonly context: ResourceContext,
+    /** A kind's module (the runtime's lazy loading; tests that run the sources give theirs). */
+    private readonly loadKind: (kind: ResourceKind) => ResourceModule = load,
+  ) {}
+
+  private async run<M extends Method>(a: About, method: M, args: unknown[]) {
+    const kind = kindOfToken(a.type);
+    const mod = this.loadKind(kind);
+    try {
+      return { mod, result: await invoke(mod, kind, method, args, this.context, { forEngine: true }) };
+    } catch (err) {
+      throw new CallError(failureOf(err, mod));
+    }
+  }
+
+  async check(req: proto.CheckRequest): Promise<proto.CheckResponse> {
+    const a = about(req);
+    const news = fromStruct(req.getNews());
+    const { result } = await this.run(a, "check", [fromStruct(req.getOlds()), { ...news, ...identity(a) }]);
+    const resp = new proto.CheckResponse().setInputs(toStruct(visible(result.inputs ?? news)));
+    return resp.setFailuresList((result.failures ?? []).map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
+  }
+
+  async diff(req: proto.DiffRequest): Promise<proto.DiffResponse> {
+    const a = about(req);
+    const { result } = await this.run(a, "diff", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...fromStruct(req.getNews()), ...identity(a) }]);
+    const changes = result.changes === true ? proto.DiffResponse.DiffChanges.DIFF_SOME : result.changes === false ? proto.DiffResponse.DiffChanges.DIFF_NONE : proto.DiffResponse.DiffChanges.DIFF_UNKNOWN;
+    return new proto.DiffResponse()
+      .setChanges(changes)
+      .setReplacesList(result.replaces ?? [])
+      .setStablesList(result.stables ?? [])
+      .setDeletebeforereplace(result.deleteBeforeReplace ?? false);
+  }
+
+  async create(req: proto.CreateRequest): Promise<proto.CreateResponse> {
+    const a = about(req);
+    const { mod, result } = await this.run(a, "create", [{ ...fromStruct(req.getProperties()), ...identity(a) }]);
+    return new proto.CreateResponse().setId(result.id).setProperties(outputs(mod, result.outs));
+  }
+
+  async read(req: proto.ReadRequest): Promise<proto.ReadResponse> {
+    const a = about(req);
+    const { mod, result } = await this.run(a, "read", [req.getId(), { ...fromStruct(req.getProperties()), ...identity(a) }]);
+    const resp = new proto.ReadResponse().setId(result.id ?? "");
+    // Gone: an empty answer, which the engine reads as "deleted outside Pulumi".
+    if (!result.props) return resp;
+    resp.setProperties(outputs(mod, result.props));
+    if (result.inputs) resp.setInputs(toStruct(visible(result.inputs)));
+    return resp;
+  }
+
+  async update(req: proto.UpdateRequest): Promise<proto.UpdateResponse> {
+    const a = about(req);
+    const { mod, result } = await this.run(a, "update", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...fromStruct(req.getNews()), ...identity(a) }]);
+    return new proto.UpdateResponse().setProperties(outputs(mod, result.outs));
+  }
+
+  async delete(req: proto.DeleteRequest): Promise<void> {
+    const a = about(req);
+    await this.run(a, "delete", [req.getId(), { ...fromStruct(req.getProperties()), ...identity(a) }]);
+  }
+}
+
+/** A kind's outputs as the engine keeps them: its secret ones marked, the hidden ones left out. */
+function outputs(mod: ResourceModule, outs: unknown): Struct {
+  const props: Props = outs !== null && typeof outs === "object" ? Object.fromEntries(Object.entries(outs)) : {};
+  return toStruct(visible(props), mod.definition.secretState);
+}
+
+/**
+ * A failed call as the engine takes it. A PartialFailure (the object exists but did not reach the
+ * declared state) carries the object's id and properties in Pulumi's ErrorResourceInitFailed
+ * detail, so the engine keeps tracking the object and the next `up` updates it (no orphan).
+ */
+function failureOf(err: unknown, mod: ResourceModule): CallFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  if (!(err instanceof PartialFailure)) return { code: grpc.status.UNKNOWN, details: message };
+  const detail = new proto.ErrorResourceInitFailed().setId(err.id).setProperties(outputs(mod, err.properties)).setReasonsList(err.reasons);
+  const any = new Any();
+  any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new Status().setCode(grpc.status.UNKNOWN).setMessage(message).setDetailsList([any]);
+  const metadata = new grpc.Metadata();
+  // gRPC's rich status: the one way grpc-js sends structured details the Go engine reads.
+  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  return { code: grpc.status.UNKNOWN, details: message, metadata };
+}
