@@ -7,7 +7,7 @@ import { KeboolaClient } from "../api/client";
 import { CONFIG_KEYS, resolveSettings, type ConfigSource } from "../config";
 import type { ResourceContext } from "../lifecycle/types";
 import { isUnknown } from "../validation/check";
-import { fromStruct, toStruct } from "./values";
+import { fromStruct, toStruct, unmarked } from "./values";
 import { PACKAGE } from "./package-schema";
 
 const NAMES = Object.keys(CONFIG_KEYS);
@@ -37,16 +37,20 @@ function isUnknownOrPositive(value: unknown): boolean {
   return Number.isFinite(n) && n > 0;
 }
 
-/** The settings a ConfigureRequest carries: the provider's arguments, else the `keboola:` variables. */
+/**
+ * The settings a ConfigureRequest carries: the provider's arguments (secret ones marked, whatever
+ * the plugin accepts), else its variables, which the engine names `keboola:config:<name>`
+ * (pulumi/pulumi sdk/go/common/resource/plugin/provider_plugin.go, Configure).
+ */
 export function configSourceOf(req: proto.ConfigureRequest): ConfigSource {
   const args = fromStruct(req.getArgs());
   const variables = req.getVariablesMap();
   return {
     get(key) {
       const name = key.startsWith(`${PACKAGE}:`) ? key.slice(PACKAGE.length + 1) : key;
-      const arg = args[name];
+      const arg = unmarked(args[name]);
       if (typeof arg === "string" || typeof arg === "number" || typeof arg === "boolean") return String(arg);
-      return variables.get(key) ?? undefined;
+      return variables.get(`${PACKAGE}:config:${name}`) ?? undefined;
     },
   };
 }

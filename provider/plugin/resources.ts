@@ -103,6 +103,11 @@ export class PluginResources {
   }
 
   async create(req: proto.CreateRequest): Promise<proto.CreateResponse> {
+    // A preview: nothing is written. The answer is what the engine itself answers for a provider
+    // that does not preview (the inputs, no id; an output not among them is unknown to dependents),
+    // which is how the dynamic resources preview. The engine asks because the plugin has a
+    // handshake: it then takes every plugin to support preview (provider_plugin.go, NewProvider).
+    if (req.getPreview()) return new proto.CreateResponse().setProperties(req.getProperties());
     const a = about(req);
     const { mod, result } = await this.run(a, "create", [{ ...fromStruct(req.getProperties()), ...identity(a) }]);
     return new proto.CreateResponse().setId(result.id).setProperties(outputs(mod, result.outs));
@@ -120,6 +125,8 @@ export class PluginResources {
   }
 
   async update(req: proto.UpdateRequest): Promise<proto.UpdateResponse> {
+    // A preview: the new inputs, as for create.
+    if (req.getPreview()) return new proto.UpdateResponse().setProperties(req.getNews());
     const a = about(req);
     const { mod, result } = await this.run(a, "update", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...fromStruct(req.getNews()), ...identity(a) }]);
     return new proto.UpdateResponse().setProperties(outputs(mod, result.outs));

@@ -22,6 +22,11 @@ export function fromStruct(struct: Struct | undefined): Props {
   return isRecord(value) ? value : {};
 }
 
+/** A value the engine sent marked secret (it does so in Configure's arguments whatever the plugin said), unmarked. */
+export function unmarked(value: unknown): unknown {
+  return isRecord(value) && value[SIG_KEY] === SECRET_SIG ? value.value : value;
+}
+
 /** A record as a Struct, the named top-level properties marked secret. */
 export function toStruct(props: Props, secret: readonly string[] = []): Struct {
   const marked = new Set(secret);

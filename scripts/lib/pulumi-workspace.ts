@@ -61,8 +61,10 @@ export interface WriteProgramOptions {
   typescript?: boolean;
   /** Also link node_modules/keboola-pulumi to this repository (default false). */
   linkProjectPackage?: boolean;
-  /** Extra Pulumi.yaml content appended verbatim (e.g. a `config:` block). */
+  /** Extra Pulumi.yaml content appended verbatim (e.g. a `config:` block, or a YAML program's `resources:`). */
   extraYaml?: string;
+  /** The program's language (default nodejs): `yaml` is a Pulumi YAML program, all in Pulumi.yaml's extraYaml. */
+  runtime?: "nodejs" | "yaml";
 }
 
 export interface PulumiWorkspace {
@@ -147,6 +149,11 @@ export interface MakePulumiWorkspaceOptions {
   prefix?: string;
   /** Extra environment for every command. */
   env?: Record<string, string | undefined>;
+  /**
+   * Put this checkout's provider plugin on PATH as `pulumi-resource-keboola` (an executable that
+   * runs dist/provider/plugin/main.js), where the engine finds a plugin it has not installed.
+   */
+  plugin?: boolean;
 }
 
 let binDirPromise: Promise<string> | undefined;
@@ -259,6 +266,14 @@ function e2ePreloadEnv(): NodeJS.ProcessEnv {
   };
 }
 
+/** Writes `pulumi-resource-keboola` into `dir`, running this checkout's plugin with this Node.js; answers `dir`. */
+export function writePluginLauncher(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const main = path.join(REPO_ROOT, "dist", "provider", "plugin", "main.js");
+  fs.writeFileSync(path.join(dir, "pulumi-resource-keboola"), `#!/bin/sh\nexec "${process.execPath}" "${main}" "$@"\n`, { mode: 0o755 });
+  return dir;
+}
+
 /** Create a temporary Pulumi workspace: file:// backend, passphrase secrets, own PULUMI_HOME, CLI on PATH. */
 export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = {}): Promise<PulumiWorkspace> {
   const binDir = await ensurePulumiBinDir();
@@ -275,8 +290,9 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("PULUMI_") && k !== "NODE_OPTIONS") env[k] = v;
   }
+  const pluginDir = options.plugin ? writePluginLauncher(path.join(root, "plugin")) : undefined;
   Object.assign(env, {
-    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+    PATH: [pluginDir, binDir, process.env.PATH ?? ""].filter((d) => d !== undefined).join(path.delimiter),
     PULUMI_BACKEND_URL: `file://${stateDir}`,
     PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
     PULUMI_HOME: homeDir,
@@ -325,14 +341,8 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
 
     writeProgram(files, writeOptions = {}) {
       const typescript = writeOptions.typescript ?? Object.keys(files).some((f) => /^index\.(c|m)?ts$/.test(f));
-      const yaml = [
-        `name: ${writeOptions.project ?? project}`,
-        "runtime:",
-        "  name: nodejs",
-        "  options:",
-        `    typescript: ${String(typescript)}`,
-        "description: keboola-pulumi end-to-end test program",
-      ];
+      const runtime = writeOptions.runtime === "yaml" ? ["runtime: yaml"] : ["runtime:", "  name: nodejs", "  options:", `    typescript: ${String(typescript)}`];
+      const yaml = [`name: ${writeOptions.project ?? project}`, ...runtime, "description: keboola-pulumi end-to-end test program"];
       if (writeOptions.extraYaml) yaml.push(writeOptions.extraYaml);
       fs.writeFileSync(path.join(programDir, "Pulumi.yaml"), `${yaml.join("\n")}\n`);
       if (!("package.json" in files)) {

@@ -55,7 +55,7 @@ export async function startPlugin(): Promise<Plugin> {
     client,
     configure: (settings) => {
       const req = new proto.ConfigureRequest().setArgs(struct({}));
-      for (const [k, v] of Object.entries(settings)) req.getVariablesMap().set(`keboola:${k}`, v);
+      for (const [k, v] of Object.entries(settings)) req.getVariablesMap().set(`keboola:config:${k}`, v);
       return unary(client.configure, req);
     },
     async check(r, olds, news) {
