@@ -24,6 +24,7 @@
 #   pulumi                          built from github.com/pulumi/pulumi/pkg/v3@vX (Go module proxy)
 #   pulumi-language-nodejs          a minimal Node.js language host (scripts/pulumi-cli/language-host)
 #   pulumi-resource-pulumi-nodejs   the dynamic-provider launcher shipped in @pulumi/pulumi
+#   pulumi-language-yaml            github.com/pulumi/pulumi-yaml's language host (Pulumi YAML programs)
 #
 # Options:
 #   --cache-dir   print the cache directory of the pinned build (its bin/ is what a run prints) and exit
@@ -189,6 +190,7 @@ got=$(pulumi_version "$OUT/bin")
 [ "$("$OUT/bin/pulumi-language-nodejs" -version | tr -d '[:space:]')" = "$V" ] ||
   die "built pulumi-language-nodejs does not report $V"
 [ -z "$(missing_plugins "$OUT/bin")" ] || die "the build did not produce $(missing_plugins "$OUT/bin")"
+[ -x "$OUT/bin/pulumi-language-yaml" ] || die "the build did not produce pulumi-language-yaml"
 printf '%s\n' "$KEY" >"$OUT/.complete"
 
 # Move into place: a rename within the cache root, so the cache is never half-filled.

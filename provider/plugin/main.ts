@@ -4,7 +4,7 @@
 // stdout, as Pulumi's plugin protocol asks; nothing else may be written to stdout.
 import { startPluginServer } from "./server";
 
-startPluginServer().then(
+startPluginServer({ engine: process.argv[2] }).then(
   (server) => {
     process.stdout.write(`${server.port}\n`);
     // The engine ends the plugin with a signal when it is done with it.

@@ -14,6 +14,8 @@ import { KIND_NAMES, KINDS } from "../lifecycle/kinds";
 import { ownerOfUrn } from "../lifecycle/ownership";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "../lifecycle/types";
 import { fromStruct, toStruct, visible } from "./values";
+import type { EngineLog } from "./engine-log";
+import { isRecord } from "../../keboola/json";
 import { PACKAGE, resourceToken } from "./package-schema";
 
 /** A failure the engine shows as it is: gRPC status, message and (for a partial create) details. */
@@ -66,9 +68,27 @@ function identity(a: About): Props {
   return { __resourceName: a.name, __owner: ownerOfUrn(a.urn), __root: process.cwd() };
 }
 
+/**
+ * What a check assumes when it cannot know whether an object it references is created by the same
+ * program (see PluginResources.check): that it is, as program facts say for the dynamic resources.
+ */
+function assumedDeclared(news: Props): Props {
+  const phases = Array.isArray(news.phases) ? news.phases : [];
+  const declaredTasks = phases.map((p: unknown) => (isRecord(p) && Array.isArray(p.tasks) ? p.tasks.map(() => true) : []));
+  return { declared: true, declaredTasks };
+}
+
+const sameFailure = (a: Failure, b: Failure) => a.property === b.property && a.reason === b.reason;
+
+type Failure = { property: string; reason: string };
+
 export class PluginResources {
+  /** Per resource (URN), the failures its last Check left to be checked again before it is written. */
+  private readonly deferred = new Map<string, Failure[]>();
+
   constructor(
     private readonly context: ResourceContext,
+    private readonly log: EngineLog,
     /** A kind's module (the runtime's lazy loading; tests that run the sources give theirs). */
     private readonly loadKind: (kind: ResourceKind) => ResourceModule = load,
   ) {}
@@ -83,12 +103,49 @@ export class PluginResources {
     }
   }
 
+  /**
+   * The kind's check, without program facts. The dynamic resources are told which referenced
+   * objects their program declares (those may not exist yet at preview); a plugin sees one resource
+   * at a time. So a check runs as for an object declared nowhere, and when it fails, once more as
+   * if every object it references were declared by the program. A failure of the second run is the
+   * resource's own and refuses it; one only the first run has (a referenced source, sink, bucket or
+   * configuration that does not exist yet) may be an object this program creates first: it is
+   * reported as a warning, and checked again right before the resource is created or updated,
+   * when such an object exists, refusing it then before anything is written.
+   */
   async check(req: proto.CheckRequest): Promise<proto.CheckResponse> {
     const a = about(req);
+    const olds = fromStruct(req.getOlds());
     const news = fromStruct(req.getNews());
-    const { result } = await this.run(a, "check", [fromStruct(req.getOlds()), { ...news, ...identity(a) }]);
+    const strict = (await this.run(a, "check", [olds, { ...news, ...identity(a) }])).result;
+    let result = strict;
+    let deferred: Failure[] = [];
+    if (strict.failures?.length) {
+      result = (await this.run(a, "check", [olds, { ...news, ...identity(a), __program: assumedDeclared(news) }])).result;
+      const own = result.failures ?? [];
+      deferred = strict.failures.filter((f) => !own.some((o) => sameFailure(o, f)));
+    }
+    if (deferred.length > 0) {
+      this.deferred.set(a.urn, deferred);
+      for (const f of deferred) await this.log.warn(a.urn, `not refused yet: ${describeFailure(f)}. If this program creates that object, it exists by the time this resource is created; this is checked again then, before anything is written.`);
+    } else {
+      this.deferred.delete(a.urn);
+    }
     const resp = new proto.CheckResponse().setInputs(toStruct(visible(result.inputs ?? news)));
     return resp.setFailuresList((result.failures ?? []).map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
+  }
+
+  /** Before a write: the failures the last Check deferred, checked again now (see check). */
+  private async recheck(a: About, olds: Props, news: Props): Promise<void> {
+    if (!this.deferred.has(a.urn)) return;
+    const { result } = await this.run(a, "check", [olds, { ...news, ...identity(a) }]);
+    const failures = result.failures ?? [];
+    if (failures.length === 0) {
+      this.deferred.delete(a.urn);
+      return;
+    }
+    const kind = kindOfToken(a.type);
+    throw new CallError({ code: grpc.status.FAILED_PRECONDITION, details: `${KINDS[kind].type} "${a.name}": not written: ${failures.map(describeFailure).join("; ")}` });
   }
 
   async diff(req: proto.DiffRequest): Promise<proto.DiffResponse> {
@@ -109,6 +166,7 @@ export class PluginResources {
     // handshake: it then takes every plugin to support preview (provider_plugin.go, NewProvider).
     if (req.getPreview()) return new proto.CreateResponse().setProperties(req.getProperties());
     const a = about(req);
+    await this.recheck(a, {}, fromStruct(req.getProperties()));
     const { mod, result } = await this.run(a, "create", [{ ...fromStruct(req.getProperties()), ...identity(a) }]);
     return new proto.CreateResponse().setId(result.id).setProperties(outputs(mod, result.outs));
   }
@@ -128,6 +186,7 @@ export class PluginResources {
     // A preview: the new inputs, as for create.
     if (req.getPreview()) return new proto.UpdateResponse().setProperties(req.getNews());
     const a = about(req);
+    await this.recheck(a, fromStruct(req.getOldInputs()), fromStruct(req.getNews()));
     const { mod, result } = await this.run(a, "update", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...fromStruct(req.getNews()), ...identity(a) }]);
     return new proto.UpdateResponse().setProperties(outputs(mod, result.outs));
   }
@@ -137,6 +196,9 @@ export class PluginResources {
     await this.run(a, "delete", [req.getId(), { ...fromStruct(req.getProperties()), ...identity(a) }]);
   }
 }
+
+/** A check failure in one line: its property path (the resource's own when empty) and reason. */
+const describeFailure = (f: Failure): string => (f.property ? `${f.property} ${f.reason}` : f.reason);
 
 /** A kind's outputs as the engine keeps them: its secret ones marked, the hidden ones left out. */
 function outputs(mod: ResourceModule, outs: unknown): Struct {

@@ -14,6 +14,7 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { PluginConfig, configSourceOf } from "./provider-config";
 import { CallError, PluginResources } from "./resources";
+import { engineLog } from "./engine-log";
 import type { ResourceModule } from "../runtime";
 import type { ResourceKind } from "../lifecycle/types";
 
@@ -60,13 +61,17 @@ const PROTOCOL = { acceptSecrets: false, acceptResources: false, acceptOutputs: 
 export interface PluginServerOptions {
   /** How a kind's module is loaded (default: the runtime's, from dist/ beside this module). */
   load?: (kind: ResourceKind) => ResourceModule;
+  /** The engine's address, for messages to the user (absent: they are kept in `messages`). */
+  engine?: string;
+  messages?: string[];
 }
 
 export async function startPluginServer(options: PluginServerOptions = {}): Promise<PluginServer> {
   const version = pluginVersion();
   const server = new grpc.Server({ "grpc.max_receive_message_length": 1024 * 1024 * 400 });
   const config = new PluginConfig();
-  const resources = new PluginResources(config, options.load);
+  const log = engineLog(options.engine, options.messages);
+  const resources = new PluginResources(config, log, options.load);
   const impl: grpc.UntypedServiceImplementation = {
     handshake: unary((_req: proto.ProviderHandshakeRequest) =>
       new proto.ProviderHandshakeResponse().setAcceptSecrets(PROTOCOL.acceptSecrets).setAcceptResources(PROTOCOL.acceptResources).setAcceptOutputs(PROTOCOL.acceptOutputs),
@@ -101,6 +106,12 @@ export async function startPluginServer(options: PluginServerOptions = {}): Prom
   );
   return {
     port,
-    stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) =>
+        server.tryShutdown(() => {
+          log.close();
+          resolve();
+        }),
+      ),
   };
 }

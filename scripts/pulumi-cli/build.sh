@@ -48,7 +48,7 @@ stop_ticker() {
 trap stop_ticker EXIT
 step() {
   local label=$2
-  log "[$1/4] $label"
+  log "[$1/5] $label"
   shift 2
   # sleep gets no handle on our stderr: a reader waiting for it to close must not wait on a stray sleep.
   (
@@ -130,6 +130,15 @@ step 3 "compiling pulumi (the longest step)" \
   go build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$OUT/bin/pulumi" ./cmd/pulumi
 step 4 "compiling the Node.js language host (scripts/pulumi-cli/language-host)" \
   go build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$OUT/bin/pulumi-language-nodejs" "$LH_PKG"
+
+# The YAML language host, for Pulumi YAML programs served by the provider plugin (pulumi-resource-keboola):
+# its own module, built from the Go module proxy at the release pinned here (a Pulumi installation ships
+# it beside the CLI; `go install module@version` builds it with its own go.mod's dependency versions).
+YAML_V=v1.25.0
+build_yaml_host() {
+  (cd "$WORK" && GOBIN="$OUT/bin" go install -trimpath -buildvcs=false -ldflags "-s -w" "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$YAML_V")
+}
+step 5 "compiling the YAML language host (github.com/pulumi/pulumi-yaml $YAML_V)" build_yaml_host
 
 # The dynamic-provider launcher resolves @pulumi/pulumi/cmd/dynamic-provider from its working
 # directory (the Pulumi program's), so a copy works for any checkout; no link into this repo.

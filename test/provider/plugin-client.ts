@@ -43,8 +43,9 @@ export function initFailure(err: unknown): proto.ErrorResourceInitFailed | undef
   return any?.unpack((b) => proto.ErrorResourceInitFailed.deserializeBinary(b), "pulumirpc.ErrorResourceInitFailed") ?? undefined;
 }
 
-export async function startPlugin(): Promise<Plugin> {
-  const server = await startPluginServer({ load: (kind) => MODULES[kind] });
+/** A plugin server on the kinds' sources; its messages to the user land in `messages`. */
+export async function startPlugin(options: { messages?: string[] } = {}): Promise<Plugin> {
+  const server = await startPluginServer({ load: (kind) => MODULES[kind], messages: options.messages ?? [] });
   const client = new ResourceProviderClient(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
   const unary = <Req, Res>(fn: (req: Req, cb: (err: grpc.ServiceError | null, res: Res) => void) => unknown, req: Req) =>
     new Promise<Res>((resolve, reject) => fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))));

@@ -1,10 +1,14 @@
+import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { source, sink, sourceSettings, sinkSettings, componentConfig, variableConfig, jobRun } from "./hosted";
 import type { Props } from "../../provider/lifecycle/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { ensureTable } from "../../emulator/storage/tables";
 import { ownerUrn, startHarness, type Harness } from "./harness";
-import { UNKNOWN } from "../../provider/validation/check";
+import { UNKNOWN, failuresForEngine } from "../../provider/validation/check";
+import { MASTER_TOKEN } from "./harness";
+import { startPlugin, urnOf, type Plugin } from "./plugin-client";
+import { ownerOfUrn } from "../../provider/lifecycle/ownership";
 
 // Preview refuses what the service would refuse: more than a hundred bad inputs across the seven
 // resources, each through `check` against the emulator holding a small project (another owner's
@@ -304,6 +308,60 @@ describe("preview refuses bad input", () => {
   });
 
   it("wrote nothing while checking", () => {
+    expect(h.emu.writes()).toEqual([]);
+  });
+});
+
+describe("the provider plugin refuses the same bad input as the dynamic resources", () => {
+  // Each case without program facts (a plugin has none) through the plugin's Check over gRPC: the
+  // same failures, path and text, as the dynamic resources give the engine (failuresForEngine).
+  // Those that hold only when the objects the input references are not the program's (a source
+  // that does not exist yet, a configuration the program may change) are the plugin's warnings at
+  // preview instead, and it refuses them at create, before the write (PluginResources.check).
+  let p: Plugin;
+  const messages: string[] = [];
+  beforeAll(async () => {
+    p = await startPlugin({ messages });
+    await p.configure({ host: h.emu.url, token: MASTER_TOKEN });
+  });
+  afterAll(async () => p?.close());
+
+  const TYPES = new Map<ResourceHandler, string>([
+    [source, "Source"],
+    [sink, "Sink"],
+    [sourceSettings, "SourceSettings"],
+    [sinkSettings, "SinkSettings"],
+    [componentConfig, "ComponentConfig"],
+    [variableConfig, "VariableConfig"],
+    [jobRun, "JobRun"],
+  ]);
+  const withoutFacts = cases.filter((c) => !("__program" in c.inputs));
+  const deferredSeen: string[] = [];
+
+  it("covers the cases without program facts of every kind", () => {
+    expect(withoutFacts.length).toBeGreaterThanOrEqual(90);
+    expect(new Set(withoutFacts.map((c) => c.handler)).size).toBe(7);
+  });
+
+  it.each(withoutFacts.map((c) => [c.what, c] as const))("%s", async (_what, c) => {
+    const type = TYPES.get(c.handler)!;
+    const urn = urnOf(type, "bad");
+    const dynamic = await c.handler.check(h.ctx, c.olds ?? {}, { __resourceName: "bad", __owner: ownerOfUrn(urn), ...c.inputs });
+    const expected = failuresForEngine(dynamic.failures ?? []);
+    messages.length = 0;
+    const plugin = await p.check({ type, name: "bad" }, c.olds ?? {}, c.inputs);
+    const deferred = messages.map((m) => m.slice(`${urn}: not refused yet: `.length).replace(/\. If this program creates that object, .*$/, ""));
+    const said = [...plugin.failures.map((f) => (f.property ? `${f.property} ${f.reason}` : f.reason)), ...deferred];
+    expect(said.sort()).toEqual(expected.map((f) => (f.property ? `${f.property} ${f.reason}` : f.reason)).sort());
+    if (plugin.failures.length === 0 && deferred.length > 0) {
+      const refused = await p.create({ type, name: "bad" }, plugin.inputs).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: `${type} "bad": not written: ${deferred.join("; ")}` });
+      deferredSeen.push(...deferred);
+    }
+  });
+
+  it("refused at create what it left from preview, and wrote nothing", () => {
+    expect(deferredSeen.length).toBeGreaterThanOrEqual(5);
     expect(h.emu.writes()).toEqual([]);
   });
 });

@@ -1,0 +1,162 @@
+// A Pulumi YAML program with every kind, served by the provider plugin under the real Pulumi CLI and
+// its YAML language host (built by scripts/ensure-pulumi.sh), against the emulator. Resources refer
+// to each other by `${resource.output}`, so at preview a resource sees unknown values wherever the
+// object it references is not created yet, and no program facts: the plugin's checks rely on
+// the resource, the stack and the service alone.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { KeboolaClient } from "../../provider/api/client";
+import { initEmulatorStack, makePulumiWorkspace, ok, type PulumiWorkspace } from "./helpers/pulumi";
+
+const TOKEN = "plugin-yaml-token-81e2";
+
+interface Variant {
+  bucketDescription: string;
+  cron: string;
+  extra?: string;
+}
+
+/** Every kind, each referring to the others as a YAML program does. */
+function program(v: Variant): string {
+  return `resources:
+  dev:
+    type: keboola:index:Branch
+    properties:
+      name: plugin-yaml-dev
+  ref:
+    type: keboola:index:Bucket
+    properties:
+      stage: in
+      name: ref
+      description: ${JSON.stringify(v.bucketDescription)}
+  countries:
+    type: keboola:index:Table
+    properties:
+      bucketId: \${ref.bucketId}
+      name: countries
+      columns: [code, name]
+      primaryKey: [code]
+      data: countries.csv
+  events:
+    type: keboola:index:Source
+    properties:
+      name: App events
+  eventsSettings:
+    type: keboola:index:SourceSettings
+    properties:
+      sourceId: \${events.sourceId}
+      targetImportTrigger: { interval: 2m, count: 5000 }
+  raw:
+    type: keboola:index:Sink
+    properties:
+      sourceId: \${events.sourceId}
+      name: Raw events
+      tableId: in.c-app.events
+      columns:
+        - { type: uuid, name: id, primaryKey: true }
+        - { type: body, name: body }
+  rawSettings:
+    type: keboola:index:SinkSettings
+    properties:
+      sourceId: \${events.sourceId}
+      sinkId: \${raw.sinkId}
+      stagingUploadTrigger: { interval: 10s }
+  vars:
+    type: keboola:index:VariableConfig
+    properties:
+      name: Extractor variables
+      variables:
+        - { name: endpoint, type: string }
+      defaultValues: { endpoint: users }
+  extractor:
+    type: keboola:index:ComponentConfig
+    properties:
+      componentId: keboola.ex-generic-v2
+      name: Users
+      variables:
+        configId: \${vars.configId}
+        valuesRowId: \${vars.valuesRowId}
+      configuration:
+        parameters:
+          api: { baseUrl: "https://api.example.com/" }
+          config: { outputBucket: in.c-users, jobs: [{ endpoint: "{{endpoint}}" }] }
+  firstRun:
+    type: keboola:index:JobRun
+    properties:
+      componentId: keboola.ex-generic-v2
+      configId: \${extractor.configId}
+      triggers: 1
+  nightly:
+    type: keboola:index:Flow
+    properties:
+      name: Nightly
+      phases:
+        - name: extract
+          tasks:
+            - componentId: keboola.ex-generic-v2
+              configId: \${extractor.configId}
+  nightlySchedule:
+    type: keboola:index:Schedule
+    properties:
+      name: Nightly
+      cron: ${JSON.stringify(v.cron)}
+      target:
+        componentId: keboola.flow
+        configId: \${nightly.configId}
+${v.extra ?? ""}outputs:
+  bucketId: \${ref.bucketId}
+  branchId: \${dev.branchId}
+  url: \${events.url}
+`;
+}
+
+describe("e2e: a Pulumi YAML program on the provider plugin", () => {
+  let emu: Emulator;
+  let ws: PulumiWorkspace;
+  const client = () => new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 30 });
+  const writes = () => emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
+  const write = (v: Variant) => ws.writeProgram({ "countries.csv": "code,name\nCZ,Czechia\nDE,Germany\n" }, { runtime: "yaml", extraYaml: program(v) });
+  const base: Variant = { bucketDescription: "Reference data", cron: "0 3 * * *" };
+
+  beforeAll(async () => {
+    emu = await startEmulator({ token: TOKEN, taskDurationMs: 10 });
+    ws = await makePulumiWorkspace({ prefix: "plugin-yaml-", plugin: true });
+    write(base);
+    await initEmulatorStack(ws, emu.url, TOKEN);
+  }, 120_000);
+  afterAll(async () => {
+    await ws?.cleanup();
+    await emu?.close();
+  });
+
+  it("previews every kind without writing, deploys it, and then sees no change", async () => {
+    emu.clearRequests();
+    const preview = ok(await ws.preview());
+    console.log(preview.stdout);
+    expect(writes()).toEqual([]);
+    const up = ok(await ws.up());
+    console.log(up.stdout);
+    const resources = await ws.stackResources();
+    const types = resources.filter((r) => r.type.startsWith("keboola:index:")).map((r) => r.type.replace("keboola:index:", ""));
+    expect(types.sort()).toEqual(["Branch", "Bucket", "ComponentConfig", "Flow", "JobRun", "Schedule", "Sink", "SinkSettings", "Source", "SourceSettings", "Table", "VariableConfig"]);
+    const outputs = await ws.stackOutputs();
+    expect(outputs).toMatchObject({ bucketId: "in.c-ref", url: "[secret]" });
+    expect(fs.existsSync(path.join(ws.programDir, "countries.csv"))).toBe(true);
+    ok(await ws.previewExpectNoChanges());
+  });
+
+  it("updates in place", async () => {
+    write({ ...base, bucketDescription: "Reference data, by day", cron: "30 4 * * *" });
+    ok(await ws.up());
+    ok(await ws.previewExpectNoChanges());
+    const bucket = await client().storage.findBucket("default", "in.c-ref");
+    expect(bucket?.metadata?.find((m) => m.provider === "user" && m.key === "KBC.description")?.value).toBe("Reference data, by day");
+  });
+
+  it("destroys everything", async () => {
+    ok(await ws.destroy());
+    expect(await client().storage.findBucket("default", "in.c-ref")).toBeUndefined();
+  });
+});
