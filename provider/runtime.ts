@@ -113,7 +113,7 @@ export async function invoke<M extends Method>(mod: ResourceModule, kind: Resour
   const about = propsOf(method, args);
   // State written by 0.1.0 has no name in a source's or sink's outputs: errors name it by its id then.
   const named = resourceName(about) === "(unnamed)" && method !== "create" && method !== "check" && typeof args[0] === "string" ? { ...about, __resourceName: args[0] } : about;
-  const ctx: CallContext = { client: () => base.client(), call: { name: resourceName(named), owner: ownerOf(named), facts: programFacts(named), ...(typeof about.__root === "string" ? { root: about.__root } : {}) } };
+  const ctx: CallContext = { client: () => base.client(), call: { name: resourceName(named), owner: ownerOf(named), facts: programFacts(named), ...(typeof about.__root === "string" ? { root: about.__root } : {}), ...(about.__import === true ? { importing: true } : {}) } };
   const label = `${mod.definition.type} "${ctx.call.name}"`;
   try {
     return await METHODS[method]({ mod, ctx, args, about, label, forEngine: options.forEngine ?? false });

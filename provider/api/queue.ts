@@ -6,6 +6,11 @@ import { waitUntilFinished, type PollTiming } from "./tasks";
 export interface QueueJob {
   id: string;
   status: string;
+  /** The job's component and configuration (a job's detail has both; keboola/queue.ts QueueJobDetail). */
+  component?: string;
+  config?: string | null;
+  /** The branch's numeric id, as text. */
+  branchId?: string | null;
   isFinished: boolean;
   url?: string;
   result?: { message?: string };

@@ -3,12 +3,12 @@ import { z } from "zod";
 import { branchSchema } from "../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
-import { KeboolaTimeoutError, isAmbiguous, asError } from "../api/errors";
+import { KeboolaTimeoutError, isAmbiguous, asError, notFoundAsUndefined } from "../api/errors";
 import { checkWith, containsUnknown, isUnknown } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
 import { jobFailures, unlessForbidden } from "../lifecycle/preflight";
 import { same, type ArgsOf } from "../lifecycle/common";
-import { defineResource, KeboolaResource, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
+import { defineResource, KeboolaResource, type CallContext, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
 import { assertCanManage, unknownAsOld } from "../lifecycle/configurations";
 import { jobFacts } from "../lifecycle/program";
 import { inStackBranch } from "./branch";
@@ -164,7 +164,8 @@ export const handler: Handler<typeof jobRun> = {
     return { id: String(end.id), outs: stateOf(p, end) };
   },
 
-  async read(_ctx, id, recorded) {
+  async read(ctx, id, recorded) {
+    if (ctx.call.importing) return importedJob(ctx, id);
     // A finished job does not change: state is what was recorded.
     const { branchId = "default", componentId = "", configId = "", jobId = id, status = "success", ...rest } = recorded;
     return { id, props: { ...rest, branchId, componentId, configId, jobId, status } };
@@ -182,3 +183,22 @@ export const handler: Handler<typeof jobRun> = {
 };
 
 export const definition = jobRun;
+
+/**
+ * A JobRun read from its job id alone (`pulumi import`): the job's component, configuration and
+ * branch from the Queue. A JobRun records a successful run, so a job that did not succeed (or has
+ * not finished) is refused rather than adopted.
+ */
+async function importedJob(ctx: CallContext, id: string): Promise<{ id: string; props?: State; inputs?: Partial<Parsed> }> {
+  const queue = await ctx.client().queue();
+  const job = await notFoundAsUndefined(queue.getJob(id));
+  if (!job) return { id: "" };
+  if (!job.isFinished || job.status !== "success") {
+    throw new Error(`job ${id} ${job.isFinished ? `ended with status "${job.status}"` : `has not finished (status "${job.status}")`}: a JobRun records a successful run; import a job that succeeded`);
+  }
+  if (!job.component || !job.config) throw new Error(`job ${id} runs no stored configuration (it was started with its configuration in the request): a JobRun runs a configuration by its id`);
+  const branches = await ctx.client().storage.devBranches();
+  const branchId = !job.branchId || branches.some((b: { id: number; isDefault: boolean }) => b.isDefault && String(b.id) === String(job.branchId)) ? "default" : String(job.branchId);
+  const inputs = { branchId, componentId: job.component, configId: job.config };
+  return { id, props: stateOf({ ...inputs, timeoutSeconds: undefined }, job), inputs };
+}

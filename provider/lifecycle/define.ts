@@ -263,6 +263,11 @@ export interface CallIdentity {
   facts: ProgramFacts;
   /** The program's directory, which relative paths in inputs are relative to (Table's data). */
   root?: string;
+  /**
+   * A read from the id alone, as `pulumi import` asks (the provider plugin only): there is no
+   * recorded state, so what to manage is learnt from the object itself.
+   */
+  importing?: boolean;
 }
 
 export interface CallContext extends ResourceContext {

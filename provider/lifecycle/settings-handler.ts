@@ -3,7 +3,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../api/errors";
 import { checkWith, knownFields } from "../validation/check";
 import { streamBranchFailure } from "./preflight";
-import { changedSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
+import { changedSettings, overwrittenSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../validation/settings";
 import type { AnyDefinition, CallContext, Handler } from "./define";
 
 // The shared lifecycle of SourceSettings and SinkSettings: only the keys the user sets are
@@ -93,7 +93,10 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
       const stream = await ctx.client().stream();
       const remote = await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId));
       if (!remote) return { id: "" }; // the source or sink is gone, and its settings with it
-      const values: SettingsState = { ...t, ...settingsFromRemote(remote.settings, recorded) };
+      // Read from the id alone (`pulumi import`): the settings to manage are those set on the
+      // source or sink, the ones the service reports as overwritten; the rest stay its defaults.
+      const managed = ctx.call.importing ? overwrittenSettings(remote.settings) : recorded;
+      const values: SettingsState = { ...t, ...settingsFromRemote(remote.settings, managed) };
       return { id, props: values, inputs: values };
     },
     async delete(ctx, id, recorded) {

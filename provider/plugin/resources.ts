@@ -173,7 +173,10 @@ export class PluginResources {
 
   async read(req: proto.ReadRequest): Promise<proto.ReadResponse> {
     const a = about(req);
-    const { mod, result } = await this.run(a, "read", [req.getId(), { ...fromStruct(req.getProperties()), ...identity(a) }]);
+    const recorded = fromStruct(req.getProperties());
+    // No properties: `pulumi import` (or `get`) reading the object from its id alone.
+    const importing = Object.keys(recorded).length === 0 ? { __import: true } : {};
+    const { mod, result } = await this.run(a, "read", [req.getId(), { ...recorded, ...identity(a), ...importing }]);
     const resp = new proto.ReadResponse().setId(result.id ?? "");
     // Gone: an empty answer, which the engine reads as "deleted outside Pulumi".
     if (!result.props) return resp;

@@ -92,7 +92,7 @@ function valueAt(obj: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 
 /** Strips the properties the dynamic provider host and our resource classes add. */
 export function userInputs(props: Record<string, unknown>): Record<string, unknown> {
-  const { __provider: _p, __resourceName: _n, __owner: _o, __program: _f, __root: _r, ...rest } = props;
+  const { __provider: _p, __resourceName: _n, __owner: _o, __program: _f, __root: _r, __import: _i, ...rest } = props;
   return rest;
 }
 

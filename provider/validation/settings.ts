@@ -216,6 +216,16 @@ export function settingsFromRemote(remote: StreamSetting[], managed: SettingsVal
   return out as SettingsValues;
 }
 
+/** The settings the service reports as set on a source or sink (`overwritten`), as inputs. */
+export function overwrittenSettings(remote: StreamSetting[]): SettingsValues {
+  const out: Record<string, unknown> = {};
+  for (const d of SETTINGS) {
+    const r = remote.find((s) => s.key === d.key);
+    if (r?.overwritten && holds(d, r.value)) setPath(out, d.input, r.value);
+  }
+  return out as SettingsValues; // as in settingsFromRemote: built at SETTINGS' input paths
+}
+
 /** Whether a value has the type of the setting's input: a duration's or size's text, a count, a flag. */
 function holds(d: SettingDef, value: unknown): boolean {
   if (d.kind === "int") return typeof value === "number";

@@ -155,3 +155,57 @@ describe("owners across the two front doors", () => {
     expect(err).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('keboola: unknown resource type "keboola:index:Bukket"; this provider serves keboola:index:Source,') });
   });
 });
+
+describe("import: every kind read from its id alone", () => {
+  // What `pulumi import` asks: Read with the id and no properties, then Check of the inputs Read
+  // gave, as old and new inputs (pulumi/pulumi pkg/resource/deploy/step.go, ImportStep.Apply);
+  // the next preview diffs the program's inputs (the generated code: the same) against that state.
+  const made = new Map<string, { id: string; props: Record<string, unknown> }>();
+  const create = async (type: string, name: string, inputs: Record<string, unknown>) => {
+    const checked = await p.check({ type, name }, {}, inputs);
+    expect(checked.failures, `${type} check`).toEqual([]);
+    const r = await p.create({ type, name }, checked.inputs);
+    made.set(type, r);
+    return r;
+  };
+  beforeAll(async () => {
+    const branch = await create("Branch", "imp-dev", { name: "import-dev" });
+    expect(branch.id).toMatch(/^\d+$/);
+    await create("Bucket", "imp-bucket", { stage: "in", name: "imp" });
+    await create("Table", "imp-table", { bucketId: "in.c-imp", name: "t", columns: ["id", "name"], primaryKey: ["id"] });
+    const source = await create("Source", "imp-source", { name: "Import source" });
+    const sourceId = String(source.props.sourceId);
+    await create("SourceSettings", "imp-source-settings", { sourceId, targetImportTrigger: { interval: "2m" } });
+    const sink = await create("Sink", "imp-sink", { sourceId, name: "Import sink", tableId: "in.c-imp.events", columns: [{ type: "uuid", name: "id", primaryKey: true }, { type: "body", name: "body" }] });
+    await create("SinkSettings", "imp-sink-settings", { sourceId, sinkId: String(sink.props.sinkId), syncWait: false });
+    const vars = await create("VariableConfig", "imp-vars", { name: "Vars", variables: [{ name: "endpoint" }], defaultValues: { endpoint: "users" } });
+    const config = await create("ComponentConfig", "imp-config", {
+      componentId: "keboola.ex-generic-v2",
+      name: "Import config",
+      variables: { configId: vars.props.configId, valuesRowId: vars.props.valuesRowId },
+      configuration: { parameters: { api: { baseUrl: "https://api.example.com/" }, config: { jobs: [{ endpoint: "{{endpoint}}" }] } } },
+      rows: [{ name: "Row one", configuration: { parameters: { a: 1 } } }],
+    });
+    await create("JobRun", "imp-job", { componentId: "keboola.ex-generic-v2", configId: config.props.configId });
+    const flow = await create("Flow", "imp-flow", { name: "Import flow", phases: [{ name: "extract", tasks: [{ componentId: "keboola.ex-generic-v2", configId: config.props.configId }] }] });
+    await create("Schedule", "imp-schedule", { name: "Import schedule", cron: "0 3 * * *", target: { componentId: "keboola.flow", configId: flow.props.configId } });
+  }, 60_000);
+
+  const TYPES = ["Branch", "Bucket", "Table", "Source", "SourceSettings", "Sink", "SinkSettings", "VariableConfig", "ComponentConfig", "JobRun", "Flow", "Schedule"];
+  it.each(TYPES)("%s", async (type) => {
+    const { id, props } = made.get(type)!;
+    h.emu.clearRequests();
+    const r = { type, name: `imported-${type}` };
+    const read = await p.read(r, id, {});
+    expect(read.id).toBe(id);
+    expect(hiddenKeys(read.props)).toEqual([]);
+    expect(Object.keys(read.inputs).length, "inputs for the generated code").toBeGreaterThan(0);
+    const checked = await p.check(r, read.inputs, read.inputs);
+    expect(checked.failures).toEqual([]);
+    const diff = await p.diff(r, id, read.props, checked.inputs);
+    expect([diff.getChanges(), diff.getReplacesList()], JSON.stringify({ state: read.props, inputs: checked.inputs })).toEqual([1, []]);
+    // The outputs a created resource has, an imported one has too.
+    expect(Object.keys(read.props).sort()).toEqual(expect.arrayContaining(Object.keys(props).filter((k) => k !== "adoptExisting" && props[k] !== undefined).sort()));
+    expect(h.writes().filter((w) => !w.includes("/_emulator"))).toEqual([]);
+  });
+});
