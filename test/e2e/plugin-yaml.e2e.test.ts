@@ -157,6 +157,40 @@ describe("e2e: a Pulumi YAML program on the provider plugin", () => {
     expect(bucket?.metadata?.find((m) => m.provider === "user" && m.key === "KBC.description")?.value).toBe("Reference data, by day");
   });
 
+  it("imports every object into another stack by its id with `pulumi import`, whose generated code then previews no change", async () => {
+    const made = (await ws.stackResources()).filter((r) => r.type.startsWith("keboola:index:"));
+    expect(made).toHaveLength(12);
+    const importer = await makePulumiWorkspace({ prefix: "plugin-import-", plugin: true, stack: "importer" });
+    try {
+      importer.writeProgram({ "countries.csv": "code,name\nCZ,Czechia\nDE,Germany\n" }, { runtime: "yaml", project: "importer", extraYaml: "resources: {}\n" });
+      await initEmulatorStack(importer, emu.url, TOKEN);
+      const file = path.join(importer.root, "import.json");
+      const names = new Map(made.map((r) => [r.urn.split("::").pop()!, r]));
+      fs.writeFileSync(file, JSON.stringify({ resources: [...names].map(([name, r]) => ({ type: r.type, name, id: r.id })) }));
+      emu.clearRequests();
+      const out = path.join(importer.root, "imported.yaml");
+      const imported = await importer.pulumi(["import", "--file", file, "--yes", "--out", out, "--stack", "importer"]);
+      ok(imported);
+      expect(writes()).toEqual([]);
+      // The code as emitted, as the program: the objects as they are, so no change.
+      const code = fs.readFileSync(out, "utf8");
+      expect(code).toMatch(/^resources:\n/m);
+      importer.writeProgram({}, { runtime: "yaml", project: "importer", extraYaml: code });
+      const state = await importer.stackResources();
+      const source = state.find((r) => r.type === "keboola:index:Source");
+      // Secrets come back as secrets; no bookkeeping in state.
+      expect(source?.outputs?.url).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
+      for (const r of state) expect(Object.keys({ ...r.inputs, ...r.outputs }).filter((k) => k.startsWith("__"))).toEqual([]);
+      emu.clearRequests();
+      ok(await importer.previewExpectNoChanges());
+      expect(writes()).toEqual([]);
+      // The importer lets go of them (they stay the first stack's).
+      ok(await importer.pulumi(["state", "delete", "--all", "--force", "--yes", "--stack", "importer"]));
+    } finally {
+      await importer.cleanup();
+    }
+  });
+
   // One bad input per kind, each at the property the dynamic resources name, none written.
   // Values of the right type (a YAML program's own type check, from schema.json, refuses the rest
   // before the plugin is asked) that the kinds refuse.
