@@ -4,6 +4,8 @@ import * as path from "node:path";
 import { CATALOG } from "../provider/catalog";
 import { manifestJsonSchema } from "../provider/manifest/schema";
 import { packageSchema, type PackageSpec } from "../provider/plugin/package-schema";
+import { isKindLookup, LOOKUPS } from "../provider/lookups/lookups";
+import { KINDS } from "../provider/lifecycle/kinds";
 
 // schema.json: the Pulumi package schema of the kinds (`pulumi schema check schema.json` passes),
 // and keboola.schema.json, the JSON Schema of the manifest (keboola.yaml) for the YAML language
@@ -15,7 +17,8 @@ export const MANIFEST_SCHEMA_FILE = "keboola.schema.json";
 
 /** schema.json: the Pulumi package schema of every kind (provider/plugin/package-schema.ts). */
 export function buildSchema(version: string): PackageSpec {
-  return packageSchema(CATALOG, version);
+  const lookups = LOOKUPS.map((l) => (isKindLookup(l) ? { name: l.name, description: l.description, args: l.args, kind: KINDS[l.kind].type } : l));
+  return packageSchema(CATALOG, version, lookups);
 }
 
 function main(): void {

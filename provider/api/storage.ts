@@ -167,6 +167,10 @@ export class StorageApi {
   components() {
     return this.call<{ components?: Array<{ id: string }> }>("GET", "/v2/storage", { query: { exclude: "componentDetails" } }).then((r) => r.components ?? []);
   }
+  /** One component's detail (`GET /v2/storage/components/{id}`): its catalog entry with its configuration schemas. */
+  component(id: string) {
+    return this.call<StorageComponent>("GET", `/v2/storage/components/${enc(id)}`);
+  }
   devBranches() {
     return this.call<StorageDevBranch[]>("GET", "/v2/storage/dev-branches");
   }
@@ -401,6 +405,19 @@ export class StorageApi {
 }
 
 const enc = encodeURIComponent;
+/** What a component's detail holds that a lookup gives (keboola/storage-api-php-client apiary.apib, Components). */
+export interface StorageComponent {
+  id: string;
+  type: string;
+  name: string;
+  description?: string;
+  version?: number;
+  flags?: string[];
+  configurationSchema?: unknown;
+  configurationRowSchema?: unknown;
+  documentationUrl?: string;
+}
+
 const configsPath = (branch: string, componentId: string) => `/v2/storage/branch/${enc(branch)}/components/${enc(componentId)}/configs`;
 
 /** Storage takes form fields; objects travel as JSON strings, arrays as `key[]` fields. */

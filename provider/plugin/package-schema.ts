@@ -65,8 +65,18 @@ export interface PackageSpec {
   config: { variables: Record<string, PropertySpec> };
   provider: { description: string; inputProperties: Record<string, PropertySpec> };
   resources: Record<string, ResourceSpec>;
+  functions: Record<string, FunctionSpec>;
   types: Record<string, ObjectTypeSpec | EnumTypeSpec>;
 }
+
+export interface FunctionSpec {
+  description: string;
+  inputs: { properties: Record<string, PropertySpec>; required: string[] };
+  outputs: { properties: Record<string, PropertySpec>; required: string[] };
+}
+
+/** What of a lookup the package schema reads (provider/lookups/lookups.ts). */
+export type FunctionSource = { name: string; description: string; args: AnyDefinition["outputs"] } & ({ kind: string } | { outputs: AnyDefinition["outputs"] });
 
 /** The provider's configuration: `keboola:<name>` stack config (each with its environment variable), from config.ts. */
 export const CONFIG_VARIABLES: Record<string, PropertySpec> = Object.fromEntries(
@@ -78,31 +88,45 @@ export const resourceToken = (type: string): string => `${PACKAGE}:index:${type}
 /** What of a kind's definition the package schema reads. */
 export type SchemaSource = Pick<AnyDefinition, "type" | "description" | "inputs" | "outputs" | "secretOutputs"> & { lifecycle: Pick<AnyDefinition["lifecycle"], "replace"> };
 
-export function packageSchema(catalog: readonly SchemaSource[], version: string): PackageSpec {
+export function packageSchema(catalog: readonly SchemaSource[], version: string, lookups: readonly FunctionSource[] = []): PackageSpec {
   const types = new TypeNames();
   const resources: Record<string, ResourceSpec> = {};
+  /** The properties of a schema's fields, their types named after `owner`. */
+  const propsOf = (schema: Json, owner: string, marks: { secret?: ReadonlySet<string>; replace?: ReadonlySet<string> } = {}): Record<string, PropertySpec> =>
+    Object.fromEntries(
+      Object.entries(schema.properties ?? {}).map(([name, field]) => {
+        const spec = types.property(field, `${owner}${pascal(name)}`, schema, `${owner}.${name}`);
+        if (marks.secret?.has(name)) spec.secret = true;
+        if (marks.replace?.has(name)) spec.replaceOnChanges = true;
+        return [name, spec];
+      }),
+    );
   for (const def of catalog) {
     const inputs = jsonSchemaOf(def.inputs, "input");
     const outputs = jsonSchemaOf(def.outputs, "output");
-    const secret = new Set(def.secretOutputs);
-    const replace = new Set(def.lifecycle.replace);
-    const props = (schema: Json): Record<string, PropertySpec> =>
-      Object.fromEntries(
-        Object.entries(schema.properties ?? {}).map(([name, field]) => {
-          const spec = types.property(field, `${def.type}${pascal(name)}`, schema, `${def.type}.${name}`);
-          if (secret.has(name)) spec.secret = true;
-          if (replace.has(name)) spec.replaceOnChanges = true;
-          return [name, spec];
-        }),
-      );
-    const inputProperties = props(inputs);
+    const marks = { secret: new Set(def.secretOutputs), replace: new Set(def.lifecycle.replace) };
+    const inputProperties = propsOf(inputs, def.type, marks);
     resources[resourceToken(def.type)] = {
       description: def.description,
       inputProperties,
       requiredInputs: inputs.required ?? [],
-      properties: { ...inputProperties, ...props(outputs) },
+      properties: { ...inputProperties, ...propsOf(outputs, def.type, marks) },
       required: [...new Set([...(inputs.required ?? []), ...(outputs.required ?? [])])],
     };
+  }
+  // A lookup of a kind's objects answers the kind's properties (the types the resource names).
+  const functions: Record<string, FunctionSpec> = {};
+  for (const l of lookups) {
+    const args = jsonSchemaOf(l.args, "input");
+    const inputs = { properties: propsOf(args, pascal(l.name)), required: args.required ?? [] };
+    if ("kind" in l) {
+      const resource = resources[resourceToken(l.kind)];
+      if (!resource) throw new Error(`package schema: lookup ${l.name} answers a ${l.kind}, which is not a kind`);
+      functions[resourceToken(l.name)] = { description: l.description, inputs, outputs: { properties: resource.properties, required: resource.required } };
+    } else {
+      const outputs = jsonSchemaOf(l.outputs, "output");
+      functions[resourceToken(l.name)] = { description: l.description, inputs, outputs: { properties: propsOf(outputs, pascal(l.name)), required: outputs.required ?? [] } };
+    }
   }
   if (types.undescribed.length) {
     throw new Error(`package schema: no description for ${types.undescribed.join(", ")}: give each field's zod schema a .describe()`);
@@ -115,6 +139,7 @@ export function packageSchema(catalog: readonly SchemaSource[], version: string)
     config: { variables: CONFIG_VARIABLES },
     provider: { description: "The Keboola provider: one project, by its Storage API host and token.", inputProperties: CONFIG_VARIABLES },
     resources,
+    functions,
     types: types.all,
   };
 }

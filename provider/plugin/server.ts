@@ -15,7 +15,8 @@ import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { PluginConfig, configSourceOf } from "./provider-config";
 import { CallError, PluginResources } from "./resources";
 import { engineLog } from "./engine-log";
-import type { ResourceModule } from "../runtime";
+import { invokeLookup } from "./invoke";
+import { load, type ResourceModule } from "../runtime";
 import type { ResourceKind } from "../lifecycle/types";
 
 /** The package root: schema.json and package.json, beside dist/ (or provider/, run from the sources). */
@@ -98,6 +99,7 @@ export async function startPluginServer(options: PluginServerOptions = {}): Prom
     read: unary((req: proto.ReadRequest) => resources.read(req)),
     update: unary((req: proto.UpdateRequest) => resources.update(req)),
     delete: unary((req: proto.DeleteRequest) => resources.delete(req).then(() => new Empty())),
+    invoke: unary((req: proto.InvokeRequest) => invokeLookup(req, config, options.load ?? load)),
     cancel: unary((_req: Empty) => new Empty()),
   };
   server.addService(ResourceProviderService, impl);

@@ -31,6 +31,8 @@ export interface Plugin {
   read(r: PluginCall, id: string, props: Props): Promise<{ id: string; props: Props; inputs: Props }>;
   update(r: PluginCall, id: string, olds: Props, news: Props): Promise<Props>;
   delete(r: PluginCall, id: string, props: Props): Promise<void>;
+  /** Invoke a function by its name (getBucket, ...): its answer, or its argument failures. */
+  invoke(name: string, args: Props): Promise<{ result: Props; failures: Array<{ property: string; reason: string }> }>;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,10 @@ export async function startPlugin(options: { messages?: string[] } = {}): Promis
     },
     async delete(r, id, props) {
       await unary<proto.DeleteRequest, Empty>(client.delete, new proto.DeleteRequest().setUrn(urn(r)).setName(r.name).setType(`keboola:index:${r.type}`).setId(id).setProperties(struct(props)));
+    },
+    async invoke(name, args) {
+      const res = await unary<proto.InvokeRequest, proto.InvokeResponse>(client.invoke, new proto.InvokeRequest().setTok(`keboola:index:${name}`).setArgs(struct(args)));
+      return { result: fromStruct(res.getReturn()), failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) };
     },
     async close() {
       client.close();

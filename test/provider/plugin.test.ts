@@ -209,3 +209,41 @@ describe("import: every kind read from its id alone", () => {
     expect(h.writes().filter((w) => !w.includes("/_emulator"))).toEqual([]);
   });
 });
+
+describe("lookups (Invoke)", () => {
+  beforeAll(async () => {
+    const storage = h.ctx.client().storage;
+    await storage.createBucket("default", { stage: "in", name: "look", description: "" });
+    await p.create({ type: "Table", name: "look-table" }, (await p.check({ type: "Table", name: "look-table" }, {}, { bucketId: "in.c-look", name: "typed", columns: ["id", "amount"], primaryKey: ["id"], definition: { id: { type: "VARCHAR", length: "10" }, amount: { type: "NUMBER", length: "10,2" } } })).inputs);
+    await p.create({ type: "Source", name: "look-source" }, (await p.check({ type: "Source", name: "look-source" }, {}, { name: "Lookup source" })).inputs);
+    await p.create({ type: "Branch", name: "look-branch" }, (await p.check({ type: "Branch", name: "look-branch" }, {}, { name: "lookup-dev" })).inputs);
+    h.emu.clearRequests();
+  }, 30_000);
+
+  it("getBucket and getTable answer the kinds' properties: a table's columns, types and primary key", async () => {
+    expect((await p.invoke("getBucket", { bucketId: "in.c-look" })).result).toMatchObject({ bucketId: "in.c-look", stage: "in", name: "look", branchId: "default" });
+    const table = (await p.invoke("getTable", { tableId: "in.c-look.typed" })).result;
+    expect(table).toMatchObject({ tableId: "in.c-look.typed", bucketId: "in.c-look", name: "typed", columns: ["id", "amount"], primaryKey: ["id"], definition: { id: { type: "VARCHAR", length: "10" }, amount: { type: "NUMBER", length: "10,2" } } });
+  });
+
+  it("getSource answers the ingestion URL as a secret", async () => {
+    const { result } = await p.invoke("getSource", { sourceId: "lookup-source" });
+    expect(result).toMatchObject({ sourceId: "lookup-source", name: "Lookup source", type: "http", url: { ...SECRET, value: expect.stringContaining("/stream/") } });
+  });
+
+  it("getBranch finds a development branch by name or id; getComponent answers the catalog entry with its configuration schema", async () => {
+    const byName = (await p.invoke("getBranch", { name: "lookup-dev" })).result;
+    expect(byName).toMatchObject({ name: "lookup-dev", branchId: expect.stringMatching(/^\d+$/) });
+    expect((await p.invoke("getBranch", { branchId: byName.branchId })).result).toMatchObject({ name: "lookup-dev" });
+    const component = (await p.invoke("getComponent", { componentId: "keboola.ex-generic-v2" })).result;
+    expect(component).toMatchObject({ componentId: "keboola.ex-generic-v2", type: "extractor" });
+    expect(component).toHaveProperty("configurationSchema");
+  });
+
+  it("says what is missing, which argument is wrong, which function is unknown, and writes nothing", async () => {
+    await expect(p.invoke("getBucket", { bucketId: "in.c-none" })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND, details: 'getBucket: nothing found for {"bucketId":"in.c-none"}' });
+    expect((await p.invoke("getBucket", { bucketid: "in.c-look" })).failures).toContainEqual({ property: "bucketid", reason: expect.stringContaining('did you mean "bucketId"') });
+    await expect(p.invoke("getBukket", {})).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('unknown function "keboola:index:getBukket"') });
+    expect(h.writes().filter((w) => !w.includes("/_emulator"))).toEqual([]);
+  });
+});

@@ -1,0 +1,47 @@
+// The plugin's Invoke: the lookups of provider/lookups/lookups.ts by their tokens
+// (`keboola:index:getBucket`, ...). Arguments are checked by the lookup's schema (a failure names
+// the argument, as a resource's check does); a lookup of a kind's object runs that kind's read
+// from the id alone, its secret outputs marked secret.
+import * as grpc from "@grpc/grpc-js";
+import * as proto from "@pulumi/pulumi/proto/provider_pb";
+import { invoke, type ResourceModule } from "../runtime";
+import { isKindLookup, LOOKUPS } from "../lookups/lookups";
+import { checkWith } from "../validation/check";
+import type { Props, ResourceContext, ResourceKind } from "../lifecycle/types";
+import type { CallContext } from "../lifecycle/define";
+import { fromStruct, toStruct, visible } from "./values";
+import { resourceToken } from "./package-schema";
+import { CallError } from "./resources";
+
+export async function invokeLookup(req: proto.InvokeRequest, context: ResourceContext, loadKind: (kind: ResourceKind) => ResourceModule): Promise<proto.InvokeResponse> {
+  const token = req.getTok();
+  const lookup = LOOKUPS.find((l) => resourceToken(l.name) === token);
+  if (!lookup) {
+    const known = LOOKUPS.map((l) => resourceToken(l.name)).join(", ");
+    throw new CallError({ code: grpc.status.INVALID_ARGUMENT, details: `keboola: unknown function "${token}"; this provider has ${known}` });
+  }
+  const { value, failures } = checkWith(lookup.args, fromStruct(req.getArgs()));
+  if (!value || failures.length > 0) {
+    return new proto.InvokeResponse().setFailuresList(failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
+  }
+  const args: Record<string, unknown> = { ...value };
+  const ctx: CallContext = { client: () => context.client(), call: { name: lookup.name, facts: {}, importing: true } };
+  const notFound = () => new CallError({ code: grpc.status.NOT_FOUND, details: `${lookup.name}: nothing found for ${JSON.stringify(args)}` });
+  if (!isKindLookup(lookup)) {
+    const out = await lookup.run(args, ctx);
+    if (!out) throw notFound();
+    return new proto.InvokeResponse().setReturn(toStruct(out));
+  }
+  const at = await lookup.address(args, ctx);
+  if (!at) throw notFound();
+  const mod = loadKind(lookup.kind);
+  let result;
+  try {
+    result = await invoke(mod, lookup.kind, "read", [at.id, { ...at.recorded, __resourceName: lookup.name, __import: true }], context, { forEngine: true });
+  } catch (err) {
+    throw new CallError({ code: grpc.status.UNKNOWN, details: err instanceof Error ? err.message : String(err) });
+  }
+  if (!result.props) throw notFound();
+  const props: Props = Object.fromEntries(Object.entries(result.props));
+  return new proto.InvokeResponse().setReturn(toStruct(visible(props), mod.definition.secretState));
+}
