@@ -5,12 +5,14 @@ import { randomBytes } from "node:crypto";
 import { startEmulator } from "../emulator/server";
 import { makeRootProject } from "./lib/root-project";
 import { REPO_ROOT } from "./lib/pulumi-workspace";
+import { deployYamlExample } from "./lib/yaml-example";
 import { formatStateBytes, stateBytes, type StateResource } from "./lib/state-bytes";
 
 // The state's bytes per resource of the quickstart manifest deployed through the repository's root
 // Pulumi project (the README's main path), or of a state export given as a file:
 //
 //   node dist/scripts/state-size.js [--manifest examples/quickstart/keboola.yaml] [--dump FILE]
+//   node dist/scripts/state-size.js --plugin [--dump FILE]   (examples/yaml through the provider plugin)
 //   node dist/scripts/state-size.js --state exported.json
 
 async function quickstartState(manifest: string): Promise<string> {
@@ -36,7 +38,11 @@ async function main(): Promise<void> {
     return i >= 0 ? process.argv[i + 1] : undefined;
   };
   const file = arg("state");
-  const text = file ? fs.readFileSync(file, "utf8") : await quickstartState(path.resolve(REPO_ROOT, arg("manifest") ?? "examples/quickstart/keboola.yaml"));
+  const text = file
+    ? fs.readFileSync(file, "utf8")
+    : process.argv.includes("--plugin")
+      ? (await deployYamlExample()).exported
+      : await quickstartState(path.resolve(REPO_ROOT, arg("manifest") ?? "examples/quickstart/keboola.yaml"));
   if (arg("dump")) fs.writeFileSync(arg("dump")!, text);
   const state = JSON.parse(text) as { deployment?: { resources?: StateResource[] } };
   const resources = state.deployment?.resources ?? [];

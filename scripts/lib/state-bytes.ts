@@ -36,12 +36,12 @@ function split(r: StateResource): Omit<ByteSplit, "resources"> {
   return { total, provider, bookkeeping, inputs, outputs, trace, other: total - provider - bookkeeping - inputs - outputs - trace };
 }
 
-/** Bytes per resource of our kinds (`pulumi-nodejs:dynamic/keboola:<Kind>`), per kind and for all of them. */
+/** Bytes per resource of our kinds (`pulumi-nodejs:dynamic/keboola:<Kind>`, or the plugin's `keboola:index:<Kind>`), per kind and for all of them. */
 export function stateBytes(resources: readonly StateResource[]): { byKind: Record<string, ByteSplit>; all: ByteSplit } {
   const byKind: Record<string, ByteSplit> = {};
   const all: ByteSplit = { resources: 0, total: 0, provider: 0, bookkeeping: 0, inputs: 0, outputs: 0, trace: 0, other: 0 };
   for (const r of resources) {
-    const m = /^pulumi-nodejs:dynamic\/keboola:(\w+)$/.exec(r.type);
+    const m = /^(?:pulumi-nodejs:dynamic\/keboola|keboola:index):(\w+)$/.exec(r.type);
     if (!m) continue;
     const s = split(r);
     const k = (byKind[m[1]] ??= { resources: 0, total: 0, provider: 0, bookkeeping: 0, inputs: 0, outputs: 0, trace: 0, other: 0 });
