@@ -356,7 +356,7 @@ describe("the provider plugin refuses the same bad input as the dynamic resource
     if (plugin.failures.length === 0 && deferred.length > 0) {
       const refused = await p.create({ type, name: "bad" }, plugin.inputs).catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: `${type} "bad": not written: ${deferred.join("; ")}` });
-      deferredSeen.push(...deferred);
+      deferredSeen.push(...deferred.map((d) => `${type}: ${d}`));
     }
   });
 
