@@ -20,7 +20,7 @@ import { formatStateBytes, stateBytes as stateBytesOf } from "./lib/state-bytes"
 // per created resource, the writes of the no-op preview and of destroy, and the size of the
 // serialized provider in state.
 //
-//   node dist/scripts/bench-fleet.js [--sizes 10,24,48,95] [--task-ms 1000] [--parallel 32] [--skip-checkpoints]
+//   node dist/scripts/bench-fleet.js [--sizes 10,24,48,95] [--task-ms 1000] [--parallel 32] [--skip-checkpoints] [--plugin]
 //                                    [--sources 10 --sinks 10 ...one size] [--cpu-prof DIR] [--pulumi-profile PREFIX]
 //                                    [--data-mb 1024] [--data-only]
 //
@@ -40,8 +40,13 @@ import { formatStateBytes, stateBytes as stateBytesOf } from "./lib/state-bytes"
 // --skip-checkpoints (or BENCH_SKIP_CHECKPOINTS=1) runs up and destroy with PULUMI_SKIP_CHECKPOINTS=true:
 // the file backend then writes the state once at the end instead of after every step (see README,
 // "Large stacks").
+// --plugin deploys the same fleet as a Pulumi YAML program through the provider plugin
+// (pulumi-resource-keboola of the installed package, found on PATH as a user's project finds it
+// in node_modules/.bin), its bound an empty YAML program's `up`.
 
 interface Options {
+  /** Through the provider plugin, as a YAML program. */
+  plugin?: boolean;
   cpuProf?: string;
   pulumiProfile?: string;
   sources: number;
@@ -61,6 +66,7 @@ function parseArgs(argv: string[]): Options[] {
     taskMs: Number(get("task-ms") ?? 1000),
     parallel: get("parallel") ? Number(get("parallel")) : get("task-ms") !== undefined ? undefined : 32,
     skipCheckpoints: argv.includes("--skip-checkpoints") || !!process.env.BENCH_SKIP_CHECKPOINTS,
+    plugin: argv.includes("--plugin"),
     cpuProf: get("cpu-prof"),
     pulumiProfile: get("pulumi-profile"),
   };
@@ -102,6 +108,32 @@ for (let i = 0; i < ${o.sources}; i++) {
 `;
 }
 
+/** The same fleet as a Pulumi YAML program of the plugin's resources. */
+function yamlProgram(o: Options): string {
+  const lines = ["resources:"];
+  for (let i = 0; i < o.sources; i++) {
+    lines.push(`  src-${i}:`, "    type: keboola:index:Source", "    properties:", `      name: Bench ${i}`);
+    for (let j = 0; j < o.sinks; j++) {
+      lines.push(
+        `  sink-${i}-${j}:`,
+        "    type: keboola:index:Sink",
+        "    properties:",
+        `      sourceId: \${src-${i}.sourceId}`,
+        `      name: Out ${j}`,
+        `      tableId: in.c-bench.t${i}_${j}`,
+        "      columns: [{ type: uuid, name: id }, { type: datetime, name: at }, { type: body, name: body }]",
+        `  settings-${i}-${j}:`,
+        "    type: keboola:index:SinkSettings",
+        "    properties:",
+        `      sourceId: \${src-${i}.sourceId}`,
+        `      sinkId: \${sink-${i}-${j}.sinkId}`,
+        "      stagingUploadTrigger: { count: 1000 }",
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 function must(what: string, res: RunResult): RunResult {
   if (res.code !== 0) throw new Error(`${what} failed:\n${describeResult(res)}`);
   return res;
@@ -122,28 +154,34 @@ async function installedWorkspace(nodeModules: string, project: string): Promise
   return ws;
 }
 
+/** A workspace for a YAML program, with the installed package's plugin first on PATH (node_modules/.bin). */
+async function pluginWorkspace(nodeModules: string, project: string): Promise<PulumiWorkspace> {
+  return makePulumiWorkspace({ project, plugin: { dir: path.join(nodeModules, ".bin") } });
+}
+
 async function run(o: Options, nodeModules: string): Promise<Measured> {
   const emu: Emulator = await startEmulator({ token: TOKEN, taskDurationMs: o.taskMs });
   const extra = o.parallel ? ["--parallel", String(o.parallel)] : [];
   const resources = o.sources * (1 + 2 * o.sinks);
-  const label = `${resources} resources, D=${o.taskMs} ms, ${o.parallel ? `--parallel ${o.parallel}` : "default parallelism"}`;
+  const label = `${resources} resources, D=${o.taskMs} ms, ${o.parallel ? `--parallel ${o.parallel}` : "default parallelism"}${o.plugin ? ", through the provider plugin (YAML)" : ""}`;
   const wss: PulumiWorkspace[] = [];
   try {
     const setUp = async (name: string, code: string) => {
-      const ws = await installedWorkspace(nodeModules, name);
+      const ws = o.plugin ? await pluginWorkspace(nodeModules, name) : await installedWorkspace(nodeModules, name);
       wss.push(ws);
-      fs.writeFileSync(path.join(ws.programDir, "index.js"), code);
+      if (o.plugin) ws.writeProgram({}, { runtime: "yaml", project: name, extraYaml: code || "resources: {}\n" });
+      else fs.writeFileSync(path.join(ws.programDir, "index.js"), code);
       must("stack init", await ws.initStack());
       must("config", await ws.setConfig("keboola:host", emu.url));
       must("config", await ws.setConfig("keboola:token", TOKEN, { secret: true }));
       return ws;
     };
     // The bound: what Pulumi itself costs for an empty program, plus the critical path's tasks.
-    const empty = await setUp("bench-empty", `"use strict";\n`);
+    const empty = await setUp("bench-empty", o.plugin ? "" : `"use strict";\n`);
     const emptyUp = await timed(() => empty.up(extra, { timeoutMs: 600_000 }), "empty up");
     const bound = emptyUp + (3 * o.taskMs) / 1000;
 
-    const ws = await setUp("bench-fleet", program(o));
+    const ws = await setUp("bench-fleet", o.plugin ? yamlProgram(o) : program(o));
     emu.clearRequests();
     const env = o.cpuProf ? { NODE_OPTIONS: `--require ${path.join(__dirname, "lib", "cpu-prof-preload.js")}`, KEBOOLA_CPU_PROF_DIR: path.resolve(o.cpuProf) } : undefined;
     const cpu = sampleCpu();
@@ -271,7 +309,7 @@ async function main(): Promise<void> {
 function printCurve(curve: Measured[], o: Options): void {
   const base = curve[0];
   const x = (v: number, b: number) => `${v.toFixed(1)} s (${(v / b).toFixed(1)}x)`;
-  console.log(`\nThe curve, D = ${o.taskMs} ms, --parallel ${o.parallel ?? "default"}${o.skipCheckpoints ? ", PULUMI_SKIP_CHECKPOINTS=true" : ""} (growth from ${base.resources} resources in parentheses):\n`);
+  console.log(`\nThe curve${o.plugin ? " through the provider plugin (YAML)" : ""}, D = ${o.taskMs} ms, --parallel ${o.parallel ?? "default"}${o.skipCheckpoints ? ", PULUMI_SKIP_CHECKPOINTS=true" : ""} (growth from ${base.resources} resources in parentheses):\n`);
   console.log("| resources | `up` | direct script | `up` / direct | no-change `up` | `preview` | `destroy` | engine CPU in `up` | state per resource | peak RSS: program, provider |");
   console.log("|---:|---|---:|---:|---|---|---|---|---:|---:|");
   for (const m of curve) {

@@ -151,9 +151,10 @@ export interface MakePulumiWorkspaceOptions {
   env?: Record<string, string | undefined>;
   /**
    * Put this checkout's provider plugin on PATH as `pulumi-resource-keboola` (an executable that
-   * runs dist/provider/plugin/main.js), where the engine finds a plugin it has not installed.
+   * runs dist/provider/plugin/main.js), where the engine finds a plugin it has not installed; or
+   * `{ dir }`, a directory holding another `pulumi-resource-keboola` (an installed package's .bin).
    */
-  plugin?: boolean;
+  plugin?: boolean | { dir: string };
 }
 
 let binDirPromise: Promise<string> | undefined;
@@ -290,7 +291,7 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("PULUMI_") && k !== "NODE_OPTIONS") env[k] = v;
   }
-  const pluginDir = options.plugin ? writePluginLauncher(path.join(root, "plugin")) : undefined;
+  const pluginDir = typeof options.plugin === "object" ? options.plugin.dir : options.plugin ? writePluginLauncher(path.join(root, "plugin")) : undefined;
   Object.assign(env, {
     PATH: [pluginDir, binDir, process.env.PATH ?? ""].filter((d) => d !== undefined).join(path.delimiter),
     PULUMI_BACKEND_URL: `file://${stateDir}`,
