@@ -71,8 +71,14 @@ export interface PackageSpec {
 
 export interface FunctionSpec {
   description: string;
-  inputs: { properties: Record<string, PropertySpec>; required: string[] };
-  outputs: { properties: Record<string, PropertySpec>; required: string[] };
+  inputs: ObjectSpec;
+  outputs: ObjectSpec;
+}
+
+/** A function's inputs or outputs: `required` left out when empty (as the CLI writes a schema back). */
+interface ObjectSpec {
+  properties: Record<string, PropertySpec>;
+  required?: string[];
 }
 
 /** What of a lookup the package schema reads (provider/lookups/lookups.ts). */
@@ -118,14 +124,14 @@ export function packageSchema(catalog: readonly SchemaSource[], version: string,
   const functions: Record<string, FunctionSpec> = {};
   for (const l of lookups) {
     const args = jsonSchemaOf(l.args, "input");
-    const inputs = { properties: propsOf(args, pascal(l.name)), required: args.required ?? [] };
+    const inputs = objectSpec(propsOf(args, pascal(l.name)), args.required);
     if ("kind" in l) {
       const resource = resources[resourceToken(l.kind)];
       if (!resource) throw new Error(`package schema: lookup ${l.name} answers a ${l.kind}, which is not a kind`);
-      functions[resourceToken(l.name)] = { description: l.description, inputs, outputs: { properties: resource.properties, required: resource.required } };
+      functions[resourceToken(l.name)] = { description: l.description, inputs, outputs: objectSpec(resource.properties, resource.required) };
     } else {
       const outputs = jsonSchemaOf(l.outputs, "output");
-      functions[resourceToken(l.name)] = { description: l.description, inputs, outputs: { properties: propsOf(outputs, pascal(l.name)), required: outputs.required ?? [] } };
+      functions[resourceToken(l.name)] = { description: l.description, inputs, outputs: objectSpec(propsOf(outputs, pascal(l.name)), outputs.required) };
     }
   }
   if (types.undescribed.length) {
@@ -143,6 +149,8 @@ export function packageSchema(catalog: readonly SchemaSource[], version: string,
     types: types.all,
   };
 }
+
+const objectSpec = (properties: Record<string, PropertySpec>, required: string[] | undefined): ObjectSpec => ({ properties, ...(required?.length ? { required } : {}) });
 
 /** The named types met so far, by name and by shape (so that alike types share one name). */
 class TypeNames {
