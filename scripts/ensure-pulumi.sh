@@ -22,9 +22,12 @@
 #
 # The pinned build's bin directory holds:
 #   pulumi                          built from github.com/pulumi/pulumi/pkg/v3@vX (Go module proxy)
-#   pulumi-language-nodejs          a minimal Node.js language host (scripts/pulumi-cli/language-host)
+#   pulumi-language-nodejs          a minimal Node.js language host: runs programs and generates the
+#                                   Node.js SDK (scripts/pulumi-cli/language-host)
 #   pulumi-resource-pulumi-nodejs   the dynamic-provider launcher shipped in @pulumi/pulumi
 #   pulumi-language-yaml            github.com/pulumi/pulumi-yaml's language host (Pulumi YAML programs)
+#   pulumi-language-go              minimal Go and Python language hosts that only generate SDKs
+#   pulumi-language-python          (`pulumi package gen-sdk`, scripts/gen-sdk.sh; scripts/pulumi-cli/language-host-{go,python})
 #
 # Options:
 #   --cache-dir   print the cache directory of the pinned build (its bin/ is what a run prints) and exit
@@ -191,6 +194,10 @@ got=$(pulumi_version "$OUT/bin")
   die "built pulumi-language-nodejs does not report $V"
 [ -z "$(missing_plugins "$OUT/bin")" ] || die "the build did not produce $(missing_plugins "$OUT/bin")"
 [ -x "$OUT/bin/pulumi-language-yaml" ] || die "the build did not produce pulumi-language-yaml"
+for lang in go python; do
+  [ "$("$OUT/bin/pulumi-language-$lang" -version 2>/dev/null | tr -d '[:space:]')" = "$V" ] ||
+    die "the build did not produce pulumi-language-$lang reporting $V"
+done
 printf '%s\n' "$KEY" >"$OUT/.complete"
 
 # Move into place: a rename within the cache root, so the cache is never half-filled.

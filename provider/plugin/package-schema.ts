@@ -16,6 +16,14 @@ import { describedAs, jsonSchemaOf, referenced, type JsonSchema as Json } from "
 import { CONFIG_KEYS, type ConfigKey } from "../config";
 
 export const PACKAGE = "keboola";
+
+/**
+ * Where the project lives and publishes its plugin archives (`npm run build:plugin`): Pulumi's
+ * `github://` scheme downloads `pulumi-resource-keboola-v<version>-<os>-<arch>.tar.gz` from the
+ * repository's GitHub releases when a program's SDK asks for a plugin not installed yet.
+ */
+const REPOSITORY = "https://github.com/keboola/keboola-pulumi";
+const PLUGIN_DOWNLOAD_URL = "github://api.github.com/keboola/keboola-pulumi";
 const ANY = { $ref: "pulumi.json#/Any" } as const;
 
 /** Pulumi's TypeSpec. */
@@ -62,6 +70,10 @@ export interface PackageSpec {
   displayName: string;
   description: string;
   version: string;
+  repository: string;
+  pluginDownloadURL: string;
+  meta: { supportPack: boolean };
+  language: { go: { importBasePath: string }; nodejs: { packageName: string } };
   config: { variables: Record<string, PropertySpec> };
   provider: { description: string; inputProperties: Record<string, PropertySpec> };
   resources: Record<string, ResourceSpec>;
@@ -142,6 +154,14 @@ export function packageSchema(catalog: readonly SchemaSource[], version: string,
     displayName: "Keboola",
     description: "Keboola Stream sources, sinks and settings, component configurations, variables and job runs, Storage buckets and tables, flows, schedules and dev branches.",
     version,
+    repository: REPOSITORY,
+    pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
+    // The SDKs under sdk/ (npm run sdk): versioned like the package, with their own module files.
+    meta: { supportPack: true },
+    language: {
+      go: { importBasePath: "github.com/keboola/keboola-pulumi/sdk/go/keboola" },
+      nodejs: { packageName: "@keboola/pulumi-keboola" },
+    },
     config: { variables: CONFIG_VARIABLES },
     provider: { description: "The Keboola provider: one project, by its Storage API host and token.", inputProperties: CONFIG_VARIABLES },
     resources,

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The build recipe of the Pulumi CLI that scripts/ensure-pulumi.sh provides: it compiles pulumi vX
-# and our Node.js language host (language-host/main.go) into OUT/bin, working in WORK.
+# The build recipe of the Pulumi CLI that scripts/ensure-pulumi.sh provides: it compiles pulumi vX,
+# our Node.js language host (language-host/main.go), our Go and Python language hosts, which only
+# generate SDKs (language-host-go, language-host-python; all three share sdkgen/), and the YAML
+# language host into OUT/bin, working in WORK.
 #
 #   bash scripts/pulumi-cli/build.sh vX SDK_NPM_DIR WORK OUT
 #
@@ -12,7 +14,8 @@
 # `go install pkg@version` refuses. So pkg and sdk are laid out side by side and built in place.
 # Why our own language host: the upstream one (module .../sdk/nodejs/cmd/pulumi-language-nodejs/v3)
 # has no release tags and the Go module proxy reachable here does not serve it at any commit.
-# A user's own Pulumi installation ships the upstream one; ours serves only this build.
+# A user's own Pulumi installation ships the upstream one; ours serves only this build. The same holds
+# for the upstream Go and Python language hosts: ours only answer `pulumi package gen-sdk` (scripts/gen-sdk.sh).
 #
 # Progress goes to stderr: a step line per step, and a line every 30 s during the long ones.
 set -euo pipefail
@@ -48,7 +51,7 @@ stop_ticker() {
 trap stop_ticker EXIT
 step() {
   local label=$2
-  log "[$1/5] $label"
+  log "[$1/6] $label"
   shift 2
   # sleep gets no handle on our stderr: a reader waiting for it to close must not wait on a stray sleep.
   (
@@ -114,15 +117,21 @@ copy_module "$SDK_MOD_DIR" "$SRC/sdk"
 chmod -R u+w "$SRC" # module cache copies are read-only
 grep -q '=> \.\./sdk' "$SRC/pkg/go.mod" || log "warning: pkg/go.mod no longer replaces sdk/v3 with ../sdk"
 
-# The language host is a package of the pkg module, so it builds with the very dependency versions
-# (and mostly the same compiled packages) as the CLI.
+# The language hosts are packages of the pkg module, so they build with the very dependency versions
+# (and mostly the same compiled packages) as the CLI; sdkgen, their shared SDK generation, too.
 LH_PKG=./cmd/keboola-pulumi-language-nodejs
-mkdir -p "$SRC/pkg/$LH_PKG"
-cp "$RECIPE_DIR/language-host/main.go" "$SRC/pkg/$LH_PKG/main.go"
+LH_GO_PKG=./cmd/keboola-pulumi-language-go
+LH_PYTHON_PKG=./cmd/keboola-pulumi-language-python
+for d in "$LH_PKG:language-host" "$LH_GO_PKG:language-host-go" "$LH_PYTHON_PKG:language-host-python" \
+  ./cmd/keboola-pulumi-sdkgen:sdkgen; do
+  mkdir -p "$SRC/pkg/${d%%:*}"
+  cp "$RECIPE_DIR/${d#*:}"/*.go "$SRC/pkg/${d%%:*}/"
+done
 
 cd "$SRC/pkg"
-# Loading the packages downloads exactly the modules the two commands need.
-step 2 "downloading the Go modules the CLI depends on" go list -deps ./cmd/pulumi "$LH_PKG" >/dev/null
+# Loading the packages downloads exactly the modules the four commands need.
+step 2 "downloading the Go modules the CLI depends on" \
+  go list -deps ./cmd/pulumi "$LH_PKG" "$LH_GO_PKG" "$LH_PYTHON_PKG" >/dev/null
 
 mkdir -p "$OUT/bin"
 LDFLAGS="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$V"
@@ -130,6 +139,12 @@ step 3 "compiling pulumi (the longest step)" \
   go build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$OUT/bin/pulumi" ./cmd/pulumi
 step 4 "compiling the Node.js language host (scripts/pulumi-cli/language-host)" \
   go build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$OUT/bin/pulumi-language-nodejs" "$LH_PKG"
+build_codegen_hosts() {
+  go build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$OUT/bin/pulumi-language-go" "$LH_GO_PKG"
+  go build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$OUT/bin/pulumi-language-python" "$LH_PYTHON_PKG"
+}
+step 5 "compiling the Go and Python language hosts, for SDK generation only (scripts/pulumi-cli/language-host-{go,python})" \
+  build_codegen_hosts
 
 # The YAML language host, for Pulumi YAML programs served by the provider plugin (pulumi-resource-keboola):
 # its own module, built from the Go module proxy at the release pinned here (a Pulumi installation ships
@@ -138,7 +153,7 @@ YAML_V=v1.25.0
 build_yaml_host() {
   (cd "$WORK" && GOBIN="$OUT/bin" go install -trimpath -buildvcs=false -ldflags "-s -w" "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$YAML_V")
 }
-step 5 "compiling the YAML language host (github.com/pulumi/pulumi-yaml $YAML_V)" build_yaml_host
+step 6 "compiling the YAML language host (github.com/pulumi/pulumi-yaml $YAML_V)" build_yaml_host
 
 # The dynamic-provider launcher resolves @pulumi/pulumi/cmd/dynamic-provider from its working
 # directory (the Pulumi program's), so a copy works for any checkout; no link into this repo.

@@ -149,7 +149,7 @@ describe("scripts/ensure-pulumi.sh", () => {
     expect(res.stderr).toContain(`Building the Pulumi CLI ${PINNED} from source (first run only; about 3 minutes on 2 cores`);
     expect(res.stderr).toContain(`It is cached in ${entry} and reused`);
     expect(res.stderr).toContain(`with a Pulumi CLI v${MINIMUM} or later installed on PATH, that one would be used instead of building`);
-    expect(res.stderr).toContain("[1/5] downloading the sources of github.com/pulumi/pulumi");
+    expect(res.stderr).toContain("[1/6] downloading the sources of github.com/pulumi/pulumi");
     expect(res.stderr).toContain("fake go: no build in tests");
     expect(goWasCalled()).toBe(true);
     expect(fs.readdirSync(cache).filter((f) => !f.startsWith(".lock-"))).toEqual([]);

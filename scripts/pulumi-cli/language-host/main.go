@@ -4,13 +4,16 @@
 // `pulumi up/preview/refresh/destroy/stack` need from a language host: it runs
 // `@pulumi/pulumi/cmd/run` (resolved from the program directory, like upstream) with node,
 // passing the resource monitor and engine addresses, project, stack, config and entry point
-// on the command line and in the environment the same way the upstream host does.
-// Not implemented: code generation, packing/linking SDKs, debugging, bun, RunPlugin.
+// on the command line and in the environment the same way the upstream host does. And it generates
+// the Node.js SDK of a package (GeneratePackage, behind `pulumi package gen-sdk --language nodejs`,
+// see scripts/gen-sdk.sh) with github.com/pulumi/pulumi/pkg/v3/codegen/nodejs, like upstream.
+// Not implemented: program code generation, packing/linking SDKs, debugging, bun, RunPlugin.
 //
 // scripts/pulumi-cli/build.sh compiles this file as a package of github.com/pulumi/pulumi/pkg/v3 at
 // the pinned version (it is copied to pkg/cmd/keboola-pulumi-language-nodejs), so it builds with
-// exactly the CLI's dependency versions; that is why it has no go.mod of its own. Any change here
-// changes the cache key of scripts/ensure-pulumi.sh, so the next run rebuilds.
+// exactly the CLI's dependency versions; that is why it has no go.mod of its own. GeneratePackage
+// comes from ../sdkgen, shared with the Go and Python hosts (copied to pkg/cmd/keboola-pulumi-sdkgen).
+// Any change here changes the cache key of scripts/ensure-pulumi.sh, so the next run rebuilds.
 package main
 
 import (
@@ -33,6 +36,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	sdkgen "github.com/pulumi/pulumi/pkg/v3/cmd/keboola-pulumi-sdkgen"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
@@ -412,4 +418,16 @@ func (h *languageHost) GetProgramDependencies(ctx context.Context,
 		deps = append(deps, &pulumirpc.DependencyInfo{Name: info.Name, Version: info.Version})
 	}
 	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}, nil
+}
+
+// GeneratePackage writes the Node.js (TypeScript) SDK of the package in the request.
+func (h *languageHost) GeneratePackage(ctx context.Context,
+	req *pulumirpc.GeneratePackageRequest,
+) (*pulumirpc.GeneratePackageResponse, error) {
+	return sdkgen.GeneratePackage(req, func(pkg *schema.Package, req *pulumirpc.GeneratePackageRequest,
+		loader schema.ReferenceLoader,
+	) (map[string][]byte, error) {
+		return nodejs.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(),
+			req.GetLocalDependencies(), req.GetLocal(), loader)
+	})
 }

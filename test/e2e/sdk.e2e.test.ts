@@ -1,0 +1,108 @@
+// sdk/ holds the Node.js, Go and Python SDKs of the provider, generated from schema.json by
+// `npm run sdk` (scripts/gen-sdk.sh: `pulumi package gen-sdk` of the pinned CLI, with the language
+// hosts of scripts/pulumi-cli/). They are checked in, so they must be current: generating them anew
+// gives exactly sdk/. And each compiles with its language's tools: the Node.js SDK type-checks with
+// the repository's TypeScript against the pinned @pulumi/pulumi, the Go SDK builds against
+// github.com/pulumi/pulumi/sdk/v3 of the same version, the Python SDK byte-compiles. The four checks
+// are independent and run at once; the compile checks run on copies of sdk/ (they write files).
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ensurePulumiBinDir, ok, REPO_ROOT, runProcess } from "./helpers/pulumi";
+
+const SDK = path.join(REPO_ROOT, "sdk");
+const LANGUAGES = ["nodejs", "go", "python"] as const;
+const PULUMI_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")) as { version: string }).version;
+
+const tmpDirs: string[] = [];
+const tmpDir = (prefix: string): string => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  tmpDirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of tmpDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A copy of sdk/LANG to compile in. */
+const copyOf = (lang: (typeof LANGUAGES)[number]): string => {
+  const dir = path.join(tmpDir(`sdk-${lang}-`), lang);
+  fs.cpSync(path.join(SDK, lang), dir, { recursive: true });
+  return dir;
+};
+
+/** Every file under dir by its path relative to dir, with its content. */
+const filesUnder = (dir: string): Map<string, Buffer> =>
+  new Map(
+    fs
+      .readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name))
+      .map((f): [string, Buffer] => [path.relative(dir, f), fs.readFileSync(f)])
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+
+const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ ...process.env, ...extra });
+
+describe.concurrent("e2e: the generated SDKs in sdk/", () => {
+  it("are what `npm run sdk` generates from schema.json now", async () => {
+    await ensurePulumiBinDir(); // built once for all the e2e files; gen-sdk.sh finds it cached
+    const out = tmpDir("sdk-gen-");
+    ok(await runProcess("bash", [path.join(REPO_ROOT, "scripts", "gen-sdk.sh"), out], { cwd: REPO_ROOT, env: process.env }));
+
+    const differences: string[] = [];
+    for (const lang of LANGUAGES) {
+      const want = filesUnder(path.join(out, lang));
+      const got = fs.existsSync(path.join(SDK, lang)) ? filesUnder(path.join(SDK, lang)) : new Map<string, Buffer>();
+      for (const [file, content] of want) {
+        const have = got.get(file);
+        if (!have) differences.push(`missing: sdk/${lang}/${file}`);
+        else if (!have.equals(content)) differences.push(`differs: sdk/${lang}/${file}`);
+      }
+      for (const file of got.keys()) if (!want.has(file)) differences.push(`not generated: sdk/${lang}/${file}`);
+    }
+    expect(differences, "sdk/ is out of date with schema.json: run `npm run sdk` and commit sdk/").toEqual([]);
+  }, 300_000);
+
+  it("Node.js: type-checks with the repository's TypeScript and @pulumi/pulumi", async () => {
+    const dir = copyOf("nodejs");
+    for (const pkg of ["@pulumi/pulumi", "@types/node"]) {
+      fs.mkdirSync(path.dirname(path.join(dir, "node_modules", pkg)), { recursive: true });
+      fs.symlinkSync(path.join(REPO_ROOT, "node_modules", pkg), path.join(dir, "node_modules", pkg), "dir");
+    }
+    // The SDK's own tsconfig.json is for its build (output in bin/); this only checks.
+    const tsconfig = {
+      compilerOptions: { target: "ES2022", module: "nodenext", moduleResolution: "nodenext", types: ["node"], strict: true, skipLibCheck: true, noEmit: true },
+      include: ["**/*.ts"],
+    };
+    fs.writeFileSync(path.join(dir, "tsconfig.check.json"), JSON.stringify(tsconfig, null, 2));
+    ok(await runProcess(path.join(REPO_ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.check.json"], { cwd: dir, env: process.env }));
+  }, 120_000);
+
+  it(`Go: builds against github.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}`, async () => {
+    const dir = copyOf("go");
+    const goEnv = env({ GOFLAGS: "-mod=mod", GOWORK: "off" });
+    if (fs.existsSync(path.join(dir, "go.mod"))) {
+      // The SDK has its own go.mod (schema meta.supportPack): build it with the pinned SDK version.
+      ok(await runProcess("go", ["mod", "edit", `-require=github.com/pulumi/pulumi/sdk/v3@v${PULUMI_VERSION}`], { cwd: dir, env: goEnv }));
+    } else {
+      // The module is the directory above the package's: its path is what the generated code
+      // imports the package's internal package by, less "/<package>/internal".
+      const pkgDir = fs.readdirSync(dir).find((d) => fs.existsSync(path.join(dir, d, "internal")));
+      expect(pkgDir, "sdk/go/<package>/internal").toBeDefined();
+      const source = fs.readFileSync(path.join(dir, String(pkgDir), "provider.go"), "utf8");
+      const modulePath = new RegExp(`"([^"]+)/${String(pkgDir)}/internal"`).exec(source)?.[1];
+      expect(modulePath, "the import of the internal package in provider.go").toBeDefined();
+      fs.writeFileSync(path.join(dir, "go.mod"), `module ${String(modulePath)}\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}\n`);
+    }
+    // The first run downloads the SDK's dependencies (Go module proxy) and compiles them: minutes.
+    ok(await runProcess("go", ["build", "./..."], { cwd: dir, env: goEnv, timeoutMs: 600_000 }));
+  }, 600_000);
+
+  it("Python: byte-compiles, warnings as errors", async () => {
+    const dir = copyOf("python");
+    ok(await runProcess("python3", ["-W", "error", "-m", "compileall", "-q", "."], { cwd: dir, env: process.env }));
+    expect(fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".pyc")).length).toBeGreaterThan(0);
+  }, 60_000);
+});
