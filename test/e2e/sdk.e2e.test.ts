@@ -80,24 +80,59 @@ describe.concurrent("e2e: the generated SDKs in sdk/", () => {
     ok(await runProcess(path.join(REPO_ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.check.json"], { cwd: dir, env: process.env }));
   }, 120_000);
 
-  it(`Go: builds against github.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}`, async () => {
+  it(`Go: builds against github.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}, and so does a program on it`, async () => {
     const dir = copyOf("go");
     const goEnv = env({ GOFLAGS: "-mod=mod", GOWORK: "off" });
-    if (fs.existsSync(path.join(dir, "go.mod"))) {
-      // The SDK has its own go.mod (schema meta.supportPack): build it with the pinned SDK version.
-      ok(await runProcess("go", ["mod", "edit", `-require=github.com/pulumi/pulumi/sdk/v3@v${PULUMI_VERSION}`], { cwd: dir, env: goEnv }));
-    } else {
-      // The module is the directory above the package's: its path is what the generated code
-      // imports the package's internal package by, less "/<package>/internal".
-      const pkgDir = fs.readdirSync(dir).find((d) => fs.existsSync(path.join(dir, d, "internal")));
-      expect(pkgDir, "sdk/go/<package>/internal").toBeDefined();
-      const source = fs.readFileSync(path.join(dir, String(pkgDir), "provider.go"), "utf8");
-      const modulePath = new RegExp(`"([^"]+)/${String(pkgDir)}/internal"`).exec(source)?.[1];
-      expect(modulePath, "the import of the internal package in provider.go").toBeDefined();
-      fs.writeFileSync(path.join(dir, "go.mod"), `module ${String(modulePath)}\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}\n`);
-    }
+    // The SDK's own go.mod (schema meta.supportPack), built with the pinned SDK version.
+    ok(await runProcess("go", ["mod", "edit", `-require=github.com/pulumi/pulumi/sdk/v3@v${PULUMI_VERSION}`], { cwd: dir, env: goEnv }));
     // The first run downloads the SDK's dependencies (Go module proxy) and compiles them: minutes.
     ok(await runProcess("go", ["build", "./..."], { cwd: dir, env: goEnv, timeoutMs: 600_000 }));
+
+    // A Go program as a user writes it: resources, an output passed on, a lookup.
+    const program = path.join(path.dirname(dir), "program");
+    fs.mkdirSync(program);
+    const module = /^module (\S+)$/m.exec(fs.readFileSync(path.join(dir, "go.mod"), "utf8"))?.[1];
+    fs.writeFileSync(
+      path.join(program, "go.mod"),
+      `module example.com/keboola-program\n\ngo 1.25\n\nrequire (\n\tgithub.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}\n\t${module} v0.0.0\n)\n\nreplace ${module} => ${dir}\n`,
+    );
+    fs.writeFileSync(
+      path.join(program, "main.go"),
+      `package main
+
+import (
+\t"${module}/keboola"
+\t"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func main() {
+\tpulumi.Run(func(ctx *pulumi.Context) error {
+\t\tbucket, err := keboola.NewBucket(ctx, "reference", &keboola.BucketArgs{Stage: keboola.BucketStageIn, Name: pulumi.String("reference")})
+\t\tif err != nil {
+\t\t\treturn err
+\t\t}
+\t\tevents, err := keboola.NewSource(ctx, "events", &keboola.SourceArgs{Name: pulumi.String("Events")})
+\t\tif err != nil {
+\t\t\treturn err
+\t\t}
+\t\t_, err = keboola.NewSink(ctx, "raw", &keboola.SinkArgs{
+\t\t\tSourceId: events.SourceId,
+\t\t\tName:     pulumi.String("Raw"),
+\t\t\tTableId:  pulumi.String("in.c-events.raw"),
+\t\t\tColumns:  pulumi.Array{pulumi.Map{"type": pulumi.String("uuid"), "name": pulumi.String("id")}},
+\t\t})
+\t\tif err != nil {
+\t\t\treturn err
+\t\t}
+\t\tctx.Export("stage", keboola.LookupBucketOutput(ctx, keboola.LookupBucketOutputArgs{BucketId: bucket.BucketId}).Stage())
+\t\tctx.Export("url", events.Url)
+\t\treturn nil
+\t})
+}
+`,
+    );
+    ok(await runProcess("go", ["build", "-o", path.join(program, "program"), "."], { cwd: program, env: goEnv, timeoutMs: 600_000 }));
+    expect(fs.existsSync(path.join(program, "program"))).toBe(true);
   }, 600_000);
 
   it("Python: byte-compiles, warnings as errors", async () => {
