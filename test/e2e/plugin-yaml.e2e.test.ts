@@ -13,8 +13,8 @@ import { initEmulatorStack, makePulumiWorkspace, ok, type PulumiWorkspace } from
 const TOKEN = "plugin-yaml-token-81e2";
 
 interface Variant {
-  bucketDescription: string;
-  cron: string;
+  /** 1, then 2: every kind's updatable fields take the revision's values. */
+  rev: number;
   extra?: string;
 }
 
@@ -25,12 +25,13 @@ function program(v: Variant): string {
     type: keboola:index:Branch
     properties:
       name: plugin-yaml-dev
+      description: Revision ${v.rev}
   ref:
     type: keboola:index:Bucket
     properties:
       stage: in
       name: ref
-      description: ${JSON.stringify(v.bucketDescription)}
+      description: Reference data, revision ${v.rev}
   countries:
     type: keboola:index:Table
     properties:
@@ -38,21 +39,22 @@ function program(v: Variant): string {
       name: countries
       columns: [code, name]
       primaryKey: [code]
-      data: countries.csv
+      data: countries-${v.rev}.csv
   events:
     type: keboola:index:Source
     properties:
       name: App events
+      description: Events, revision ${v.rev}
   eventsSettings:
     type: keboola:index:SourceSettings
     properties:
       sourceId: \${events.sourceId}
-      targetImportTrigger: { interval: 2m, count: 5000 }
+      targetImportTrigger: { interval: 2m, count: ${v.rev * 5000} }
   raw:
     type: keboola:index:Sink
     properties:
       sourceId: \${events.sourceId}
-      name: Raw events
+      name: Raw events ${v.rev}
       tableId: in.c-app.events
       columns:
         - { type: uuid, name: id, primaryKey: true }
@@ -62,14 +64,14 @@ function program(v: Variant): string {
     properties:
       sourceId: \${events.sourceId}
       sinkId: \${raw.sinkId}
-      stagingUploadTrigger: { interval: 10s }
+      stagingUploadTrigger: { interval: ${v.rev * 10}s }
   vars:
     type: keboola:index:VariableConfig
     properties:
       name: Extractor variables
       variables:
         - { name: endpoint, type: string }
-      defaultValues: { endpoint: users }
+      defaultValues: { endpoint: users-${v.rev} }
   extractor:
     type: keboola:index:ComponentConfig
     properties:
@@ -80,7 +82,7 @@ function program(v: Variant): string {
         valuesRowId: \${vars.valuesRowId}
       configuration:
         parameters:
-          api: { baseUrl: "https://api.example.com/" }
+          api: { baseUrl: "https://api.example.com/v${v.rev}/" }
           config: { outputBucket: in.c-users, jobs: [{ endpoint: "{{endpoint}}" }] }
   firstRun:
     type: keboola:index:JobRun
@@ -88,10 +90,12 @@ function program(v: Variant): string {
       componentId: keboola.ex-generic-v2
       configId: \${extractor.configId}
       triggers: 1
+      timeoutSeconds: ${v.rev * 300}
   nightly:
     type: keboola:index:Flow
     properties:
       name: Nightly
+      description: Revision ${v.rev}
       phases:
         - name: extract
           tasks:
@@ -101,7 +105,7 @@ function program(v: Variant): string {
     type: keboola:index:Schedule
     properties:
       name: Nightly
-      cron: ${JSON.stringify(v.cron)}
+      cron: "${v.rev * 10} 3 * * *"
       target:
         componentId: keboola.flow
         configId: \${nightly.configId}
@@ -117,9 +121,10 @@ describe("e2e: a Pulumi YAML program on the provider plugin", () => {
   let ws: PulumiWorkspace;
   const client = () => new KeboolaClient({ host: emu.url, token: TOKEN, taskTimeoutSeconds: 30 });
   const writes = () => emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
-  const write = (v: Variant) => ws.writeProgram({ "countries.csv": "code,name\nCZ,Czechia\nDE,Germany\n" }, { runtime: "yaml", extraYaml: program(v) });
-  const base: Variant = { bucketDescription: "Reference data", cron: "0 3 * * *" };
-  const changed: Variant = { bucketDescription: "Reference data, by day", cron: "30 4 * * *" };
+  const write = (v: Variant) =>
+    ws.writeProgram({ "countries-1.csv": "code,name\nCZ,Czechia\nDE,Germany\n", "countries-2.csv": "code,name\nCZ,Czechia\nDE,Germany\nFR,France\n" }, { runtime: "yaml", extraYaml: program(v) });
+  const base: Variant = { rev: 1 };
+  const changed: Variant = { rev: 2 };
 
   beforeAll(async () => {
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 10 });
@@ -145,16 +150,21 @@ describe("e2e: a Pulumi YAML program on the provider plugin", () => {
     expect(types.sort()).toEqual(["Branch", "Bucket", "ComponentConfig", "Flow", "JobRun", "Schedule", "Sink", "SinkSettings", "Source", "SourceSettings", "Table", "VariableConfig"]);
     const outputs = await ws.stackOutputs();
     expect(outputs).toMatchObject({ bucketId: "in.c-ref", url: "[secret]" });
-    expect(fs.existsSync(path.join(ws.programDir, "countries.csv"))).toBe(true);
+    expect((await client().storage.previewRows("default", "in.c-ref.countries")).rows).toHaveLength(2);
     ok(await ws.previewExpectNoChanges());
   });
 
-  it("updates in place", async () => {
+  it("updates each kind in place", async () => {
     write(changed);
-    ok(await ws.up());
+    const up = ok(await ws.up());
+    // Every kind: the JobRun only its timeout (no new run), the Table its data (a new file).
+    expect(up.stdout).toContain("~ 12 updated");
     ok(await ws.previewExpectNoChanges());
     const bucket = await client().storage.findBucket("default", "in.c-ref");
-    expect(bucket?.metadata?.find((m) => m.provider === "user" && m.key === "KBC.description")?.value).toBe("Reference data, by day");
+    expect(bucket?.metadata?.find((m) => m.provider === "user" && m.key === "KBC.description")?.value).toBe("Reference data, revision 2");
+    expect((await client().storage.previewRows("default", "in.c-ref.countries")).rows).toHaveLength(3);
+    const stream = await client().stream();
+    expect((await stream.getSource("default", "app-events")).description).toMatch(/^Events, revision 2/);
   });
 
   it("imports every object into another stack by its id with `pulumi import`, whose generated code then previews no change", async () => {
@@ -162,7 +172,7 @@ describe("e2e: a Pulumi YAML program on the provider plugin", () => {
     expect(made).toHaveLength(12);
     const importer = await makePulumiWorkspace({ prefix: "plugin-import-", plugin: true, stack: "importer" });
     try {
-      importer.writeProgram({ "countries.csv": "code,name\nCZ,Czechia\nDE,Germany\n" }, { runtime: "yaml", project: "importer", extraYaml: "resources: {}\n" });
+      importer.writeProgram({}, { runtime: "yaml", project: "importer", extraYaml: "resources: {}\n" });
       await initEmulatorStack(importer, emu.url, TOKEN);
       const file = path.join(importer.root, "import.json");
       const names = new Map(made.map((r) => [r.urn.split("::").pop()!, r]));
