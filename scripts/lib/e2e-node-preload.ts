@@ -19,12 +19,13 @@
 //    never uses either; a program uses typescript when it serializes a dynamic provider and arborist
 //    never (it serves pulumi.runtime.computeCodePaths, for function serialization of cloud
 //    callbacks). Upstream meant typescript to be lazy (pulumi/pulumi#10185, "Avoid importing
-//    typescript unless necessary"); parseFunction.js made it eager again. Only those two requires,
-//    from those SDK files, are deferred; nothing else is touched.
+//    typescript unless necessary"); parseFunction.js made it eager again. The provider plugin does
+//    the same for itself (provider/plugin/defer-sdk-modules.ts, which this uses).
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vm from "node:vm";
+import { deferSdkModules } from "../../provider/plugin/defer-sdk-modules";
 
 // The parts of node:module's CommonJS loader this file hooks: internal, but stable since Node.js 0.x
 // and what every code-cache loader (v8-compile-cache, used by yarn and eslint) relies on.
@@ -116,38 +117,4 @@ function makeRequire(mod: LoaderModule): NodeJS.Require {
   require.cache = loader._cache as NodeJS.Require["cache"];
   require.extensions = loader._extensions as NodeJS.Require["extensions"];
   return require;
-}
-
-function deferSdkModules(): void {
-  // request -> the SDK file that requires it at load, and whether that file reads it through
-  // TypeScript's __importStar (which copies every key at once unless the module says __esModule).
-  const deferred: Record<string, { from: string; importStar: boolean }> = {
-    typescript: { from: path.join("@pulumi", "pulumi", "typescript-shim.js"), importStar: false },
-    "@npmcli/arborist": { from: path.join("@pulumi", "pulumi", "runtime", "closure", "codePaths.js"), importStar: true },
-  };
-  const original = loader._load;
-  loader._load = function load(request: string, parent: LoaderModule | undefined, isMain: boolean): unknown {
-    const d = Object.hasOwn(deferred, request) ? deferred[request] : undefined;
-    if (!d || !parent?.filename.endsWith(d.from)) return original.call(loader, request, parent, isMain);
-    // Resolved now, loaded later: a module that is not there fails the require where the SDK
-    // expects it to (typescript-shim.js catches that and falls back to the TypeScript Pulumi bundles).
-    loader._resolveFilename(request, parent, isMain);
-    let real: object | undefined;
-    const load = (): object => (real ??= original.call(loader, request, parent, isMain) as object);
-    return new Proxy(
-      {},
-      {
-        get: (_, key) => (key === "__esModule" && real === undefined && d.importStar ? true : Reflect.get(load(), key)),
-        has: (_, key) => Reflect.has(load(), key),
-        ownKeys: () => Reflect.ownKeys(load()),
-        // Reported configurable: the proxy's own target is empty, and a proxy may not claim a
-        // non-configurable property its target lacks.
-        getOwnPropertyDescriptor: (_, key) => {
-          const desc = Reflect.getOwnPropertyDescriptor(load(), key);
-          return desc && { ...desc, configurable: true };
-        },
-        set: (_, key, value) => Reflect.set(load(), key, value),
-      },
-    );
-  };
 }

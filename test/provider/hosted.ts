@@ -49,19 +49,3 @@ export const schedule = hosted(scheduleModule, "schedule");
 export const bucket = hosted(bucketModule, "bucket");
 export const table = hosted(tableModule, "table");
 export const branch = hosted(branchModule, "branch");
-
-/** Each kind's module, for a caller that loads kinds by name (the plugin's server under test). */
-export const MODULES: Record<ResourceKind, ResourceModule> = {
-  source: sourceModule,
-  sink: sinkModule,
-  sourceSettings: sourceSettingsModule,
-  sinkSettings: sinkSettingsModule,
-  componentConfig: componentConfigModule,
-  variableConfig: variableConfigModule,
-  jobRun: jobRunModule,
-  flow: flowModule,
-  schedule: scheduleModule,
-  bucket: bucketModule,
-  table: tableModule,
-  branch: branchModule,
-};

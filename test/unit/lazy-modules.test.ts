@@ -24,3 +24,21 @@ it("loads the AWS SDK only for an upload, not with the package or the Table kind
   expect(res.stderr).toBe("");
   expect(JSON.parse(res.stdout)).toMatchObject({ withPackage: false, withTable: false, afterUpload: true, error: expect.stringMatching(/ENOENT/) });
 });
+
+it("the provider plugin's executable loads neither TypeScript nor npm's arborist, which the SDK requires at load", () => {
+  // main.ts as far as its server and every kind, then what is loaded; and the SDK still works.
+  const script = `
+    const loaded = (name) => Object.keys(require.cache).some((k) => k.includes("/node_modules/" + name + "/"));
+    require("./dist/provider/plugin/defer-sdk-modules").deferSdkModules();
+    require("./dist/provider/plugin/server");
+    require("./dist/provider/plugin/static-kinds");
+    const before = { typescript: loaded("typescript"), arborist: loaded("@npmcli/arborist") };
+    const pulumi = require("@pulumi/pulumi");
+    console.log(JSON.stringify({ before, sdk: typeof pulumi.CustomResource }));`;
+  const res = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8" });
+  expect(res.stderr).toBe("");
+  expect(JSON.parse(res.stdout)).toEqual({ before: { typescript: false, arborist: false }, sdk: "function" });
+  // Without the deferral, the same modules load TypeScript (the test would be vacuous otherwise).
+  const plain = spawnSync(process.execPath, ["-e", `require("./dist/provider/plugin/server"); console.log(Object.keys(require.cache).some((k) => k.includes("/node_modules/typescript/")))`], { cwd: ROOT, encoding: "utf8" });
+  expect(plain.stdout.trim()).toBe("true");
+});
