@@ -11,7 +11,7 @@ import type { Props, ResourceContext, ResourceKind } from "../lifecycle/types";
 import type { CallContext } from "../lifecycle/define";
 import { fromStruct, toStruct, visible } from "./values";
 import { resourceToken } from "./package-schema";
-import { CallError } from "./resources";
+import { CallError } from "./call-error";
 
 export async function invokeLookup(req: proto.InvokeRequest, context: ResourceContext, loadKind: (kind: ResourceKind) => ResourceModule): Promise<proto.InvokeResponse> {
   const token = req.getTok();

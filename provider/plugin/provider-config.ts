@@ -3,9 +3,7 @@
 // with the same environment fallbacks), given either as stack config (the default provider) or as
 // an explicit provider resource's arguments.
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { KeboolaClient } from "../api/client";
-import { CONFIG_KEYS, resolveSettings, type ConfigSource } from "../config";
-import type { ResourceContext } from "../lifecycle/types";
+import { CONFIG_KEYS, type ConfigSource } from "../config";
 import { isUnknown } from "../validation/check";
 import { fromStruct, toStruct, unmarked } from "./values";
 import { PACKAGE } from "./package-schema";
@@ -55,19 +53,13 @@ export function configSourceOf(req: proto.ConfigureRequest): ConfigSource {
   };
 }
 
-/** The configuration a plugin process holds, and the client made from it on first use. */
-export class PluginConfig implements ResourceContext {
-  private source: ConfigSource | undefined;
-  private made: KeboolaClient | undefined;
+/** The configuration a plugin process holds (the client made from it: resources.ts clientOf). */
+export class PluginConfig {
+  /** The settings of the last Configure; undefined before it (a call then fails naming what to set). */
+  source: ConfigSource | undefined;
 
   configure(source: ConfigSource): void {
     this.source = source;
-    this.made = undefined;
-  }
-
-  client(): KeboolaClient {
-    this.made ??= new KeboolaClient(resolveSettings(this.source));
-    return this.made;
   }
 
   checkConfig(req: proto.CheckRequest): proto.CheckResponse {

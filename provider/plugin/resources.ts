@@ -14,22 +14,13 @@ import { KIND_NAMES, KINDS } from "../lifecycle/kinds";
 import { ownerOfUrn } from "../lifecycle/ownership";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "../lifecycle/types";
 import { fromStruct, toStruct, visible } from "./values";
+import { KeboolaClient } from "../api/client";
+import { resolveSettings } from "../config";
+import type { PluginConfig } from "./provider-config";
 import type { EngineLog } from "./engine-log";
 import { isRecord } from "../../keboola/json";
 import { PACKAGE, resourceToken } from "./package-schema";
-
-/** A failure the engine shows as it is: gRPC status, message and (for a partial create) details. */
-export interface CallFailure {
-  code: grpc.status;
-  details: string;
-  metadata?: grpc.Metadata;
-}
-
-export class CallError extends Error {
-  constructor(readonly failure: CallFailure) {
-    super(failure.details);
-  }
-}
+import { CallError, type CallFailure } from "./call-error";
 
 /** The kind a resource type token names (`keboola:index:Bucket`). */
 export function kindOfToken(token: string): ResourceKind {
@@ -81,6 +72,20 @@ function assumedDeclared(news: Props): Props {
 const sameFailure = (a: Failure, b: Failure) => a.property === b.property && a.reason === b.reason;
 
 type Failure = { property: string; reason: string };
+
+/**
+ * The client of the plugin's configuration, made on first use and again after a Configure with
+ * other settings (its service discovery and connection pool kept while they are the same).
+ */
+export function clientOf(config: PluginConfig): ResourceContext {
+  let made: { source: PluginConfig["source"]; client: KeboolaClient } | undefined;
+  return {
+    client() {
+      if (!made || made.source !== config.source) made = { source: config.source, client: new KeboolaClient(resolveSettings(config.source)) };
+      return made.client;
+    },
+  };
+}
 
 export class PluginResources {
   /** Per resource (URN), the failures its last Check left to be checked again before it is written. */

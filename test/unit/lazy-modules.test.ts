@@ -25,7 +25,10 @@ it("loads the AWS SDK only for an upload, not with the package or the Table kind
   expect(JSON.parse(res.stdout)).toMatchObject({ withPackage: false, withTable: false, afterUpload: true, error: expect.stringMatching(/ENOENT/) });
 });
 
-it("the provider plugin's executable loads neither TypeScript nor npm's arborist, which the SDK requires at load", () => {
+it("the provider plugin's server starts without the kinds, and its executable loads neither TypeScript nor npm's arborist, which the SDK requires at load", () => {
+  // Asked only for its schema (a YAML program's type check starts it for that), it loads no kind and no SDK.
+  const bare = spawnSync(process.execPath, ["-e", `require("./dist/provider/plugin/server"); console.log(Object.keys(require.cache).some((k) => k.includes("/node_modules/@pulumi/pulumi/index.js") || k.includes("/dist/provider/kinds/")))`], { cwd: ROOT, encoding: "utf8" });
+  expect(bare.stdout.trim()).toBe("false");
   // main.ts as far as its server and every kind, then what is loaded; and the SDK still works.
   const script = `
     const loaded = (name) => Object.keys(require.cache).some((k) => k.includes("/node_modules/" + name + "/"));
@@ -39,6 +42,6 @@ it("the provider plugin's executable loads neither TypeScript nor npm's arborist
   expect(res.stderr).toBe("");
   expect(JSON.parse(res.stdout)).toEqual({ before: { typescript: false, arborist: false }, sdk: "function" });
   // Without the deferral, the same modules load TypeScript (the test would be vacuous otherwise).
-  const plain = spawnSync(process.execPath, ["-e", `require("./dist/provider/plugin/server"); console.log(Object.keys(require.cache).some((k) => k.includes("/node_modules/typescript/")))`], { cwd: ROOT, encoding: "utf8" });
+  const plain = spawnSync(process.execPath, ["-e", `require("./dist/provider/plugin/static-kinds"); console.log(Object.keys(require.cache).some((k) => k.includes("/node_modules/typescript/")))`], { cwd: ROOT, encoding: "utf8" });
   expect(plain.stdout.trim()).toBe("true");
 });
