@@ -122,12 +122,15 @@ function yamlProgram(o: Options): string {
         `      name: Out ${j}`,
         `      tableId: in.c-bench.t${i}_${j}`,
         "      columns: [{ type: uuid, name: id }, { type: datetime, name: at }, { type: body, name: body }]",
+        // As docs/plugin.md says: what the service deletes with its source, deleted with it.
+        `    options: { deletedWith: "\${src-${i}}" }`,
         `  settings-${i}-${j}:`,
         "    type: keboola:index:SinkSettings",
         "    properties:",
         `      sourceId: \${src-${i}.sourceId}`,
         `      sinkId: \${sink-${i}-${j}.sinkId}`,
         "      stagingUploadTrigger: { count: 1000 }",
+        `    options: { deletedWith: "\${src-${i}}" }`,
       );
     }
   }
@@ -245,7 +248,7 @@ async function run(o: Options, nodeModules: string): Promise<Measured> {
     console.log(formatStateBytes(stateBytesOf(state.deployment.resources ?? [])));
     const engineCpu = Object.entries(upCpu.byKind).reduce((a, [k, v]) => (/engine/.test(k) ? a + v : a), 0);
         const rss = upCpu.peakRssByKind;
-    return { resources, up, noChangeUp, preview, destroy, direct, engineCpu, bytesPerResource: stateBytes / resources, programRss: rss["program (node)"] ?? 0, providerRss: rss["dynamic provider (node)"] ?? 0 };
+    return { resources, up, noChangeUp, preview, destroy, direct, engineCpu, bytesPerResource: stateBytes / resources, programRss: rss["program (node)"] ?? 0, providerRss: rss["dynamic provider (node)"] ?? rss["provider plugin (node)"] ?? 0 };
   } finally {
     for (const ws of wss.reverse()) await ws.cleanup();
     await emu.close();

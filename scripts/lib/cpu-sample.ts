@@ -40,6 +40,7 @@ function classify(pid: number, selfLabel: string): string {
     return "other";
   }
   if (/dynamic-provider|pulumi-resource-pulumi-nodejs/.test(cmd)) return "dynamic provider (node)";
+  if (/pulumi-resource-keboola|provider\/plugin\/main\.js/.test(cmd)) return "provider plugin (node)";
   if (/emulator\/cli\.js/.test(cmd)) return "emulator (node)";
   if (/pulumi-language-nodejs/.test(cmd)) return "language host (go)";
   if (/cmd\/run|run-plugin|node .*index\.js|@pulumi\/pulumi\/cmd/.test(cmd) || /^node /.test(cmd)) return "program (node)";
