@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { initEmulatorStack, makePulumiWorkspace, ok, type PulumiWorkspace } from "./helpers/pulumi";
 import { pulumiKilledWhen } from "./helpers/kill";
+import { inventory } from "./helpers/inventory";
 
 const TOKEN = "plugin-reliability-token-3a7f";
 
@@ -44,16 +45,6 @@ const PROGRAM = `resources:
       rows: [{ name: first }, { name: second }, { name: third }]
 `;
 
-/** What is live in the emulator: one of each object, rows by name, and what sits in the trash. */
-function inventory(e: Emulator) {
-  const configs = Object.values(e.state.storage.configs);
-  return {
-    sources: Object.values(e.state.stream.sources).filter((s) => !s.deleted).map((s) => s.sourceId),
-    sinks: Object.values(e.state.stream.sinks).filter((s) => !s.deleted).map((s) => s.sinkId),
-    configs: configs.filter((c) => !c.isDeleted).map((c) => `${c.componentId}:${c.rows.map((r) => r.name).join(",")}`).sort(),
-    trash: configs.filter((c) => c.isDeleted).length,
-  };
-}
 const CONVERGED = { sources: ["events"], sinks: ["raw"], configs: ["keboola.ex-generic-v2:first,second,third", "keboola.variables:Default values"], trash: 0 };
 
 let emu: Emulator | undefined;

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { type PulumiWorkspace, initEmulatorStack, makePulumiWorkspace, ok, type RunResult } from "./helpers/pulumi";
 import { pulumiKilledWhen } from "./helpers/kill";
+import { inventory } from "./helpers/inventory";
 
 const TOKEN = "e2e-recovery-token-0123456789";
 
@@ -40,17 +41,6 @@ const upKilledWhen = (w: PulumiWorkspace, e: Emulator, when: (writes: string[]) 
   pulumiKilledWhen(w, ["up", "--yes", "--skip-preview"], w.programDir, e, when, env);
 
 const creates = (writes: string[]) => writes.filter((w) => w.startsWith("POST") && !w.includes("/restore"));
-
-/** What is live in the emulator: one of each object, rows by name, and what sits in the trash. */
-function inventory(e: Emulator) {
-  const configs = Object.values(e.state.storage.configs);
-  return {
-    sources: Object.values(e.state.stream.sources).filter((s) => !s.deleted).map((s) => s.sourceId),
-    sinks: Object.values(e.state.stream.sinks).filter((s) => !s.deleted).map((s) => s.sinkId),
-    configs: configs.filter((c) => !c.isDeleted).map((c) => `${c.componentId}:${c.rows.map((r) => r.name).join(",")}`).sort(),
-    trash: configs.filter((c) => c.isDeleted).length,
-  };
-}
 
 const MOMENTS: Array<[string, (writes: string[]) => boolean]> = [
   ["after the first create was sent", (w) => creates(w).length >= 1],
