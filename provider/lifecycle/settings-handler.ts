@@ -95,8 +95,8 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
       if (!remote) return { id: "" }; // the source or sink is gone, and its settings with it
       // Read from the id alone (`pulumi import`): the settings to manage are those set on the
       // source or sink, the ones the service reports as overwritten; the rest stay its defaults.
-      const managed = ctx.call.importing ? overwrittenSettings(remote.settings) : recorded;
-      const values: SettingsState = { ...t, ...settingsFromRemote(remote.settings, managed) };
+      const read = ctx.call.importing ? overwrittenSettings(remote.settings) : settingsFromRemote(remote.settings, recorded);
+      const values: SettingsState = { ...t, ...read };
       return { id, props: values, inputs: values };
     },
     async delete(ctx, id, recorded) {

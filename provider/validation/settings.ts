@@ -200,12 +200,22 @@ export function resetPatch(values: SettingsValues): SettingPatch[] {
  * equal by meaning keeps the user's spelling, so refresh shows no diff for `1m` vs `1m0s`.
  */
 export function settingsFromRemote(remote: StreamSetting[], managed: SettingsValues): SettingsValues {
+  return readSettings(remote, managedSettings(managed), managed);
+}
+
+/** The settings the service reports as set on a source or sink (`overwritten`), as inputs (an import manages those). */
+export function overwrittenSettings(remote: StreamSetting[]): SettingsValues {
+  return readSettings(remote, SETTINGS.filter((d) => remote.find((s) => s.key === d.key)?.overwritten), {});
+}
+
+/** The remote values of `defs` at their input paths, each in `mine`'s spelling where it means the same. */
+function readSettings(remote: StreamSetting[], defs: readonly SettingDef[], mine: SettingsValues): SettingsValues {
   const out: Record<string, unknown> = {};
-  for (const d of managedSettings(managed)) {
+  for (const d of defs) {
     const r = remote.find((s) => s.key === d.key);
     if (!r) continue;
-    const mine = getPath(managed, d.input);
-    const value = sameSetting(d, mine, r.value) ? mine : r.value;
+    const own = getPath(mine, d.input);
+    const value = sameSetting(d, own, r.value) ? own : r.value;
     // A value the input cannot hold (not the service's type for the key) is not read back.
     if (holds(d, value)) setPath(out, d.input, value);
   }
@@ -214,16 +224,6 @@ export function settingsFromRemote(remote: StreamSetting[], managed: SettingsVal
   // assertion rather than a second statement of the structure, which a new setting would have to
   // be added to as well or be dropped on every refresh without a word.
   return out as SettingsValues;
-}
-
-/** The settings the service reports as set on a source or sink (`overwritten`), as inputs. */
-export function overwrittenSettings(remote: StreamSetting[]): SettingsValues {
-  const out: Record<string, unknown> = {};
-  for (const d of SETTINGS) {
-    const r = remote.find((s) => s.key === d.key);
-    if (r?.overwritten && holds(d, r.value)) setPath(out, d.input, r.value);
-  }
-  return out as SettingsValues; // as in settingsFromRemote: built at SETTINGS' input paths
 }
 
 /** Whether a value has the type of the setting's input: a duration's or size's text, a count, a flag. */
