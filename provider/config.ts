@@ -60,13 +60,13 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
     );
   }
   const timeout = read("taskTimeout");
-  const taskTimeoutSeconds = timeout === undefined ? 600 : Number(timeout);
-  if (!Number.isFinite(taskTimeoutSeconds) || taskTimeoutSeconds <= 0) {
+  const taskTimeoutSeconds = timeout === undefined ? 600 : positiveSeconds(timeout);
+  if (taskTimeoutSeconds === undefined) {
     throw new ConfigurationError(`keboola:taskTimeout must be a positive number of seconds, got "${timeout}"`);
   }
   const requestTimeout = read("requestTimeout");
-  const requestTimeoutSeconds = requestTimeout === undefined ? 30 : Number(requestTimeout);
-  if (!Number.isFinite(requestTimeoutSeconds) || requestTimeoutSeconds <= 0) {
+  const requestTimeoutSeconds = requestTimeout === undefined ? 30 : positiveSeconds(requestTimeout);
+  if (requestTimeoutSeconds === undefined) {
     throw new ConfigurationError(`keboola:requestTimeout must be a positive number of seconds, got "${requestTimeout}"`);
   }
   return {
@@ -79,6 +79,12 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
     taskTimeoutSeconds,
     http: { requestTimeoutMs: requestTimeoutSeconds * 1000 },
   };
+}
+
+/** A timeout setting (text from stack config, or a provider argument's number): its seconds when a positive number, else undefined. */
+export function positiveSeconds(value: unknown): number | undefined {
+  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
 function normalizeUrl(url: string): string {

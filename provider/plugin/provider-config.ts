@@ -3,7 +3,7 @@
 // with the same environment fallbacks), given either as stack config (the default provider) or as
 // an explicit provider resource's arguments.
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { CONFIG_KEYS, type ConfigSource } from "../config";
+import { CONFIG_KEYS, positiveSeconds, type ConfigSource } from "../config";
 import { isUnknown } from "../validation/check";
 import { fromStruct, toStruct, unmarked } from "./values";
 import { PACKAGE } from "./package-schema";
@@ -22,17 +22,11 @@ export function configFailures(args: Record<string, unknown>): Array<{ property:
       failures.push({ property: key, reason: `is not a setting of the ${PACKAGE} provider; its settings are ${NAMES.join(", ")}` });
       continue;
     }
-    if (NUMBERS.includes(key) && value !== undefined && !isUnknownOrPositive(value)) {
+    if (NUMBERS.includes(key) && value !== undefined && !isUnknown(value) && positiveSeconds(value) === undefined) {
       failures.push({ property: key, reason: `must be a positive number of seconds, got ${JSON.stringify(value)}` });
     }
   }
   return failures;
-}
-
-function isUnknownOrPositive(value: unknown): boolean {
-  if (isUnknown(value)) return true;
-  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
-  return Number.isFinite(n) && n > 0;
 }
 
 /**
