@@ -6,7 +6,7 @@ import type { JobRequest, QueueApi, QueueJob } from "../api/queue";
 import { KeboolaTimeoutError, isAmbiguous, asError, notFoundAsUndefined } from "../api/errors";
 import { checkWith, containsUnknown, isUnknown } from "../validation/check";
 import { stringValue, variableValuesSchema } from "../validation/variables";
-import { jobFailures, unlessForbidden } from "../lifecycle/preflight";
+import { declaredBranchId, jobFailures, unlessForbidden } from "../lifecycle/preflight";
 import { same, type ArgsOf } from "../lifecycle/common";
 import { defineResource, KeboolaResource, type CallContext, type CheckedOf, type Handler, type InputsOf, type OutputsOf, type StateOf } from "../lifecycle/define";
 import { assertCanManage, unknownAsOld } from "../lifecycle/configurations";
@@ -197,8 +197,6 @@ async function importedJob(ctx: CallContext, id: string): Promise<{ id: string; 
     throw new Error(`job ${id} ${job.isFinished ? `ended with status "${job.status}"` : `has not finished (status "${job.status}")`}: a JobRun records a successful run; import a job that succeeded`);
   }
   if (!job.component || !job.config) throw new Error(`job ${id} runs no stored configuration (it was started with its configuration in the request): a JobRun runs a configuration by its id`);
-  const branches = await ctx.client().storage.devBranches();
-  const branchId = !job.branchId || branches.some((b: { id: number; isDefault: boolean }) => b.isDefault && String(b.id) === String(job.branchId)) ? "default" : String(job.branchId);
-  const inputs = { branchId, componentId: job.component, configId: job.config };
+  const inputs = { branchId: await declaredBranchId(ctx.client(), job.branchId), componentId: job.component, configId: job.config };
   return { id, props: stateOf({ ...inputs, timeoutSeconds: undefined }, job), inputs };
 }

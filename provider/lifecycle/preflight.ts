@@ -92,6 +92,13 @@ async function branchesOf(client: KeboolaClient, fresh = false): Promise<Array<{
   return p;
 }
 
+/** A branch's numeric id as inputs declare it: "default" for the default branch's (or none), else the id. */
+export async function declaredBranchId(client: KeboolaClient, numericId: string | null | undefined): Promise<string> {
+  if (!numericId) return "default";
+  const branches = await branchesOf(client);
+  return branches.some((b) => b.isDefault && String(b.id) === String(numericId)) ? "default" : String(numericId);
+}
+
 /** Drops the listing of branches after this process created, renamed or deleted one. */
 export function forgetBranches(client: KeboolaClient): void {
   branchesCache.delete(client);
@@ -147,8 +154,7 @@ export async function streamBranchFailure(ctx: ResourceContext & { call: { facts
   if (declared || isUnknown(branchId)) return declared;
   const missing = await branchFailure(ctx, branchId);
   if (missing || branchId === "default") return missing;
-  const branches = await branchesOf(ctx.client());
-  if (branches.some((b) => String(b.id) === branchId && b.isDefault)) return undefined;
+  if ((await declaredBranchId(ctx.client(), branchId)) === "default") return undefined;
   return { property: "branchId", reason: `branch ${branchId} is a development branch, and ${STREAM_DEFAULT_ONLY(branchId)}: ${fix}` };
 }
 
