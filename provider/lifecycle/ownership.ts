@@ -27,6 +27,12 @@ export function ownerOf(props: Props): string | undefined {
   return typeof props.__owner === "string" && props.__owner.startsWith("urn:pulumi:") ? props.__owner : undefined;
 }
 
+/** The type of the resource a URN names (its last type, after any parent types); "" for what is no URN. */
+export function resourceTypeOf(urn: string): string {
+  const parts = urn.split("::");
+  return parts.length >= 4 ? parts[parts.length - 2].split("$").pop()! : "";
+}
+
 /**
  * The owner a resource of either front door is known by. The dynamic resources' URN has the type
  * `pulumi-nodejs:dynamic/keboola:<Kind>`, the provider plugin's `keboola:index:<Kind>`: the same
@@ -87,7 +93,7 @@ export function describeOwner(owner: string | undefined): string {
   const parts = owner.split("::");
   if (parts.length < 4) return owner;
   const stack = parts[0].replace(/^urn:pulumi:/, "");
-  const type = parts[parts.length - 2].split("$").pop()!.replace(/^pulumi-nodejs:dynamic\/keboola:/, "keboola:");
+  const type = resourceTypeOf(owner).replace(/^pulumi-nodejs:dynamic\/keboola:/, "keboola:");
   return `stack "${stack}" of project "${parts[1]}", resource ${type} "${parts[parts.length - 1]}"`;
 }
 

@@ -11,7 +11,7 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { invoke, load, type ResourceModule } from "../runtime";
 import { KIND_NAMES, KINDS } from "../lifecycle/kinds";
-import { ownerOfUrn } from "../lifecycle/ownership";
+import { ownerOfUrn, resourceTypeOf } from "../lifecycle/ownership";
 import { PartialFailure, type Method, type Props, type ResourceContext, type ResourceKind } from "../lifecycle/types";
 import { fromStruct, toStruct, visible } from "./values";
 import { KeboolaClient } from "../api/client";
@@ -39,15 +39,9 @@ interface About {
   type: string;
 }
 
-/** The type token of a URN (its last type, after any parent types). */
-function typeOfUrn(urn: string): string {
-  const parts = urn.split("::");
-  return parts.length >= 4 ? parts[parts.length - 2].split("$").pop()! : "";
-}
-
 function about(req: { getUrn(): string; getName(): string; getType(): string }): About {
   const urn = req.getUrn();
-  return { urn, name: req.getName() || urn.split("::").pop() || "", type: req.getType() || typeOfUrn(urn) };
+  return { urn, name: req.getName() || urn.split("::").pop() || "", type: req.getType() || resourceTypeOf(urn) };
 }
 
 /**
@@ -171,8 +165,9 @@ export class PluginResources {
     // handshake: it then takes every plugin to support preview (provider_plugin.go, NewProvider).
     if (req.getPreview()) return new proto.CreateResponse().setProperties(req.getProperties());
     const a = about(req);
-    await this.recheck(a, {}, fromStruct(req.getProperties()));
-    const { mod, result } = await this.run(a, "create", [{ ...fromStruct(req.getProperties()), ...identity(a) }]);
+    const props = fromStruct(req.getProperties());
+    await this.recheck(a, {}, props);
+    const { mod, result } = await this.run(a, "create", [{ ...props, ...identity(a) }]);
     return new proto.CreateResponse().setId(result.id).setProperties(outputs(mod, result.outs));
   }
 
@@ -194,8 +189,9 @@ export class PluginResources {
     // A preview: the new inputs, as for create.
     if (req.getPreview()) return new proto.UpdateResponse().setProperties(req.getNews());
     const a = about(req);
-    await this.recheck(a, fromStruct(req.getOldInputs()), fromStruct(req.getNews()));
-    const { mod, result } = await this.run(a, "update", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...fromStruct(req.getNews()), ...identity(a) }]);
+    const news = fromStruct(req.getNews());
+    await this.recheck(a, fromStruct(req.getOldInputs()), news);
+    const { mod, result } = await this.run(a, "update", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...news, ...identity(a) }]);
     return new proto.UpdateResponse().setProperties(outputs(mod, result.outs));
   }
 
