@@ -52,7 +52,10 @@ export async function startPlugin(options: { messages?: string[] } = {}): Promis
   const unary = <Req, Res>(fn: (req: Req, cb: (err: grpc.ServiceError | null, res: Res) => void) => unknown, req: Req) =>
     new Promise<Res>((resolve, reject) => fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))));
   const struct = (p: Props) => Struct.fromJavaScript(JSON.parse(JSON.stringify(p)));
-  const urn = (r: PluginCall) => urnOf(r.type, r.name, r.stack);
+  /** A request about the resource `r`, as the engine addresses it: URN, name and type token. */
+  const about = <T extends { setUrn(v: string): T; setName(v: string): T; setType(v: string): T }>(req: T, r: PluginCall): T =>
+    req.setUrn(urnOf(r.type, r.name, r.stack)).setName(r.name).setType(`keboola:index:${r.type}`);
+  const failures = (list: proto.CheckFailure[]) => list.map((f) => ({ property: f.getProperty(), reason: f.getReason() }));
   return {
     server,
     client,
@@ -64,33 +67,33 @@ export async function startPlugin(options: { messages?: string[] } = {}): Promis
     async check(r, olds, news) {
       const res = await unary<proto.CheckRequest, proto.CheckResponse>(
         client.check,
-        new proto.CheckRequest().setUrn(urn(r)).setName(r.name).setType(`keboola:index:${r.type}`).setOlds(struct(olds)).setNews(struct(news)),
+        about(new proto.CheckRequest(), r).setOlds(struct(olds)).setNews(struct(news)),
       );
-      return { inputs: fromStruct(res.getInputs()), failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) };
+      return { inputs: fromStruct(res.getInputs()), failures: failures(res.getFailuresList()) };
     },
     diff: (r, id, olds, news) =>
-      unary(client.diff, new proto.DiffRequest().setUrn(urn(r)).setName(r.name).setType(`keboola:index:${r.type}`).setId(id).setOlds(struct(olds)).setNews(struct(news))),
+      unary(client.diff, about(new proto.DiffRequest(), r).setId(id).setOlds(struct(olds)).setNews(struct(news))),
     async create(r, props) {
-      const res = await unary<proto.CreateRequest, proto.CreateResponse>(client.create, new proto.CreateRequest().setUrn(urn(r)).setName(r.name).setType(`keboola:index:${r.type}`).setProperties(struct(props)));
+      const res = await unary<proto.CreateRequest, proto.CreateResponse>(client.create, about(new proto.CreateRequest(), r).setProperties(struct(props)));
       return { id: res.getId(), props: fromStruct(res.getProperties()) };
     },
     async read(r, id, props) {
-      const res = await unary<proto.ReadRequest, proto.ReadResponse>(client.read, new proto.ReadRequest().setUrn(urn(r)).setName(r.name).setType(`keboola:index:${r.type}`).setId(id).setProperties(struct(props)));
+      const res = await unary<proto.ReadRequest, proto.ReadResponse>(client.read, about(new proto.ReadRequest(), r).setId(id).setProperties(struct(props)));
       return { id: res.getId(), props: fromStruct(res.getProperties()), inputs: fromStruct(res.getInputs()) };
     },
     async update(r, id, olds, news) {
       const res = await unary<proto.UpdateRequest, proto.UpdateResponse>(
         client.update,
-        new proto.UpdateRequest().setUrn(urn(r)).setName(r.name).setType(`keboola:index:${r.type}`).setId(id).setOlds(struct(olds)).setNews(struct(news)),
+        about(new proto.UpdateRequest(), r).setId(id).setOlds(struct(olds)).setNews(struct(news)),
       );
       return fromStruct(res.getProperties());
     },
     async delete(r, id, props) {
-      await unary<proto.DeleteRequest, Empty>(client.delete, new proto.DeleteRequest().setUrn(urn(r)).setName(r.name).setType(`keboola:index:${r.type}`).setId(id).setProperties(struct(props)));
+      await unary<proto.DeleteRequest, Empty>(client.delete, about(new proto.DeleteRequest(), r).setId(id).setProperties(struct(props)));
     },
     async invoke(name, args) {
       const res = await unary<proto.InvokeRequest, proto.InvokeResponse>(client.invoke, new proto.InvokeRequest().setTok(`keboola:index:${name}`).setArgs(struct(args)));
-      return { result: fromStruct(res.getReturn()), failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) };
+      return { result: fromStruct(res.getReturn()), failures: failures(res.getFailuresList()) };
     },
     async close() {
       client.close();
