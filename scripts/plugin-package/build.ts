@@ -42,15 +42,8 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { GetSchemaRequest } from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { checkEmbedded, embedFiles } from "./embed";
-
-/** The repository root (scripts/plugin-package/ or dist/scripts/plugin-package/ is below it). */
-export const REPO_ROOT = ((): string => {
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const pkg = path.join(dir, "package.json");
-    if (fs.existsSync(pkg) && (JSON.parse(fs.readFileSync(pkg, "utf8")) as { name?: string }).name === "keboola-pulumi") return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no keboola-pulumi package root above ${__dirname}`);
-  }
-})();
+import { REPO_ROOT } from "../lib/pulumi-workspace";
+import { pluginVersion } from "../../provider/plugin/server";
 
 export const EXECUTABLE = "pulumi-resource-keboola";
 const ENTRY = "provider/plugin/bundle-main.ts";
@@ -73,11 +66,6 @@ export function hostTarget(): string {
   const os = process.platform === "win32" ? "windows" : process.platform;
   const arch = ({ x64: "amd64", arm64: "arm64" } as Record<string, string>)[process.arch] ?? process.arch;
   return `${os}-${arch}`;
-}
-
-export function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
-  return pkg.version;
 }
 
 /** The archive's file name, as the release of `version` for `target` names it. */
@@ -347,7 +335,7 @@ export async function buildPluginArchive(options: { target?: string; outDir?: st
     // On macOS a SEA must be signed again after the injection (codesign), on Windows it is a .exe: neither is done (nor tested) here.
     throw new Error(`build:plugin runs on Linux only (this is ${process.platform})`);
   }
-  const version = packageVersion();
+  const version = pluginVersion();
   const target = options.target ?? hostTarget();
   const node = targetNode(target, log);
   const outDir = path.resolve(options.outDir ?? path.join(REPO_ROOT, "dist", "plugin"));
