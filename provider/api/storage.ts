@@ -36,6 +36,8 @@ export interface StorageTable {
   rowsCount?: number | null;
   dataSizeBytes?: number | null;
   lastImportDate?: string | null;
+  /** When its columns, primary key or metadata last changed (or data was imported). */
+  lastChangeDate?: string | null;
   metadata?: MetadataEntry[];
 }
 
@@ -120,6 +122,8 @@ export interface Configuration {
   changeDescription: string;
   rows: ConfigRow[];
   rowsSortOrder: string[];
+  /** Who made the current version, when and why (what the UI's versions list shows). */
+  currentVersion?: { created?: string; creatorToken?: { id?: string | number; description?: string }; changeDescription?: string };
 }
 
 export interface ConfigBody {

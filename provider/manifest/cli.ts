@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import { resolveSettings } from "../config";
 import { formatTry, headerArg, signalArg, tryLocally, tryRefused, tryRemotely, TryError } from "./try";
 import { pr, PR_USAGE } from "../pipeline/cli";
+import { DRIFT_USAGE } from "../drift/usage";
 
 // The modules that load the resource kinds (and with them the Pulumi SDK) load when a command needs
 // them: `review`, `pr` and the usage text start in a fraction of that time.
@@ -33,7 +34,9 @@ usage: keboola-pulumi try <manifest> --source <key> <payload file | -> [--json] 
 usage: keboola-pulumi review <preview.json | -> > review.md
   the Markdown review of \`pulumi preview --json\` (\`-\` reads standard input); with --show-sames the diagram shows the whole project
 
-${PR_USAGE}`;
+${PR_USAGE}
+
+${DRIFT_USAGE}`;
 
 function parseArgs(argv: string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -107,6 +110,11 @@ export async function main(argv: string[], stdin: () => string = () => fs.readFi
   const [command, ...rest] = argv;
   if (command === "try") return runTry(rest, stdin);
   if (command === "pr") return pr(rest, { env: process.env, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });
+  if (command === "drift" || command === "pull") {
+    const cli = await import("../drift/cli");
+    const io = { env: process.env, cwd: process.cwd(), write: (text: string) => process.stdout.write(text), error: (text: string) => process.stderr.write(text) };
+    return command === "drift" ? cli.drift(rest, io) : cli.pull(rest, io);
+  }
   if (command === "review") {
     const { readInput, review } = await import("../review/cli");
     return review(rest, { read: readInput, write: (text) => process.stdout.write(text), error: (text) => process.stderr.write(text) });

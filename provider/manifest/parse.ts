@@ -241,6 +241,20 @@ function suggest(path: Path): string {
 
 const defOf = (schema: Schema | undefined) => (schema ? schemaDef(schema) : undefined);
 
+/**
+ * The default the manifest's schema fills in for the value at `path` (list items at any index), or
+ * undefined where it fills in none: what `pull` leaves unwritten, as an author leaves it.
+ */
+export function manifestDefaultAt(path: ReadonlyArray<PropertyKey>): { value: unknown } | undefined {
+  let schema: Schema | undefined = manifestSchema;
+  for (const seg of path) schema = child(schema, seg);
+  for (let d = defOf(schema); d && ["optional", "default", "nullable", "prefault"].includes(d.type); d = defOf(schema)) {
+    if (d.type === "default") return { value: d.defaultValue };
+    schema = d.innerType;
+  }
+  return undefined;
+}
+
 /** Past wrappers (optional, default, nullable, pipe) to the schema that holds the value. */
 function unwrap(schema: Schema | undefined): Schema | undefined {
   for (let d = defOf(schema); d && ["optional", "default", "nullable", "pipe", "prefault"].includes(d.type); d = defOf(schema)) {

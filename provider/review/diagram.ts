@@ -60,7 +60,9 @@ function label(lines: string[]): string {
   return `"${lines.map(esc).join("<br/>")}"`;
 }
 
-export function mermaidDiagram(review: Review, references: readonly Reference[]): string[] {
+/** `says`: the word a highlighted label uses for its change (default the highlight's name; drift says "changed in Keboola"). */
+export function mermaidDiagram(review: Review, references: readonly Reference[], says: Partial<Record<Highlight, string>> = {}): string[] {
+  const word = (h: Highlight) => says[h] ?? h;
   const resources = review.resources.filter((r) => r.kind);
   const byUrn = new Map(resources.map((r) => [r.urn, r]));
   const usedIds = new Set<string>();
@@ -96,7 +98,7 @@ export function mermaidDiagram(review: Review, references: readonly Reference[])
       containers.set(key, {
         key,
         id: idFor("bucket", bucketId),
-        label: resource ? `Bucket ${resource.name}: ${bucketId}${highlight ? ` (${highlight})` : ""}` : bucketId,
+        label: resource ? `Bucket ${resource.name}: ${bucketId}${highlight ? ` (${word(highlight)})` : ""}` : bucketId,
         ...(highlight ? { highlight } : {}),
         ...(parent ? { parent } : {}),
       });
@@ -108,7 +110,7 @@ export function mermaidDiagram(review: Review, references: readonly Reference[])
     const e = entries.find((x) => x.urn === urn)!;
     if (!containers.has(urn)) {
       const highlight = e.op ? HIGHLIGHT_OF[e.op] : undefined;
-      containers.set(urn, { key: urn, id: idFor("branch", e.name), label: `Branch ${e.name}${highlight ? ` (${highlight})` : ""}`, ...(highlight ? { highlight } : {}) });
+      containers.set(urn, { key: urn, id: idFor("branch", e.name), label: `Branch ${e.name}${highlight ? ` (${word(highlight)})` : ""}`, ...(highlight ? { highlight } : {}) });
     }
     return urn;
   };
@@ -127,7 +129,7 @@ export function mermaidDiagram(review: Review, references: readonly Reference[])
       key: e.urn,
       id: idFor(e.kind, e.name),
       kind: e.kind,
-      lines: [e.kind, e.name, ...(highlight ? [`(${highlight})`] : [])],
+      lines: [e.kind, e.name, ...(highlight ? [`(${word(highlight)})`] : [])],
       ...(highlight ? { highlight } : {}),
       ...(container ? { container } : {}),
     });
@@ -149,7 +151,7 @@ export function mermaidDiagram(review: Review, references: readonly Reference[])
       key: e.urn,
       id: idFor(e.kind, e.name),
       kind: e.kind,
-      lines: [e.kind, e.name, ...(e.id && e.id !== e.name ? [e.id] : []), ...(highlight ? [`(${highlight})`] : [])],
+      lines: [e.kind, e.name, ...(e.id && e.id !== e.name ? [e.id] : []), ...(highlight ? [`(${word(highlight)})`] : [])],
       ...(highlight ? { highlight } : {}),
       ...(branch ? { container: branchContainer(branch) } : {}),
     });

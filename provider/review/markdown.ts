@@ -189,7 +189,7 @@ function resourceSection(r: ResourceChange, review: Review): string[] {
 }
 
 /** The lines of one change: an object added or removed whole is shown leaf by leaf. */
-function changeLines(c: Change, unknownFrom?: (c: Change) => string): string[] {
+export function changeLines(c: Change, unknownFrom?: (c: Change) => string): string[] {
   const p = code(formatPath(c.path));
   switch (c.kind) {
     case "changed":

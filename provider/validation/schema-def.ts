@@ -18,6 +18,8 @@ export interface SchemaDef {
   shape?: Readonly<Record<string, Schema>>;
   element?: Schema;
   valueType?: Schema;
+  /** A default's value (what the schema fills in when the value is absent). */
+  defaultValue?: unknown;
 }
 
 export function schemaDef(schema: Schema): SchemaDef {
@@ -30,7 +32,7 @@ export function schemaDef(schema: Schema): SchemaDef {
     schema instanceof z.core.$ZodReadonly ||
     schema instanceof z.core.$ZodCatch
   ) {
-    return { type, innerType: schema._zod.def.innerType };
+    return { type, innerType: schema._zod.def.innerType, ...(schema instanceof z.core.$ZodDefault ? { defaultValue: schema._zod.def.defaultValue } : {}) };
   }
   if (schema instanceof z.core.$ZodPipe) return { type, in: schema._zod.def.in };
   if (schema instanceof z.core.$ZodUnion) return { type, options: schema._zod.def.options };

@@ -1,0 +1,162 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { isRecord } from "../../keboola/json";
+import { ConfigurationError } from "../config";
+import { ManifestError } from "../manifest/parse";
+import { pulumiCli, type PulumiCli } from "../pipeline/pulumi";
+import { compareResource, type ResourceDrift } from "./compare";
+import { readLive } from "./live";
+import { changesForCode, pullManifest } from "./pull";
+import { counts, drifted, renderJson, renderMarkdown, renderText, type DriftReport } from "./report";
+import { DriftError, readStack } from "./stack";
+import { unifiedDiff } from "./unified-diff";
+import { DRIFT_USAGE } from "./usage";
+
+// `keboola-pulumi drift` and `keboola-pulumi pull`, run in the Pulumi project's directory with the
+// environment `pulumi` itself needs (backend, passphrase). Exit codes as `terraform plan
+// -detailed-exitcode`: 0 nothing drifted, 2 something did, 1 an error.
+
+export interface DriftIo {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  write(text: string): void;
+  error(text: string): void;
+  /** The Pulumi CLI (tests may give their own). */
+  pulumi?: PulumiCli;
+}
+
+class UsageError extends Error {}
+
+interface Args {
+  positionals: string[];
+  flags: Set<string>;
+  options: Map<string, string>;
+}
+
+function parseArgs(argv: string[], flags: readonly string[], options: readonly string[]): Args {
+  const out: Args = { positionals: [], flags: new Set(), options: new Map() };
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
+    if (!m) {
+      out.positionals.push(argv[i]);
+      continue;
+    }
+    if (flags.includes(m[1])) out.flags.add(m[1]);
+    else if (options.includes(m[1])) {
+      const value = m[2] ?? argv[++i];
+      if (value === undefined || value === "") throw new UsageError(`--${m[1]} needs a value`);
+      out.options.set(m[1], value);
+    } else throw new UsageError(`unknown option --${m[1]}`);
+  }
+  if (out.positionals.length > 1) throw new UsageError(`unexpected argument "${out.positionals[1]}"`);
+  return out;
+}
+
+async function detect(io: DriftIo, stack: string | undefined): Promise<DriftReport> {
+  // The CLI's own progress stays out of the report; its errors come back in DriftError.
+  const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env, log: () => undefined });
+  const snapshot = await readStack(pulumi, stack);
+  const live = await readLive(snapshot, io.env);
+  const resources = snapshot.resources.map((r) => compareResource(r, live.get(r.urn)));
+  return { stack: snapshot.stack, resources };
+}
+
+async function run(io: DriftIo, body: () => Promise<number>, command: string): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.error(`keboola-pulumi ${command}: ${err.message}\n${DRIFT_USAGE}\n`);
+      return 1;
+    }
+    if (err instanceof DriftError || err instanceof ConfigurationError || err instanceof ManifestError) {
+      io.error(`keboola-pulumi ${command}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+export function drift(argv: string[], io: DriftIo): Promise<number> {
+  return run(
+    io,
+    async () => {
+      const args = parseArgs(argv, ["json"], ["stack", "markdown"]);
+      const report = await detect(io, args.options.get("stack"));
+      io.write(args.flags.has("json") ? renderJson(report) : renderText(report));
+      const md = args.options.get("markdown");
+      if (md) fs.writeFileSync(path.resolve(io.cwd, md), renderMarkdown(report));
+      if (counts(report).error) return 1;
+      return drifted(report) ? 2 : 0;
+    },
+    "drift",
+  );
+}
+
+/** The manifest a stack deploys, or undefined for a stack made by a program (Pulumi.yaml's main is not the manifest program). */
+function manifestOf(io: DriftIo, given: string | undefined, config: Record<string, string>): string | undefined {
+  if (given) return path.resolve(io.cwd, given);
+  let main: unknown;
+  try {
+    const project: unknown = parseYaml(fs.readFileSync(path.join(io.cwd, "Pulumi.yaml"), "utf8"));
+    main = isRecord(project) ? project.main : undefined;
+  } catch {
+    main = undefined;
+  }
+  if (typeof main !== "string" || !/provider\/manifest\/program(\.js)?$/.test(main.replace(/\\/g, "/"))) return undefined;
+  return path.resolve(io.cwd, config["keboola:manifest"] ?? "keboola.yaml");
+}
+
+export function pull(argv: string[], io: DriftIo): Promise<number> {
+  return run(
+    io,
+    async () => {
+      const args = parseArgs(argv, ["dry-run", "include-deleted"], ["stack"]);
+      const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env, log: () => undefined });
+      const stack = args.options.get("stack");
+      const snapshot = await readStack(pulumi, stack);
+      const live = await readLive(snapshot, io.env);
+      const resources: ResourceDrift[] = snapshot.resources.map((r) => compareResource(r, live.get(r.urn)));
+      const report: DriftReport = { stack: snapshot.stack, resources };
+      const failed = resources.filter((d) => d.status === "error");
+      if (failed.length) throw new DriftError(`not every object could be read, nothing was pulled:\n${failed.map((d) => `  ${d.resource.name}: ${d.error ?? ""}`).join("\n")}`);
+      const file = manifestOf(io, args.positionals[0], snapshot.config);
+      if (!file) {
+        io.write(renderText(report));
+        if (!drifted(report)) return 0;
+        io.error(
+          `keboola-pulumi pull: stack ${snapshot.stack} is deployed by a program (Pulumi.yaml's main is not keboola-pulumi's manifest program), and pull rewrites keboola.yaml only. Change the program as follows, then \`pulumi up\`:\n${changesForCode(resources).join("\n")}\n`,
+        );
+        return 1;
+      }
+      if (!drifted(report)) {
+        io.write(`Nothing drifted in stack ${snapshot.stack}: ${path.relative(io.cwd, file) || file} is left as it is.\n`);
+        return 0;
+      }
+      let before: string;
+      try {
+        before = fs.readFileSync(file, "utf8");
+      } catch (err) {
+        throw new DriftError(`cannot read the manifest ${file}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      const name = path.relative(io.cwd, file).split(path.sep).join("/") || path.basename(file);
+      const result = pullManifest(before, name, resources, snapshot.resources, { includeDeleted: args.flags.has("include-deleted") });
+      io.write(unifiedDiff(before, result.text, name) || `${name}: no change to write (the drifted objects are not entries of it)\n`);
+      for (const note of result.notes) io.error(`note: ${note}\n`);
+      if (args.flags.has("dry-run")) {
+        io.error(`--dry-run: neither ${name} nor the state of stack ${snapshot.stack} was written\n`);
+        return 0;
+      }
+      if (result.text !== before) fs.writeFileSync(file, result.text);
+      if (result.pulled.length) {
+        // The pulled objects' state brought up to Keboola, as `pulumi refresh` does: the next preview compares the manifest with it.
+        const refresh = await pulumi.run(["refresh", "--yes", "--skip-preview", ...(stack ? ["--stack", stack] : []), ...result.pulled.flatMap((r) => ["--target", r.urn])], { quiet: true });
+        if (refresh.code !== 0) throw new DriftError(`${name} was written, but refreshing the state failed; run \`pulumi refresh\`: ${(refresh.stderr || refresh.stdout).trim().split("\n").slice(-5).join("\n")}`);
+      }
+      io.error(`pulled ${result.pulled.length} object(s) into ${name}; the state of stack ${snapshot.stack} now matches Keboola for them\n`);
+      return 0;
+    },
+    "pull",
+  );
+}

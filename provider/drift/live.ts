@@ -1,0 +1,116 @@
+import { KeboolaClient } from "../api/client";
+import { resolveSettings } from "../config";
+import { load, invoke } from "../runtime";
+import { isRecord } from "../../keboola/json";
+import { VARIABLES_COMPONENT } from "../lifecycle/configurations";
+import { SCHEDULER_COMPONENT_ID } from "../../keboola/scheduler";
+import { FLOW_COMPONENT_ID } from "../../keboola/flow";
+import type { Props } from "../lifecycle/types";
+import type { ManagedResource, StackSnapshot } from "./stack";
+
+// What Keboola holds now for each managed resource: the kind's own `read`, the same call a
+// `pulumi refresh` makes (so drift and refresh never disagree), and, where Keboola records it, who
+// changed the object last, when, and with what change description. Nothing is written.
+
+export interface Provenance {
+  at?: string;
+  by?: string;
+  description?: string;
+}
+
+export type Live =
+  | { state: "found"; id: string; props: Props; inputs: Props; provenance?: Provenance }
+  | { state: "gone" }
+  | { state: "error"; message: string };
+
+/** The reads run this many at a time (as Pulumi's default parallelism would). */
+const PARALLEL = 8;
+
+/** A client per distinct setting: the stack's config, or an explicit provider's own host and token. */
+function clients(snapshot: StackSnapshot, env: NodeJS.ProcessEnv): (r: ManagedResource) => KeboolaClient {
+  const made = new Map<string, KeboolaClient>();
+  return (r) => {
+    const own = r.providerInputs ?? {};
+    const get = (key: string) => {
+      const name = key.replace(/^keboola:/, "");
+      const v = own[name];
+      return typeof v === "string" ? v : typeof v === "number" ? String(v) : snapshot.config[key];
+    };
+    const settings = resolveSettings({ get }, env);
+    const key = JSON.stringify(settings);
+    let client = made.get(key);
+    if (!client) made.set(key, (client = new KeboolaClient(settings)));
+    return client;
+  };
+}
+
+export async function readLive(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): Promise<Map<string, Live>> {
+  const clientOf = clients(snapshot, env);
+  const out = new Map<string, Live>();
+  const queue = [...snapshot.resources];
+  const worker = async () => {
+    for (let r = queue.shift(); r; r = queue.shift()) out.set(r.urn, await readOne(r, clientOf(r)));
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, queue.length) }, worker));
+  return out;
+}
+
+async function readOne(r: ManagedResource, client: KeboolaClient): Promise<Live> {
+  try {
+    const read = await invoke(load(r.kind), r.kind, "read", [r.id, r.outputs], { client: () => client });
+    if (!read.id || !read.props) return { state: "gone" };
+    const props = read.props as Props;
+    const inputs = (read.inputs ?? read.props) as Props;
+    const provenance = await provenanceOf(r, props, client).catch(() => undefined);
+    return { state: "found", id: read.id, props, inputs, ...(provenance ? { provenance } : {}) };
+  } catch (err) {
+    return { state: "error", message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+
+/** Who, when and why, from the object's own record: a configuration's current version, a Stream entity's version, a table's last change. */
+async function provenanceOf(r: ManagedResource, props: Props, client: KeboolaClient): Promise<Provenance | undefined> {
+  const branch = str(props.branchId) ?? "default";
+  const config = async (componentId: string | undefined, configId: string | undefined, inBranch = branch): Promise<Provenance | undefined> => {
+    if (!componentId || !configId) return undefined;
+    const c = await client.storage.getConfig(inBranch, componentId, configId);
+    const v = c.currentVersion;
+    if (!v) return undefined;
+    const who = v.creatorToken ? `${v.creatorToken.description ?? "token"}${v.creatorToken.id !== undefined ? ` (token ${String(v.creatorToken.id)})` : ""}` : undefined;
+    return { ...(v.created ? { at: v.created } : {}), ...(who ? { by: who } : {}), ...(v.changeDescription ? { description: v.changeDescription } : {}) };
+  };
+  const stream = async (): Promise<Provenance | undefined> => {
+    const s = await client.stream();
+    const sourceId = str(props.sourceId);
+    if (!sourceId) return undefined;
+    const sinkId = str(props.sinkId);
+    const entity = sinkId ? await s.getSink(branch, sourceId, sinkId) : await s.getSource(branch, sourceId);
+    const v = isRecord(entity) && isRecord(entity.version) ? entity.version : undefined;
+    if (!v) return undefined;
+    const by = isRecord(v.by) ? (str(v.by.tokenDesc) ?? str(v.by.userName) ?? str(v.by.type)) : undefined;
+    return { ...(str(v.at) ? { at: str(v.at) } : {}), ...(by ? { by } : {}), ...(str(v.description) ? { description: str(v.description) } : {}) };
+  };
+  switch (r.kind) {
+    case "componentConfig":
+      return config(str(props.componentId), str(props.configId));
+    case "variableConfig":
+      return config(VARIABLES_COMPONENT, str(props.configId));
+    case "flow":
+      return config(FLOW_COMPONENT_ID, str(props.configId));
+    case "schedule":
+      return config(SCHEDULER_COMPONENT_ID, str(props.configId), "default");
+    case "source":
+    case "sink":
+    case "sourceSettings":
+    case "sinkSettings":
+      return stream();
+    case "table": {
+      const t = await client.storage.findTable(branch, str(props.tableId) ?? r.id);
+      return t?.lastChangeDate ? { at: t.lastChangeDate } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}

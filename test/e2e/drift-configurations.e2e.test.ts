@@ -1,0 +1,211 @@
+// End to end with the real Pulumi CLI: configurations, rows, a flow and schedules of a manifest
+// stack are changed the way the UI changes them (the Storage API, with a change description), one
+// change at a time. Each is reported by `keboola-pulumi drift` (exit 2, the path, who and when,
+// never a secret), written back into keboola.yaml by `pull`, after which `pulumi preview
+// --expect-no-changes` passes and `drift` exits 0 again.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { describeResult, REPO_ROOT } from "./helpers/pulumi";
+import { keboolaPulumi, uiClient } from "./helpers/drift";
+import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
+import type { KeboolaClient } from "../../provider/api/client";
+
+const FIXTURE = path.join(REPO_ROOT, "test", "drift", "fixtures", "configurations.yaml");
+const COMPONENT = "keboola.ex-generic-v2";
+const NEW_KEY = "new-api-key-from-the-ui-5521";
+
+interface DriftJson {
+  drifted: boolean;
+  counts: Record<string, number>;
+  resources: Array<{ kind: string; name: string; status: string; changedBy?: { at?: string; by?: string; description?: string }; changes: Array<{ path: string; change: string; before?: unknown; after?: unknown; secret?: boolean }> }>;
+}
+
+describe("e2e: drift and pull of configurations, rows, a flow and schedules", () => {
+  let emu: Emulator;
+  let root: RootProject;
+  let manifest: string;
+  let ui: KeboolaClient;
+
+  const drift = async (): Promise<DriftJson> => {
+    const res = await keboolaPulumi(root, "drift", ["--json"]);
+    expect([0, 2], describeResult(res)).toContain(res.code);
+    const doc = JSON.parse(res.stdout) as DriftJson;
+    expect(res.code).toBe(doc.drifted ? 2 : 0);
+    return doc;
+  };
+  const changed = (doc: DriftJson) => doc.resources.filter((r) => r.status !== "same");
+  /** pull, then the next preview has nothing to change and drift finds nothing. */
+  const pullClean = async (args: string[] = []) => {
+    const before = fs.readFileSync(manifest, "utf8");
+    const pulled = await keboolaPulumi(root, "pull", args);
+    expect(pulled.code, describeResult(pulled)).toBe(0);
+    const preview = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
+    expect(preview.code, describeResult(preview)).toBe(0);
+    expect((await drift()).drifted).toBe(false);
+    return { pulled, before, after: fs.readFileSync(manifest, "utf8") };
+  };
+  const config = (id: string) => emu.state.storage.configs[`101/${COMPONENT}/${id}`];
+
+  beforeAll(async () => {
+    emu = await startEmulator({ token: "master", taskDurationMs: 20 });
+    ui = uiClient(emu.url, "master");
+    const res = await fetch(`${emu.urls.storage}/encryption/encrypt?componentId=${COMPONENT}&projectId=${emu.state.project.id}`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: "first-api-key" });
+    const cipher = await res.text();
+    manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "drift-config-e2e-")), "keboola.yaml");
+    fs.writeFileSync(manifest, fs.readFileSync(FIXTURE, "utf8").replace("{{CIPHER}}", cipher));
+    root = await makeRootProject({ prefix: "drift-config", host: emu.url, token: "master", manifest });
+    const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
+    expect(up.code, describeResult(up)).toBe(0);
+  }, 30 * 60 * 1000);
+
+  afterAll(async () => {
+    if (manifest) fs.rmSync(path.dirname(manifest), { recursive: true, force: true });
+    await root?.cleanup();
+    await emu?.close();
+  });
+
+  it("finds nothing right after up (exit 0), and pull leaves the file as it is", async () => {
+    const doc = await drift();
+    expect(doc.drifted).toBe(false);
+    expect(doc.counts).toMatchObject({ changed: 0, deleted: 0, error: 0 });
+    expect(doc.counts.same).toBe(6); // 3 configurations, the flow, 2 schedules
+    const before = fs.readFileSync(manifest, "utf8");
+    const pulled = await keboolaPulumi(root, "pull");
+    expect(pulled.code, describeResult(pulled)).toBe(0);
+    expect(pulled.stdout).toContain("Nothing drifted");
+    expect(fs.readFileSync(manifest, "utf8")).toBe(before);
+  }, 300_000);
+
+  it("a configuration parameter changed in the UI", async () => {
+    const c = config("orders-extractor");
+    const configuration = structuredClone(c.configuration) as { parameters: { api: { baseUrl: string } } };
+    configuration.parameters.api.baseUrl = "https://shop.example.com/api/v2/";
+    await ui.storage.updateConfig("default", COMPONENT, "orders-extractor", { configuration, changeDescription: "Parameters edited" });
+
+    const doc = await drift();
+    expect(doc.drifted).toBe(true);
+    const [r] = changed(doc);
+    expect(r).toMatchObject({ kind: "ComponentConfig", name: "orders-extractor", status: "changed", changedBy: { description: "Parameters edited" } });
+    expect(r.changedBy?.at).toMatch(/^\d{4}-\d\d-\d\d/);
+    expect(r.changes).toEqual([{ path: "configuration.parameters.api.baseUrl", change: "changed", before: "https://shop.example.com/api/", after: "https://shop.example.com/api/v2/" }]);
+    const text = await keboolaPulumi(root, "drift");
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain("ComponentConfig orders-extractor");
+    expect(text.stdout).toContain('~ configuration.parameters.api.baseUrl: "https://shop.example.com/api/" → "https://shop.example.com/api/v2/"');
+
+    const { pulled, before, after } = await pullClean();
+    expect(pulled.stdout).toContain('-        api: { baseUrl: "https://shop.example.com/api/" }');
+    expect(pulled.stdout).toContain('+        api: { baseUrl: "https://shop.example.com/api/v2/" }');
+    expect(after).toBe(before.replace('api: { baseUrl: "https://shop.example.com/api/" }\n        config:', 'api: { baseUrl: "https://shop.example.com/api/v2/" }\n        config:'));
+  }, 300_000);
+
+  it("a # value changed in the UI: the new ciphertext goes to the file, the plain value nowhere", async () => {
+    const encrypted = await ui.encryption();
+    const cipher = (await encrypted.encrypt(emu.state.project.id, COMPONENT, { "#apiKey": NEW_KEY }))["#apiKey"];
+    const configuration = structuredClone(config("orders-extractor").configuration) as { parameters: { config: Record<string, unknown> } };
+    configuration.parameters.config["#apiKey"] = cipher;
+    await ui.storage.updateConfig("default", COMPONENT, "orders-extractor", { configuration, changeDescription: "API key rotated" });
+
+    const json = await keboolaPulumi(root, "drift", ["--json"]);
+    expect(json.code).toBe(2);
+    const doc = JSON.parse(json.stdout) as DriftJson;
+    expect(changed(doc)[0].changes).toEqual([{ path: "configuration.parameters.config.#apiKey", change: "changed", secret: true }]);
+    const text = await keboolaPulumi(root, "drift");
+    expect(text.stdout).toContain("configuration.parameters.config.#apiKey: changed (secret, not shown)");
+    const { pulled, after } = await pullClean();
+    expect(after).toContain(`"#apiKey": "${cipher}"`);
+    for (const out of [json.stdout, json.stderr, text.stdout, text.stderr, pulled.stderr, after]) expect(out).not.toContain(NEW_KEY);
+    // The diff shows the file's lines, ciphertext included (as `git diff` will): never the plain value.
+    expect(pulled.stdout).not.toContain(NEW_KEY);
+  }, 300_000);
+
+  it("rows: one added, one removed, one disabled", async () => {
+    await ui.storage.createRow("default", COMPONENT, "orders-extractor", { rowId: "refunds", name: "Refunds", configuration: { parameters: { status: "refunded" } }, changeDescription: "Row Refunds added" });
+    await ui.storage.deleteRow("default", COMPONENT, "orders-extractor", "returned", "Row Returned orders deleted");
+    await ui.storage.updateRow("default", COMPONENT, "orders-extractor", "closed", { isDisabled: true, changeDescription: "Row Closed orders disabled" });
+
+    const doc = await drift();
+    const paths = changed(doc)[0].changes.map((c) => `${c.change} ${c.path}`);
+    expect(paths).toEqual(expect.arrayContaining(["changed rows[Closed orders].isDisabled", "added rows[Refunds]", "removed rows[Returned orders]"]));
+    const { after } = await pullClean();
+    expect(after).toContain("- { rowId: open, name: Open orders, configuration: { parameters: { status: open } } }");
+    expect(after).toMatch(/rowId: closed, name: Closed orders, configuration: \{ parameters: \{ status: closed \} \}, isDisabled: true \}/);
+    expect(after).not.toContain("returned");
+    // The UI's new row is written as an author would: no empty description, no isDisabled: false.
+    expect(after).toContain("      - name: Refunds\n        configuration:\n          parameters:\n            status: refunded\n  customers-extractor:");
+  }, 300_000);
+
+  it("a flow task added in the UI is written as a task naming the configuration's key", async () => {
+    const flow = emu.state.storage.configs["101/keboola.flow/" + (await flowId())];
+    const configuration = structuredClone(flow.configuration) as { tasks: Array<Record<string, unknown>> };
+    const first = configuration.tasks[0];
+    configuration.tasks.push({ ...first, id: 2, name: "customers", task: { ...(first.task as object), configId: "customers-extractor" } });
+    await ui.storage.updateConfig("default", "keboola.flow", flow.id, { configuration, changeDescription: "Task customers added" });
+
+    const doc = await drift();
+    expect(changed(doc).map((r) => r.name)).toEqual(["nightly"]);
+    const { after } = await pullClean();
+    expect(after).toMatch(/tasks: \[\s*\{ configuration: orders-extractor \},?\s*\{ configuration: customers-extractor/);
+  }, 300_000);
+
+  it("a schedule's cron changed and another one disabled", async () => {
+    for (const [name, edit] of [
+      ["nightly", (s: Record<string, unknown>) => ({ ...s, cronTab: "30 4 * * *" })],
+      ["hourly", (s: Record<string, unknown>) => ({ ...s, state: "disabled" })],
+    ] as const) {
+      const c = Object.values(emu.state.storage.configs).find((x) => x.componentId === "keboola.scheduler" && x.name === name && !x.isDeleted)!;
+      const configuration = structuredClone(c.configuration) as { schedule: Record<string, unknown> };
+      configuration.schedule = edit(configuration.schedule);
+      const saved = await ui.storage.updateConfig("default", "keboola.scheduler", c.id, { configuration, changeDescription: "Schedule edited" });
+      // The UI activates the saved version (the Scheduler API), as it does after every edit of a schedule.
+      await (await ui.scheduler()).activate(c.id, String(saved.version));
+    }
+    const doc = await drift();
+    const byName = Object.fromEntries(changed(doc).map((r) => [r.name, r.changes]));
+    expect(byName.nightly).toEqual([{ path: "cron", change: "changed", before: "0 3 * * *", after: "30 4 * * *" }]);
+    expect(byName.hourly).toEqual([{ path: "enabled", change: "changed", before: true, after: false }]);
+    const { after } = await pullClean();
+    expect(after).toContain('cron: "30 4 * * *"');
+    expect(after).toMatch(/hourly:\n {4}configuration: customers-extractor\n {4}cron: "0 \* \* \* \*"\n {4}enabled: false\n/);
+  }, 300_000);
+
+  it("a configuration deleted in the UI: reported; pull keeps the entry so the next up creates it again, --include-deleted removes it", async () => {
+    await ui.storage.deleteConfig("default", COMPONENT, "legacy-extractor", "Configuration deleted");
+    const doc = await drift();
+    expect(changed(doc)).toEqual([expect.objectContaining({ name: "legacy-extractor", status: "deleted" })]);
+    const text = await keboolaPulumi(root, "drift");
+    expect(text.stdout).toContain("ComponentConfig legacy-extractor (keboola.ex-generic-v2/legacy-extractor): deleted in Keboola");
+    expect(text.stdout).toContain("the next pulumi up creates it again");
+
+    const before = fs.readFileSync(manifest, "utf8");
+    const kept = await keboolaPulumi(root, "pull");
+    expect(kept.code, describeResult(kept)).toBe(0);
+    expect(kept.stderr).toContain("configurations.legacy-extractor: deleted in Keboola; kept in");
+    expect(fs.readFileSync(manifest, "utf8")).toBe(before);
+    const preview = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
+    expect(preview.code).not.toBe(0);
+    expect(preview.stdout).toMatch(/\+ 1 to create/);
+    const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
+    expect(up.code, describeResult(up)).toBe(0);
+    expect(config("legacy-extractor").isDeleted).toBe(false);
+    expect((await drift()).drifted).toBe(false);
+
+    await ui.storage.deleteConfig("default", COMPONENT, "legacy-extractor", "Configuration deleted");
+    const { after } = await pullClean(["--include-deleted"]);
+    expect(after).not.toContain("legacy-extractor");
+    expect(after).toBe(before.replace(/  legacy-extractor:\n(?: {4}.*\n)+/, ""));
+  }, 300_000);
+
+  it("exits 1 on an error: a stack that does not exist", async () => {
+    const res = await keboolaPulumi(root, "drift", ["--stack", "no-such-stack"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("keboola-pulumi drift: reading the stack's");
+  }, 300_000);
+
+  async function flowId(): Promise<string> {
+    return Object.values(emu.state.storage.configs).find((x) => x.componentId === "keboola.flow" && !x.isDeleted)!.id;
+  }
+});
