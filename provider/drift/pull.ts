@@ -6,7 +6,7 @@ import { formatPath, showValue } from "../review/values";
 import { manifestDefaultAt, parseManifest, ManifestError } from "../manifest/parse";
 import type { ResourceDrift } from "./compare";
 import type { ManagedResource } from "./stack";
-import { printEdited, setValue, valueAt, WRITE_OPTIONS } from "./yaml-edit";
+import { printEdited, setValue, valueAt } from "./yaml-edit";
 
 // `pull`: the drift written back into keboola.yaml, entry by entry, so that the manifest declares
 // what Keboola holds. Only the top-level properties that drifted are touched, and within them
@@ -103,7 +103,7 @@ export function pullManifest(text: string, file: string, drift: readonly Resourc
     }
     writeEntry(ctx, d, at);
   }
-  const out = printEdited(text, parseDocument(text).toString(WRITE_OPTIONS), doc.toString(WRITE_OPTIONS));
+  const out = printEdited(text, doc);
   // What pull writes must be a manifest deploy accepts: a removed entry still referenced fails here, and nothing is written.
   try {
     parseManifest(out, file);

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, visit, type Document, type Node, type Pair } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node, type Pair } from "yaml";
 import { isRecord } from "../../keboola/json";
 import { lineDiff } from "./unified-diff";
 
@@ -53,11 +53,25 @@ function valueOf(doc: Document, node: unknown): unknown {
   return node;
 }
 
+/**
+ * A new node in place of `old`: the comments on the old one stay, and a short map or list that
+ * replaces a scalar or an alias is written on its line (`{ interval: 30s }`), as it stood there.
+ */
+function replacement(doc: Document, old: unknown, value: unknown): Node {
+  const node = doc.createNode(value) as Node;
+  if ((isMap(node) || isSeq(node)) && (isScalar(old) || isAlias(old)) && JSON.stringify(value).length <= 60) node.flow = true;
+  if (isAlias(old) || isScalar(old) || isMap(old) || isSeq(old)) {
+    if (old.comment) node.comment = old.comment;
+    if (old.commentBefore) node.commentBefore = old.commentBefore;
+  }
+  return node;
+}
+
 /** The node for `next` in place of `node` (the same node, edited, where it can be). */
 function reconcile(doc: Document, node: unknown, next: unknown, path: Path, defaults: DefaultAt): unknown {
   const current = valueOf(doc, node);
   if (same(current, next)) return node;
-  if (isAlias(node)) return doc.createNode(concise(defaults, path, next));
+  if (isAlias(node)) return replacement(doc, node, concise(defaults, path, next));
   detachAnchor(doc, node, current);
   if (isScalar(node) && (next === null || typeof next !== "object")) {
     // A string written as a number would read back as one: a new node then, in the default style.
@@ -65,7 +79,7 @@ function reconcile(doc: Document, node: unknown, next: unknown, path: Path, defa
       node.value = next;
       return node;
     }
-    return doc.createNode(next);
+    return replacement(doc, node, next);
   }
   if (isMap(node) && isRecord(next)) {
     const keyOf = (p: Pair) => (isScalar(p.key) ? String(p.key.value) : String(p.key));
@@ -85,7 +99,7 @@ function reconcile(doc: Document, node: unknown, next: unknown, path: Path, defa
     }) as typeof node.items;
     return node;
   }
-  return doc.createNode(concise(defaults, path, next));
+  return replacement(doc, node, concise(defaults, path, next));
 }
 
 /**
@@ -110,19 +124,22 @@ function detachAnchor(doc: Document, node: unknown, old: unknown): void {
  */
 export function setValue(doc: Document, path: Path, next: unknown, defaults: DefaultAt = () => undefined): boolean {
   const before = doc.toString(WRITE_OPTIONS);
-  if (next === undefined) {
-    if (doc.hasIn(path)) doc.deleteIn(path);
-  } else if (!doc.hasIn(path)) {
-    if (!unneeded(defaults, path, next)) doc.setIn(path, doc.createNode(concise(defaults, path, next)));
-  } else {
-    const parent = path.length > 1 ? doc.getIn(path.slice(0, -1), true) : doc.contents;
-    const last = path[path.length - 1];
-    if (isMap(parent)) {
-      const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === String(last));
-      if (pair) pair.value = reconcile(doc, pair.value, next, path, defaults);
-    } else if (isSeq(parent) && typeof last === "number") {
-      parent.items[last] = reconcile(doc, parent.items[last], next, path, defaults) as (typeof parent.items)[number];
+  const parent = path.length > 1 ? doc.getIn(path.slice(0, -1), true) : doc.contents;
+  const last = path[path.length - 1];
+  if (isMap(parent)) {
+    const at = parent.items.findIndex((p) => isScalar(p.key) && String(p.key.value) === String(last));
+    if (next === undefined) {
+      if (at >= 0) parent.items.splice(at, 1);
+    } else if (at >= 0) {
+      parent.items[at].value = reconcile(doc, parent.items[at].value, next, path, defaults);
+    } else if (!unneeded(defaults, path, next)) {
+      parent.items.push(doc.createPair(last, concise(defaults, path, next)));
     }
+  } else if (isSeq(parent) && typeof last === "number" && last < parent.items.length) {
+    if (next === undefined) parent.items.splice(last, 1);
+    else parent.items[last] = reconcile(doc, parent.items[last], next, path, defaults) as (typeof parent.items)[number];
+  } else if (next !== undefined && !unneeded(defaults, path, next)) {
+    doc.setIn(path, doc.createNode(concise(defaults, path, next)));
   }
   return doc.toString(WRITE_OPTIONS) !== before;
 }
@@ -134,20 +151,124 @@ export function valueAt(doc: Document, path: Path): unknown {
 
 /**
  * The edited document as text, with every line the edit did not change exactly as it was in
- * `original`. The printer normalises some spelling on its own (the padding inside `[...]` and
- * `{...}`, the indentation of a sequence): the original is printed unedited too, and where that
- * print has the same lines as the original, the two are matched line for line, so only the
- * lines the edit changed come from the printer.
+ * `original`. The printer spells some things its own way (a comment after a key, a folded
+ * scalar, the padding inside `[...]` and `{...}`, aligned comments): the original is printed
+ * unedited too and matched with the original line by line, so that each line the printer respells
+ * is known by the original lines it stands for. Where the edit leaves such lines alone, the
+ * original ones are written; only the lines the edit changed come from the printer. Such a line is
+ * printed with flow collections padded and not, and the spelling closer to the line it replaces
+ * is kept (prettier's `{ a: 1 }` and `[a, b]` both stay).
  */
-export function printEdited(original: string, reprinted: string, edited: string): string {
-  const a = original.replace(/\n$/, "").split("\n");
-  const b = reprinted.replace(/\n$/, "").split("\n");
-  if (a.length !== b.length) return edited;
-  const c = edited.replace(/\n$/, "").split("\n");
-  const out: string[] = [];
-  for (const op of lineDiff(b, c)) {
-    if (op.kind === " ") out.push(a[op.a]);
-    else if (op.kind === "+") out.push(op.line);
+export function printEdited(original: string, doc: Document): string {
+  const split = (text: string) => text.replace(/\n$/, "").split("\n");
+  const a = split(original);
+  const b = split(parseDocument(original).toString(WRITE_OPTIONS));
+  const padded = split(doc.toString({ ...WRITE_OPTIONS, flowCollectionPadding: true }));
+  const bare = split(doc.toString({ ...WRITE_OPTIONS, flowCollectionPadding: false }));
+  if (padded.length !== bare.length) return `${padded.join("\n")}\n`;
+
+  // The reprint's lines: each one the original line it equals, or a region of respelled lines.
+  const source: Array<{ a: number } | { region: number }> = [];
+  const regions: Array<{ a: number[]; b: number[] }> = [];
+  const orphans = new Map<number, number[]>(); // original lines the reprint dropped, by the reprint line they come before
+  let open: { a: number[]; b: number[] } | undefined;
+  const close = (nextB: number) => {
+    if (!open) return;
+    if (open.b.length === 0) orphans.set(nextB, [...(orphans.get(nextB) ?? []), ...open.a]);
+    else if (open.a.length === open.b.length) {
+      // Respelled line by line: each line its own region.
+      open.b.forEach((bi, k) => {
+        regions.push({ a: [open!.a[k]], b: [bi] });
+        source[bi] = { region: regions.length - 1 };
+      });
+    } else {
+      regions.push(open);
+      for (const bi of open.b) source[bi] = { region: regions.length - 1 };
+    }
+    open = undefined;
+  };
+  for (const op of lineDiff(a, b)) {
+    if (op.kind === " ") {
+      close(op.b);
+      source[op.b] = { a: op.a };
+    } else {
+      open ??= { a: [], b: [] };
+      if (op.kind === "-") open.a.push(op.a);
+      else open.b.push(op.b);
+    }
   }
+  close(b.length);
+
+  const edits = lineDiff(b, padded);
+  // lineDiff(b, padded): a kept or removed line is op.a of the reprint, an added one op.b of the edited print.
+  const untouched = new Set(edits.filter((op) => op.kind === " ").map((op) => op.a));
+  const intact = regions.map((r) => r.b.every((bi) => untouched.has(bi)));
+  const written = new Set<number>();
+  const paddedMostly = (original.match(/[[{] /g) ?? []).length >= (original.match(/[[{][^\s\]}]/g) ?? []).length;
+  const originalOf = (bi: number): string[] => {
+    const src = source[bi];
+    if ("a" in src) return [a[src.a]];
+    if (!intact[src.region]) return [b[bi]];
+    if (written.has(src.region)) return [];
+    written.add(src.region);
+    return regions[src.region].a.map((ai) => a[ai]);
+  };
+  const out: string[] = [];
+  // A run of changed lines: the lines it removes pair in order with those it adds.
+  let removed: string[] = [];
+  let added: number[] = [];
+  const flush = () => {
+    added.forEach((bi, k) => {
+      const was = removed[k];
+      const [p, u] = [padded[bi], bare[bi]];
+      const styled = was !== undefined && /[[{]/.test(was);
+      const line = p === u ? p : styled ? (distance(u, was) < distance(p, was) ? u : p) : paddedMostly ? p : u;
+      out.push(was !== undefined ? commentSpacedAs(line, was) : line);
+    });
+    removed = [];
+    added = [];
+  };
+  for (const op of edits) {
+    if (op.kind !== "+") {
+      for (const ai of orphans.get(op.a) ?? []) out.push(a[ai]);
+      orphans.delete(op.a);
+    }
+    if (op.kind === " ") {
+      flush();
+      out.push(...originalOf(op.a));
+    } else if (op.kind === "-") {
+      // What the changed lines replace, as the author wrote them (for their spelling).
+      const src = source[op.a];
+      if ("a" in src) removed.push(a[src.a]);
+      else if (!written.has(src.region)) {
+        written.add(src.region);
+        removed.push(...regions[src.region].a.map((ai) => a[ai]));
+      }
+    } else {
+      added.push(op.b);
+    }
+  }
+  flush();
+  for (const ai of orphans.get(b.length) ?? []) out.push(a[ai]);
   return `${out.join("\n")}\n`;
+}
+
+/** A trailing comment kept where the replaced line had it: the printer puts one space before it, the author may have aligned it. */
+function commentSpacedAs(line: string, was: string): string {
+  const comment = /(\s+)(#[^'"]*)$/;
+  const mine = comment.exec(line);
+  const theirs = comment.exec(was);
+  if (!mine || !theirs || mine[2] !== theirs[2]) return line;
+  return `${line.slice(0, mine.index)}${theirs[1]}${mine[2]}`;
+}
+
+/** Levenshtein distance of two lines. */
+function distance(x: string, y: string): number {
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[y.length];
 }
