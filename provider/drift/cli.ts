@@ -5,7 +5,7 @@ import { isRecord } from "../../keboola/json";
 import { ConfigurationError } from "../config";
 import { ManifestError } from "../manifest/parse";
 import { pulumiCli, type PulumiCli } from "../pipeline/pulumi";
-import { compareResource, type ResourceDrift } from "./compare";
+import { compareAll, type ResourceDrift } from "./compare";
 import { readLive } from "./live";
 import { changesForCode, pullManifest } from "./pull";
 import { counts, drifted, renderJson, renderMarkdown, renderText, type DriftReport } from "./report";
@@ -58,7 +58,7 @@ async function detect(io: DriftIo, stack: string | undefined): Promise<DriftRepo
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env, log: () => undefined });
   const snapshot = await readStack(pulumi, stack);
   const live = await readLive(snapshot, io.env);
-  const resources = snapshot.resources.map((r) => compareResource(r, live.get(r.urn)));
+  const resources = compareAll(snapshot.resources, live);
   return { stack: snapshot.stack, resources };
 }
 
@@ -117,7 +117,7 @@ export function pull(argv: string[], io: DriftIo): Promise<number> {
       const stack = args.options.get("stack");
       const snapshot = await readStack(pulumi, stack);
       const live = await readLive(snapshot, io.env);
-      const resources: ResourceDrift[] = snapshot.resources.map((r) => compareResource(r, live.get(r.urn)));
+      const resources: ResourceDrift[] = compareAll(snapshot.resources, live);
       const report: DriftReport = { stack: snapshot.stack, resources };
       const failed = resources.filter((d) => d.status === "error");
       if (failed.length) throw new DriftError(`not every object could be read, nothing was pulled:\n${failed.map((d) => `  ${d.resource.name}: ${d.error ?? ""}`).join("\n")}`);

@@ -1,5 +1,7 @@
 import type { JsonValue } from "../../keboola/json";
 import { diffValues, type Change } from "../review/diff";
+import { compareResources } from "../review/changes";
+import { KINDS } from "../lifecycle/kinds";
 import type { Live, Provenance } from "./live";
 import type { ManagedResource } from "./stack";
 
@@ -56,4 +58,10 @@ export function compareResource(resource: ManagedResource, live: Live | undefine
     found: live,
     ...(changes.length && live.provenance ? { provenance: live.provenance } : {}),
   };
+}
+
+/** Every resource of the snapshot compared, in the review's order (kind, then name): the same stack gives the same report. */
+export function compareAll(resources: readonly ManagedResource[], live: ReadonlyMap<string, Live>): ResourceDrift[] {
+  const key = (r: ManagedResource) => ({ kind: KINDS[r.kind].type, type: KINDS[r.kind].type, name: r.name, urn: r.urn });
+  return [...resources].sort((a, b) => compareResources(key(a), key(b))).map((r) => compareResource(r, live.get(r.urn)));
 }

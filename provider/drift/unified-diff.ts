@@ -19,8 +19,9 @@ export function lineDiff(a: string[], b: string[]): LineOp[] {
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) ops.push({ kind: " ", line: a[i], a: i++, b: j++ });
-    else if (j < m && (i === n || lcs[at(i, j + 1)] >= lcs[at(i + 1, j)])) ops.push({ kind: "+", line: b[j], a: i, b: j++ });
-    else ops.push({ kind: "-", line: a[i], a: i++, b: j });
+    // Removed lines before added ones, as `diff -u` prints a change.
+    else if (i < n && (j === m || lcs[at(i + 1, j)] >= lcs[at(i, j + 1)])) ops.push({ kind: "-", line: a[i], a: i++, b: j });
+    else ops.push({ kind: "+", line: b[j], a: i, b: j++ });
   }
   return ops;
 }

@@ -165,7 +165,8 @@ export function printEdited(original: string, doc: Document): string {
   const b = split(parseDocument(original).toString(WRITE_OPTIONS));
   const padded = split(doc.toString({ ...WRITE_OPTIONS, flowCollectionPadding: true }));
   const bare = split(doc.toString({ ...WRITE_OPTIONS, flowCollectionPadding: false }));
-  if (padded.length !== bare.length) return `${padded.join("\n")}\n`;
+  const mixed = split(prettierSpelling(doc));
+  if (padded.length !== bare.length || padded.length !== mixed.length) return `${padded.join("\n")}\n`;
 
   // The reprint's lines: each one the original line it equals, or a region of respelled lines.
   const source: Array<{ a: number } | { region: number }> = [];
@@ -220,9 +221,9 @@ export function printEdited(original: string, doc: Document): string {
   const flush = () => {
     added.forEach((bi, k) => {
       const was = removed[k];
-      const [p, u] = [padded[bi], bare[bi]];
+      const [p, u, m] = [padded[bi], bare[bi], mixed[bi]];
       const styled = was !== undefined && /[[{]/.test(was);
-      const line = p === u ? p : styled ? (distance(u, was) < distance(p, was) ? u : p) : paddedMostly ? p : u;
+      const line = p === u ? p : styled ? [p, m, u].reduce((best, x) => (distance(x, was) < distance(best, was) ? x : best)) : paddedMostly ? p : u;
       out.push(was !== undefined ? commentSpacedAs(line, was) : line);
     });
     removed = [];
@@ -251,6 +252,27 @@ export function printEdited(original: string, doc: Document): string {
   flush();
   for (const ai of orphans.get(b.length) ?? []) out.push(a[ai]);
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The document printed as prettier spells flow collections: `{ a: 1 }` padded, `[a, b]` not. The
+ * printer has one padding for both, so a copy's flow maps and lists are each given their own.
+ */
+function prettierSpelling(doc: Document): string {
+  const copy = doc.clone();
+  const pad = (node: { toString: (...args: never[]) => string }, padding: string) => {
+    const print = node.toString.bind(node) as (ctx?: object, ...rest: unknown[]) => string;
+    node.toString = ((ctx?: object, ...rest: unknown[]) => print(ctx ? { ...ctx, flowCollectionPadding: padding } : ctx, ...rest)) as typeof node.toString;
+  };
+  visit(copy, {
+    Map(_key, node) {
+      pad(node, " ");
+    },
+    Seq(_key, node) {
+      pad(node, "");
+    },
+  });
+  return copy.toString({ ...WRITE_OPTIONS, flowCollectionPadding: true });
 }
 
 /** A trailing comment kept where the replaced line had it: the printer puts one space before it, the author may have aligned it. */

@@ -57,10 +57,11 @@ describe("e2e: drift and pull of Stream and Storage objects", () => {
     expect(json.code, describeResult(json)).toBe(2);
     const doc = JSON.parse(json.stdout) as { resources: Array<{ kind: string; name: string; status: string; changedBy?: { by?: string; description?: string }; changes: Array<{ path: string }> }> };
     const drifted = doc.resources.filter((r) => r.status !== "same");
+    // In the review's order: kind, then name.
     expect(drifted.map((r) => [r.kind, r.name, r.changes.map((c) => c.path)])).toEqual([
-      ["Table", "countries", ["columns"]],
       ["SourceSettings", "events-settings", ["targetImportTrigger.count"]],
       ["Sink", "events-raw", ["columns[order_id].path"]],
+      ["Table", "countries", ["columns"]],
     ]);
     expect(drifted.find((r) => r.name === "events-raw")?.changedBy).toMatchObject({ description: "Mapping edited" });
     expect(drifted.find((r) => r.name === "events-raw")?.changedBy?.by).toBeTruthy();
