@@ -20,7 +20,8 @@ describe("schemaDef", () => {
   };
 
   it.each(Object.entries(wrappers))("reads the schema a %s wraps", (_kind, schema) => {
-    expect(schemaDef(schema)).toEqual({ type: schema._zod.def.type, innerType: inner });
+    // A default also gives its value (what pull leaves unwritten, manifest/parse.ts manifestDefaultAt).
+    expect(schemaDef(schema)).toEqual({ type: schema._zod.def.type, innerType: inner, ...(_kind === "default" ? { defaultValue: "x" } : {}) });
   });
 
   it("reads a pipe's input, a transform's and a preprocess's included", () => {
