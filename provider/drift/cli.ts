@@ -5,11 +5,11 @@ import { isRecord } from "../../keboola/json";
 import { ConfigurationError } from "../config";
 import { ManifestError } from "../manifest/parse";
 import { pulumiCli, type PulumiCli } from "../pipeline/pulumi";
-import { compareAll, type ResourceDrift } from "./compare";
-import { readLive } from "./live";
+import { compareAll } from "./compare";
+import { clientsOf, provenanceOfChanged, readLive } from "./live";
 import { changesForCode, pullManifest } from "./pull";
 import { counts, drifted, renderJson, renderMarkdown, renderText, type DriftReport } from "./report";
-import { DriftError, readStack } from "./stack";
+import { DriftError, readStack, type StackSnapshot } from "./stack";
 import { unifiedDiff } from "./unified-diff";
 import { DRIFT_USAGE } from "./usage";
 
@@ -53,13 +53,15 @@ function parseArgs(argv: string[], flags: readonly string[], options: readonly s
   return out;
 }
 
-async function detect(io: DriftIo, stack: string | undefined): Promise<DriftReport> {
+/** The stack read, every object it manages read from Keboola and compared: what both commands start with. */
+async function detect(io: DriftIo, stack: string | undefined): Promise<{ pulumi: PulumiCli; snapshot: StackSnapshot; report: DriftReport }> {
   // The CLI's own progress stays out of the report; its errors come back in DriftError.
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env, log: () => undefined });
   const snapshot = await readStack(pulumi, stack);
-  const live = await readLive(snapshot, io.env);
-  const resources = compareAll(snapshot.resources, live);
-  return { stack: snapshot.stack, resources };
+  const clientOf = clientsOf(snapshot, io.env);
+  const resources = compareAll(snapshot.resources, await readLive(snapshot.resources, clientOf));
+  await provenanceOfChanged(resources, clientOf);
+  return { pulumi, snapshot, report: { stack: snapshot.stack, resources } };
 }
 
 async function run(io: DriftIo, body: () => Promise<number>, command: string): Promise<number> {
@@ -83,7 +85,7 @@ export function drift(argv: string[], io: DriftIo): Promise<number> {
     io,
     async () => {
       const args = parseArgs(argv, ["json"], ["stack", "markdown"]);
-      const report = await detect(io, args.options.get("stack"));
+      const { report } = await detect(io, args.options.get("stack"));
       io.write(args.flags.has("json") ? renderJson(report) : renderText(report));
       const md = args.options.get("markdown");
       if (md) fs.writeFileSync(path.resolve(io.cwd, md), renderMarkdown(report));
@@ -113,12 +115,9 @@ export function pull(argv: string[], io: DriftIo): Promise<number> {
     io,
     async () => {
       const args = parseArgs(argv, ["dry-run", "include-deleted"], ["stack"]);
-      const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env, log: () => undefined });
       const stack = args.options.get("stack");
-      const snapshot = await readStack(pulumi, stack);
-      const live = await readLive(snapshot, io.env);
-      const resources: ResourceDrift[] = compareAll(snapshot.resources, live);
-      const report: DriftReport = { stack: snapshot.stack, resources };
+      const { pulumi, snapshot, report } = await detect(io, stack);
+      const resources = report.resources;
       const failed = resources.filter((d) => d.status === "error");
       if (failed.length) throw new DriftError(`not every object could be read, nothing was pulled:\n${failed.map((d) => `  ${d.resource.name}: ${d.error ?? ""}`).join("\n")}`);
       const file = manifestOf(io, args.positionals[0], snapshot.config);

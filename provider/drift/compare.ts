@@ -20,8 +20,9 @@ export interface ResourceDrift {
   /** The compared properties as recorded and as found (found: absent for a deleted object). */
   recorded: Record<string, JsonValue>;
   live?: Record<string, JsonValue>;
-  /** The read's full answer, for `pull` (its inputs) and for refreshing state. */
+  /** The read's full answer, for `pull` (its inputs) and for who changed it (live.ts provenanceOfChanged). */
   found?: Extract<Live, { state: "found" }>;
+  /** Set for a changed object by provenanceOfChanged, where Keboola records it. */
   provenance?: Provenance;
   error?: string;
 }
@@ -30,7 +31,7 @@ export interface ResourceDrift {
  * Properties that are the program's intent, not Keboola's: a read carries them over from state, so
  * they never drift (and JobRun is a run, not an object that can be edited: it is not compared).
  */
-const NOT_COMPARED = new Set(["changeDescription", "adoptExisting", "purgeOnDelete", "explicitConfigId", "warnings", "secretValues", "data", "dataContent", "deletionProtection"]);
+const NOT_COMPARED = new Set(["changeDescription", "adoptExisting", "purgeOnDelete", "explicitConfigId", "warnings", "secretValues", "data", "dataContent"]);
 
 const visible = (props: Record<string, unknown>, keys: readonly string[]): Record<string, JsonValue> =>
   Object.fromEntries(keys.filter((k) => props[k] !== undefined).map((k) => [k, props[k] as JsonValue]));
@@ -56,7 +57,6 @@ export function compareResource(resource: ManagedResource, live: Live | undefine
     recorded,
     live: found,
     found: live,
-    ...(changes.length && live.provenance ? { provenance: live.provenance } : {}),
   };
 }
 

@@ -9,8 +9,9 @@ import type { Props } from "../lifecycle/types";
 import type { ManagedResource, StackSnapshot } from "./stack";
 
 // What Keboola holds now for each managed resource: the kind's own `read`, the same call a
-// `pulumi refresh` makes (so drift and refresh never disagree), and, where Keboola records it, who
-// changed the object last, when, and with what change description. Nothing is written.
+// `pulumi refresh` makes (so drift and refresh never disagree); and for the objects that drifted,
+// where Keboola records it, who changed them last, when, and with what change description.
+// Nothing is written.
 
 export interface Provenance {
   at?: string;
@@ -19,15 +20,17 @@ export interface Provenance {
 }
 
 export type Live =
-  | { state: "found"; id: string; props: Props; inputs: Props; provenance?: Provenance }
+  | { state: "found"; id: string; props: Props; inputs: Props }
   | { state: "gone" }
   | { state: "error"; message: string };
 
 /** The reads run this many at a time (as Pulumi's default parallelism would). */
 const PARALLEL = 8;
 
+export type ClientOf = (r: ManagedResource) => KeboolaClient;
+
 /** A client per distinct setting: the stack's config, or an explicit provider's own host and token. */
-function clients(snapshot: StackSnapshot, env: NodeJS.ProcessEnv): (r: ManagedResource) => KeboolaClient {
+export function clientsOf(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): ClientOf {
   const made = new Map<string, KeboolaClient>();
   return (r) => {
     const own = r.providerInputs ?? {};
@@ -44,25 +47,42 @@ function clients(snapshot: StackSnapshot, env: NodeJS.ProcessEnv): (r: ManagedRe
   };
 }
 
-export async function readLive(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): Promise<Map<string, Live>> {
-  const clientOf = clients(snapshot, env);
-  const out = new Map<string, Live>();
-  const queue = [...snapshot.resources];
+/** Runs `work` on every item, PARALLEL at a time. */
+async function eachParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
   const worker = async () => {
-    for (let r = queue.shift(); r; r = queue.shift()) out.set(r.urn, await readOne(r, clientOf(r)));
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, queue.length) }, worker));
+}
+
+export async function readLive(resources: readonly ManagedResource[], clientOf: ClientOf): Promise<Map<string, Live>> {
+  const out = new Map<string, Live>();
+  await eachParallel(resources, async (r) => {
+    out.set(r.urn, await readOne(r, clientOf(r)));
+  });
   return out;
+}
+
+/**
+ * Who changed each drifted object last, asked only of those (an object that did not drift needs
+ * none, and its answer would cost a request more per object). Unknown when Keboola cannot say.
+ */
+export async function provenanceOfChanged(drift: ReadonlyArray<{ resource: ManagedResource; status: string; found?: { props: Props }; provenance?: Provenance }>, clientOf: ClientOf): Promise<void> {
+  await eachParallel(
+    drift.filter((d) => d.status === "changed" && d.found),
+    async (d) => {
+      const provenance = await provenanceOf(d.resource, d.found!.props, clientOf(d.resource)).catch(() => undefined);
+      if (provenance) d.provenance = provenance;
+    },
+  );
 }
 
 async function readOne(r: ManagedResource, client: KeboolaClient): Promise<Live> {
   try {
     const read = await invoke(load(r.kind), r.kind, "read", [r.id, r.outputs], { client: () => client });
     if (!read.id || !read.props) return { state: "gone" };
-    const props = read.props as Props;
-    const inputs = (read.inputs ?? read.props) as Props;
-    const provenance = await provenanceOf(r, props, client).catch(() => undefined);
-    return { state: "found", id: read.id, props, inputs, ...(provenance ? { provenance } : {}) };
+    return { state: "found", id: read.id, props: read.props as Props, inputs: (read.inputs ?? read.props) as Props };
   } catch (err) {
     return { state: "error", message: err instanceof Error ? err.message : String(err) };
   }
