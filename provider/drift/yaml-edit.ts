@@ -1,6 +1,8 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node, type Pair } from "yaml";
 import { isRecord } from "../../keboola/json";
 import { lineDiff } from "./unified-diff";
+import { identityKey } from "../review/diff";
+import { distance } from "../validation/messages";
 
 // Bringing a node of a parsed keboola.yaml to a new value while touching only what differs: the
 // `yaml` package's Document keeps every comment, blank line, key order, flow or block style,
@@ -13,7 +15,7 @@ import { lineDiff } from "./unified-diff";
 /** How the file is written back: no line folding (a long ciphertext or flow map stays on its line, as written). */
 export const WRITE_OPTIONS = { lineWidth: 0 } as const;
 
-/** Where the identity of a list's items is read: the first key every item of both lists has, uniquely. */
+/** Where the identity of a list's items is read (review/diff.ts identityKey): rowId or name as the drift's paths name them, else an id. */
 const IDENTITY_KEYS = ["rowId", "name", "id"] as const;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -35,15 +37,6 @@ function concise(defaults: DefaultAt, path: Path, v: unknown): unknown {
   if (Array.isArray(v)) return v.map((x, i) => concise(defaults, [...path, i], x));
   if (isRecord(v)) return Object.fromEntries(Object.entries(v).filter(([k, x]) => !unneeded(defaults, [...path, k], x)).map(([k, x]) => [k, concise(defaults, [...path, k], x)]));
   return v;
-}
-
-function identityKey(a: unknown[], b: unknown[]): string | undefined {
-  return IDENTITY_KEYS.find((key) =>
-    [a, b].every((list) => {
-      const ids = list.map((item) => (isRecord(item) && typeof item[key] === "string" ? item[key] : undefined));
-      return ids.every((id) => id !== undefined) && new Set(ids).size === ids.length;
-    }),
-  );
 }
 
 /** The node's value as plain data (aliases resolved). */
@@ -90,7 +83,7 @@ function reconcile(doc: Document, node: unknown, next: unknown, path: Path, defa
     return node;
   }
   if (isSeq(node) && Array.isArray(next) && Array.isArray(current)) {
-    const key = identityKey(current, next);
+    const key = identityKey(current, next, IDENTITY_KEYS);
     const idOf = (v: unknown) => (key && isRecord(v) ? String(v[key]) : undefined);
     const old = node.items.map((item, i) => ({ item, id: key ? idOf(current[i]) : String(i) }));
     node.items = next.map((v, i) => {
@@ -282,15 +275,4 @@ function commentSpacedAs(line: string, was: string): string {
   const theirs = comment.exec(was);
   if (!mine || !theirs || mine[2] !== theirs[2]) return line;
   return `${line.slice(0, mine.index)}${theirs[1]}${mine[2]}`;
-}
-
-/** Levenshtein distance of two lines. */
-function distance(x: string, y: string): number {
-  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= y.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[y.length];
 }

@@ -1,4 +1,4 @@
-import type { JsonValue } from "../../keboola/json";
+import { isRecord, type JsonValue } from "../../keboola/json";
 import { containsHidden, PULUMI_SECRET, type Path, type Step } from "./values";
 
 // The changed paths between two values (a resource's old and new inputs): what `pulumi preview
@@ -31,11 +31,11 @@ function same(a: JsonValue, b: JsonValue): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The identity key every item of both arrays has, uniquely, or undefined. */
-function identityKey(a: JsonValue[], b: JsonValue[]): string | undefined {
-  return IDENTITY_KEYS.find((key) =>
+/** The first of `keys` that every item of both arrays has, as a string, uniquely; or undefined. */
+export function identityKey(a: readonly unknown[], b: readonly unknown[], keys: readonly string[] = IDENTITY_KEYS): string | undefined {
+  return keys.find((key) =>
     [a, b].every((list) => {
-      const ids = list.map((item) => (isObject(item) && typeof item[key] === "string" ? item[key] : undefined));
+      const ids = list.map((item) => (isRecord(item) && typeof item[key] === "string" ? item[key] : undefined));
       return ids.every((id) => id !== undefined) && new Set(ids).size === ids.length;
     }),
   );

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pathOf } from "./paths";
+import { distance } from "./messages";
 import { isOneOf, isRecord } from "../../keboola/json";
 
 // Typed checks of the Generic Extractor (`ex-generic-v2`) configuration: `parameters.api.pagination`
@@ -63,17 +64,6 @@ const requestMethod = z
   .refine((m) => ["GET", "POST", "FORM"].includes(m.toUpperCase()), { message: 'must be "GET", "POST" or "FORM" (the HTTP method of the request; default GET)' });
 
 const requestParams = z.record(z.string(), z.unknown(), { error: (iss) => `must be an object of request parameters, got ${shown(iss.input)}` });
-
-/** Levenshtein distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  // Row by row: row 0 is 0..b.length, row i starts with i, and each cell is written before it is read.
-  const d = [Array.from({ length: b.length + 1 }, (_, j) => j)];
-  for (let i = 1; i <= a.length; i++) {
-    d.push([i]);
-    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-  }
-  return d[a.length][b.length];
-}
 
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
   // A candidate that differs only in case is at distance 0, so it is the best one.
