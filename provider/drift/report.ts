@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../keboola/json";
 import { KINDS } from "../lifecycle/kinds";
 import type { ResourceChange, Review, StateView } from "../review/changes";
-import { compareResources } from "../review/changes";
+import { compareResources, visible } from "../review/changes";
 import { columnsDiffTable } from "../review/columns";
 import { HIGHLIGHTS, mermaidDiagram } from "../review/diagram";
 import type { Change } from "../review/diff";
@@ -110,16 +110,19 @@ export function renderJson(report: DriftReport): string {
     stack: report.stack,
     drifted: drifted(report),
     counts: counts(report),
-    resources: report.resources.map((d) => ({
-      urn: d.resource.urn,
-      kind: kindName(d),
-      name: d.resource.name,
-      ...(idOf(d) ? { id: idOf(d) } : {}),
-      status: d.status,
-      ...(d.provenance ? { changedBy: d.provenance } : {}),
-      changes: d.changes.map(jsonChange),
-      ...(d.error ? { error: d.error } : {}),
-    })),
+    resources: report.resources.map((d) => {
+      const id = idOf(d);
+      return {
+        urn: d.resource.urn,
+        kind: kindName(d),
+        name: d.resource.name,
+        ...(id ? { id } : {}),
+        status: d.status,
+        ...(d.provenance ? { changedBy: d.provenance } : {}),
+        changes: d.changes.map(jsonChange),
+        ...(d.error ? { error: d.error } : {}),
+      };
+    }),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
@@ -129,12 +132,10 @@ export function renderJson(report: DriftReport): string {
 /** The drift as a review: drifted objects are "updated" (changed in Keboola) or "deleted"; the rest unchanged. */
 function asReview(report: DriftReport): Review {
   const view = (d: ResourceDrift, side: "recorded" | "live"): StateView => {
-    const visibleInputs = Object.fromEntries(Object.entries(d.resource.inputs).filter(([k]) => !k.startsWith("__"))) as Record<string, JsonValue>;
-    const outputs = Object.fromEntries(Object.entries(d.resource.outputs).filter(([k]) => !k.startsWith("__"))) as Record<string, JsonValue>;
     return {
       ...(d.resource.id ? { id: d.resource.id } : {}),
-      inputs: { ...visibleInputs, ...(side === "live" ? d.live : d.recorded) },
-      outputs,
+      inputs: { ...visible(d.resource.inputs as Record<string, JsonValue>), ...(side === "live" ? d.live : d.recorded) },
+      outputs: visible(d.resource.outputs as Record<string, JsonValue>),
       inputDependencies: Object.fromEntries(Object.entries(d.resource.propertyDependencies).filter(([k, v]) => !k.startsWith("__") && v.length > 0)),
       dependencies: d.resource.dependencies,
     };
@@ -169,7 +170,10 @@ export function renderMarkdown(report: DriftReport): string {
   const failed = report.resources.filter((d) => d.status === "error");
   if (deleted.length || failed.length) {
     out.push("> [!WARNING]");
-    for (const d of deleted) out.push(`> - **Deleted in Keboola:** ${kindName(d)} ${code(d.resource.name)}${idOf(d) ? ` (${code(idOf(d)!)})` : ""}: ${consequence(d)}.`);
+    for (const d of deleted) {
+      const id = idOf(d);
+      out.push(`> - **Deleted in Keboola:** ${kindName(d)} ${code(d.resource.name)}${id ? ` (${code(id)})` : ""}: ${consequence(d)}.`);
+    }
     for (const d of failed) out.push(`> - **Not read:** ${kindName(d)} ${code(d.resource.name)}: ${d.error ?? ""}`);
     out.push("");
   }

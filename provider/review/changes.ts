@@ -73,7 +73,8 @@ export function kindOfType(type: string): string | undefined {
   return KEBOOLA_TYPE.exec(type)?.[1];
 }
 
-const visible = (record: Record<string, JsonValue> | undefined) => Object.fromEntries(Object.entries(record ?? {}).filter(([k]) => !k.startsWith("__")));
+/** A state side without the hidden bookkeeping inputs (`__owner`, `__program`, ...). */
+export const visible = (record: Record<string, JsonValue> | undefined) => Object.fromEntries(Object.entries(record ?? {}).filter(([k]) => !k.startsWith("__")));
 
 function view(state: PreviewState | undefined): StateView | undefined {
   if (!state) return undefined;

@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, runProcess, type PulumiWorkspace } from "./helpers/pulumi";
+import { describeResult, initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
 import { keboolaPulumi, uiClient } from "./helpers/drift";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import type { KeboolaClient } from "../../provider/api/client";
@@ -133,11 +133,11 @@ new ComponentConfig("reporting", { componentId: "keboola.ex-generic-v2", configI
     it("drift reports the change; pull refuses to rewrite code and prints the path and value to change", async () => {
       const c = await ui.storage.getConfig("default", "keboola.ex-generic-v2", "reporting");
       await ui.storage.updateConfig("default", "keboola.ex-generic-v2", "reporting", { configuration: { ...c.configuration, parameters: { api: { baseUrl: "https://reports.example.com/v2/" } } }, changeDescription: "Parameters edited" });
-      const cli = (command: string, args: string[] = []) => runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), command, ...args], { cwd: ws.programDir, env: ws.env, timeoutMs: 300_000 });
-      const drift = await cli("drift");
+      const program = { cwd: ws.programDir, env: ws.env };
+      const drift = await keboolaPulumi(program, "drift");
       expect(drift.code, describeResult(drift)).toBe(2);
       expect(drift.stdout).toContain("ComponentConfig reporting (keboola.ex-generic-v2/reporting): changed in Keboola");
-      const pull = await cli("pull");
+      const pull = await keboolaPulumi(program, "pull");
       expect(pull.code).toBe(1);
       expect(pull.stderr).toContain("is deployed by a program");
       expect(pull.stderr).toContain('configuration.parameters.api.baseUrl: "https://reports.example.com/v2/" (was "https://reports.example.com/")');

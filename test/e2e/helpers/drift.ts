@@ -7,13 +7,14 @@ import { resolveSettings } from "../../../provider/config";
 import { REPO_ROOT, runProcess, type RunResult } from "../../../scripts/lib/pulumi-workspace";
 import type { RootProject } from "../../../scripts/lib/root-project";
 
-/** `keboola-pulumi <command> <args> --stack <stack>` in the repository root (the root project). */
-export function keboolaPulumi(root: RootProject, command: "drift" | "pull", args: string[] = []): Promise<RunResult> {
-  return runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), command, ...args, ...(args.includes("--stack") ? [] : ["--stack", root.stack])], {
-    cwd: REPO_ROOT,
-    env: root.ws.env,
-    timeoutMs: 300_000,
-  });
+/** Where a user runs the CLI: the root project (its stack named), or a program's directory with its environment. */
+export type CliPlace = RootProject | { cwd: string; env: NodeJS.ProcessEnv };
+
+/** `keboola-pulumi <command> <args>`: for the root project in the repository root, with `--stack <its stack>` unless args name one. */
+export function keboolaPulumi(place: CliPlace, command: "drift" | "pull", args: string[] = []): Promise<RunResult> {
+  const [cwd, env, stack] = "ws" in place ? [REPO_ROOT, place.ws.env, place.stack] : [place.cwd, place.env, undefined];
+  const stackArgs = stack !== undefined && !args.includes("--stack") ? ["--stack", stack] : [];
+  return runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), command, ...args, ...stackArgs], { cwd, env, timeoutMs: 300_000 });
 }
 
 /** The client the tests change Keboola with, as the UI would (a master token's session). */
