@@ -7,7 +7,7 @@ import { ManifestError } from "../manifest/parse";
 import { pulumiCli, type PulumiCli } from "../pipeline/pulumi";
 import { compareAll } from "./compare";
 import { clientsOf, provenanceOfChanged, readLive } from "./live";
-import { changesForCode, pullManifest } from "./pull";
+import { changesForCode, pullManifest, type PullResult } from "./pull";
 import { counts, drifted, renderJson, renderMarkdown, renderText, type DriftReport } from "./report";
 import { DriftError, readStack, type StackSnapshot } from "./stack";
 import { unifiedDiff } from "./unified-diff";
@@ -110,47 +110,63 @@ function manifestOf(io: DriftIo, given: string | undefined, config: Record<strin
   return path.resolve(io.cwd, config["keboola:manifest"] ?? "keboola.yaml");
 }
 
+/** What `pull` writes, worked out before anything is written. */
+export type PullPlan =
+  | { program: true; snapshot: StackSnapshot; report: DriftReport }
+  | { program: false; snapshot: StackSnapshot; report: DriftReport; pulumi: PulumiCli; file: string; name: string; before: string; result: PullResult };
+
+/** The stack read and compared, and (for a manifest's stack that drifted) the manifest's new text: both `pull` and the pipeline's drift step start here. */
+export async function planPull(io: DriftIo, o: { manifest?: string; stack?: string; includeDeleted: boolean }): Promise<PullPlan> {
+  const { pulumi, snapshot, report } = await detect(io, o.stack);
+  const failed = report.resources.filter((d) => d.status === "error");
+  if (failed.length) throw new DriftError(`not every object could be read, nothing was pulled:\n${failed.map((d) => `  ${d.resource.name}: ${d.error ?? ""}`).join("\n")}`);
+  const file = manifestOf(io, o.manifest, snapshot.config);
+  if (!file) return { program: true, snapshot, report };
+  let before: string;
+  try {
+    before = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new DriftError(`cannot read the manifest ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const name = path.relative(io.cwd, file).split(path.sep).join("/") || path.basename(file);
+  const result = drifted(report) ? pullManifest(before, name, report.resources, snapshot.resources, { includeDeleted: o.includeDeleted }) : { text: before, pulled: [], notes: [] };
+  return { program: false, snapshot, report, pulumi, file, name, before, result };
+}
+
+/** Why a program's stack cannot be pulled, and what to change in the program instead. */
+export function programRefusal(plan: { snapshot: StackSnapshot; report: DriftReport }, command: string): string {
+  return `keboola-pulumi ${command}: stack ${plan.snapshot.stack} is deployed by a program (Pulumi.yaml's main is not keboola-pulumi's manifest program), and pull rewrites keboola.yaml only. Change the program as follows, then \`pulumi up\`:\n${changesForCode(plan.report.resources).join("\n")}\n`;
+}
+
 export function pull(argv: string[], io: DriftIo): Promise<number> {
   return run(
     io,
     async () => {
       const args = parseArgs(argv, ["dry-run", "include-deleted"], ["stack"]);
       const stack = args.options.get("stack");
-      const { pulumi, snapshot, report } = await detect(io, stack);
-      const resources = report.resources;
-      const failed = resources.filter((d) => d.status === "error");
-      if (failed.length) throw new DriftError(`not every object could be read, nothing was pulled:\n${failed.map((d) => `  ${d.resource.name}: ${d.error ?? ""}`).join("\n")}`);
-      const file = manifestOf(io, args.positionals[0], snapshot.config);
-      if (!file) {
+      const plan = await planPull(io, { manifest: args.positionals[0], stack, includeDeleted: args.flags.has("include-deleted") });
+      const { snapshot, report } = plan;
+      if (plan.program) {
         io.write(renderText(report));
         if (!drifted(report)) return 0;
-        io.error(
-          `keboola-pulumi pull: stack ${snapshot.stack} is deployed by a program (Pulumi.yaml's main is not keboola-pulumi's manifest program), and pull rewrites keboola.yaml only. Change the program as follows, then \`pulumi up\`:\n${changesForCode(resources).join("\n")}\n`,
-        );
+        io.error(programRefusal(plan, "pull"));
         return 1;
       }
+      const { name, before, result } = plan;
       if (!drifted(report)) {
-        io.write(`Nothing drifted in stack ${snapshot.stack}: ${path.relative(io.cwd, file) || file} is left as it is.\n`);
+        io.write(`Nothing drifted in stack ${snapshot.stack}: ${name} is left as it is.\n`);
         return 0;
       }
-      let before: string;
-      try {
-        before = fs.readFileSync(file, "utf8");
-      } catch (err) {
-        throw new DriftError(`cannot read the manifest ${file}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      const name = path.relative(io.cwd, file).split(path.sep).join("/") || path.basename(file);
-      const result = pullManifest(before, name, resources, snapshot.resources, { includeDeleted: args.flags.has("include-deleted") });
       io.write(unifiedDiff(before, result.text, name) || `${name}: no change to write (the drifted objects are not entries of it)\n`);
       for (const note of result.notes) io.error(`note: ${note}\n`);
       if (args.flags.has("dry-run")) {
         io.error(`--dry-run: neither ${name} nor the state of stack ${snapshot.stack} was written\n`);
         return 0;
       }
-      if (result.text !== before) fs.writeFileSync(file, result.text);
+      if (result.text !== before) fs.writeFileSync(plan.file, result.text);
       if (result.pulled.length) {
         // The pulled objects' state brought up to Keboola, as `pulumi refresh` does: the next preview compares the manifest with it.
-        const refresh = await pulumi.run(["refresh", "--yes", "--skip-preview", ...(stack ? ["--stack", stack] : []), ...result.pulled.flatMap((r) => ["--target", r.urn])], { quiet: true });
+        const refresh = await plan.pulumi.run(["refresh", "--yes", "--skip-preview", ...(stack ? ["--stack", stack] : []), ...result.pulled.flatMap((r) => ["--target", r.urn])], { quiet: true });
         if (refresh.code !== 0) throw new DriftError(`${name} was written, but refreshing the state failed; run \`pulumi refresh\`: ${(refresh.stderr || refresh.stdout).trim().split("\n").slice(-5).join("\n")}`);
       }
       io.error(`pulled ${result.pulled.length} object(s) into ${name}; the state of stack ${snapshot.stack} now matches Keboola for them\n`);

@@ -11,7 +11,7 @@ import { isRecord, parseJson } from "../../keboola/json";
 /** The marker that identifies the pipeline's comment (invisible in rendered Markdown). */
 export const COMMENT_MARKER = "<!-- keboola-pulumi:pull-request -->";
 
-/** GitHub refuses comment bodies over 65536 characters; GitLab notes allow 1,000,000. */
+/** GitHub refuses comment and pull request bodies over 65536 characters; GitLab notes allow 1,000,000. */
 const MAX_BODY = 65_000;
 
 export interface CommentThread {
@@ -22,16 +22,16 @@ export interface CommentThread {
 }
 
 /** The body as posted: the marker first, cut to the forge's limit with a note when too long. */
-export function commentBody(text: string): string {
-  const body = `${COMMENT_MARKER}\n${text}`;
+export function commentBody(text: string, marker = COMMENT_MARKER): string {
+  const body = `${marker}\n${text}`;
   if (body.length <= MAX_BODY) return body;
   const note = "\n\n_The report is longer than a comment may be; the pipeline's log has it whole._\n";
   return body.slice(0, MAX_BODY - note.length) + note;
 }
 
-type Request = (method: string, url: string, body?: unknown) => Promise<unknown>;
+export type Request = (method: string, url: string, body?: unknown) => Promise<unknown>;
 
-function requester(headers: Record<string, string>, forge: string): Request {
+export function requester(headers: Record<string, string>, forge: string): Request {
   return async (method, url, body) => {
     const res = await fetch(url, { method, headers: { ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
@@ -45,7 +45,7 @@ const idOf = (v: unknown): string => String((isRecord(v) ? v.id : undefined) ?? 
 const bodyOf = (v: unknown): string => String((isRecord(v) ? v.body : undefined) ?? "");
 
 /** All pages of a listing (100 per page), until a short page. */
-async function everyPage(request: Request, url: (page: number) => string): Promise<unknown[]> {
+export async function everyPage(request: Request, url: (page: number) => string): Promise<unknown[]> {
   const all: unknown[] = [];
   for (let page = 1; ; page++) {
     const got = await request("GET", url(page));

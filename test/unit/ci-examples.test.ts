@@ -37,5 +37,40 @@ describe("examples/ci", () => {
     expect(ci.closed.environment).toMatchObject({ name: ci["pull-request"].environment?.name, action: "stop" });
     expect(ci["pull-request"].resource_group).toBe("keboola-pr-$CI_MERGE_REQUEST_IID");
     expect(ci.production.resource_group).toBe("keboola-production");
+    // A scheduled pipeline (the drift job's) on the default branch deploys nothing.
+    expect(ci.production.rules).toEqual([{ if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_SOURCE != "schedule"' }]);
+  });
+
+  it("GitHub Actions drift.yml: a nightly (and manual) run of pr drift, never beside a production deployment, allowed to push its branch and open its pull request", () => {
+    const wf = read("examples/ci/github/drift.yml");
+    expect(Object.keys(wf.on as object).sort()).toEqual(["schedule", "workflow_dispatch"]);
+    const [{ cron }] = (wf.on as { schedule: Array<{ cron: string }> }).schedule;
+    expect(cron).toMatch(/^\d+ \d+ \* \* \*$/); // once a day
+    const jobs = wf.jobs as Record<string, Job & { steps: Array<{ uses?: string; with?: Record<string, string>; env?: Record<string, string> }> }>;
+    expect(Object.keys(jobs)).toEqual(["drift"]);
+    expect(runs(jobs.drift)).toEqual(["npx keboola-pulumi pr drift --include-deleted"]);
+    // The same group as keboola.yml's production job.
+    const main = read("examples/ci/github/keboola.yml").jobs as Record<string, Job>;
+    expect(jobs.drift.concurrency?.group).toBe(main.production.concurrency?.group);
+    expect(wf.permissions).toEqual({ contents: "write", "pull-requests": "write" });
+    // The checkout pushes with the token the step opens the pull request with.
+    const checkout = jobs.drift.steps.find((s) => s.uses?.startsWith("actions/checkout"));
+    const step = jobs.drift.steps.find((s) => s.run?.includes("pr drift"));
+    expect(checkout?.with?.token).toBe(step?.env?.GITHUB_TOKEN);
+    // The production stack reached as keboola.yml reaches it: the same Keboola and state settings.
+    const mainEnv = read("examples/ci/github/keboola.yml").env as Record<string, string>;
+    const env = wf.env as Record<string, string>;
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(["KBC_HOST", "KBC_TOKEN", "PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE"]));
+    for (const [k, v] of Object.entries(env)) expect(v, k).toBe(mainEnv[k]);
+  });
+
+  it("GitLab CI drift job: scheduled pipelines of the default branch run pr drift, pushing with GITLAB_TOKEN, never beside a production deployment", () => {
+    const ci = read("examples/ci/gitlab/.gitlab-ci.yml") as Record<string, Job>;
+    expect(ci.drift.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule" && $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' }]);
+    expect(runs(ci.drift)).toEqual(["npx keboola-pulumi pr drift --include-deleted"]);
+    expect(ci.drift.script?.[0]).toBe('git remote set-url origin "https://oauth2:${GITLAB_TOKEN}@${CI_SERVER_HOST}/${CI_PROJECT_PATH}.git"');
+    expect(ci.drift.resource_group).toBe(ci.production.resource_group);
+    // The merge request jobs do not run in a scheduled pipeline.
+    for (const job of ["pull-request", "closed"]) expect(ci[job].rules?.every((r) => r.if?.includes('"merge_request_event"'))).toBe(true);
   });
 });
