@@ -54,7 +54,7 @@ function provider(body: Body): string {
 }
 
 /** Sets entries on a list in place (same provider and key: updated) and answers the touched entries. */
-function upsert(ctx: EmulatorContext, list: MetadataEntry[], providerId: string, inputs: MetadataInput[]): MetadataEntry[] {
+export function upsertMetadata(ctx: EmulatorContext, list: MetadataEntry[], providerId: string, inputs: MetadataInput[]): MetadataEntry[] {
   const touched: MetadataEntry[] = [];
   for (const m of inputs) {
     let entry = list.find((e) => e.provider === providerId && e.key === m.key);
@@ -93,7 +93,7 @@ export function registerMetadataRoutes(api: StorageApp, ctx: EmulatorContext): v
     const p = provider(body);
     const inputs = entriesOf(body.metadata, "metadata");
     if (!inputs.length) throw validation("metadata", "This field is missing.");
-    upsert(ctx, (bucket.metadata ??= []), p, inputs);
+    upsertMetadata(ctx, (bucket.metadata ??= []), p, inputs);
     return c.json(copy(bucket.metadata), 201);
   });
 
@@ -117,7 +117,7 @@ export function registerMetadataRoutes(api: StorageApp, ctx: EmulatorContext): v
     // A list or an object of groups (a list's indexes are its keys).
     const columnGroups = typeof columnsMetadata === "object" && columnsMetadata !== null ? Object.entries(columnsMetadata) : [];
     if (!inputs.length && !columnGroups.length) throw validation("metadata", "At least one of metadata or columnsMetadata is required.");
-    upsert(ctx, (table.metadata ??= []), p, inputs);
+    upsertMetadata(ctx, (table.metadata ??= []), p, inputs);
     const columnMetadata = (table.columnMetadata ??= {});
     for (const [index, group] of columnGroups) {
       for (const m of entriesOf(group, `columnsMetadata[${index}]`)) {
@@ -126,7 +126,7 @@ export function registerMetadataRoutes(api: StorageApp, ctx: EmulatorContext): v
         if (!table.columns.includes(column)) {
           throw new StorageHttpError(400, "storage.metadata.invalidColumn", `Column "${column}" not found in table "${table.id}".`);
         }
-        upsert(ctx, (columnMetadata[column] ??= []), p, [m]);
+        upsertMetadata(ctx, (columnMetadata[column] ??= []), p, [m]);
       }
     }
     if (!json) return c.json(copy(table.metadata), 201);

@@ -1,5 +1,6 @@
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
+import { upsertMetadata } from "../storage/metadata";
 import { ensureTable, getTable, parseTableId } from "../storage/tables";
 import { asSentence, goJSONStrings, goQuote } from "./gofmt";
 import { closeSinkFiles, openSinkFile } from "./files";
@@ -7,12 +8,16 @@ import { isoTime } from "./ids";
 import { sinkKey } from "./store";
 import { streamState, type SinkRecord } from "./state";
 import { TaskFailure } from "./tasks";
+import type { MetadataEntry } from "../storage/state";
 
 // The Keboola side of a table sink, done when the sink becomes active or is modified through the
 // API (create, update, settings update, enable): the bucket and table are created when missing
 // (all columns as strings, in mapping order, the primary key of the mapping's primaryKey columns), an existing table must have exactly
 // the mapping's columns, and the sink gets a new Storage token. Deactivation (disable, delete)
-// removes the token.
+// removes the token. The table, made or found, is marked with metadata of provider `stream`:
+// KBC.stream.sink.id and KBC.stream.source.id (keboola/keboola-as-code
+// internal/pkg/service/stream/sink/type/tablesink/keboola/bridge/table.go: ensureTableExists
+// calls addTableMetadata after the get or create, before the columns are checked).
 
 /**
  * keboola.ParseTableID as the request validation uses it; returns the error text (without the
@@ -41,9 +46,10 @@ export function ensureSinkTable(ctx: EmulatorContext, sink: SinkRecord): void {
       // Storage API validation of the table definition.
       throw new TaskFailure(`Cannot create table "${parseTableId(tableId)?.name ?? tableId}": duplicate column names: ${[...new Set(duplicates)].join(", ")}.`);
     }
-    ensureTable(ctx, sink.branchId, tableId, names, primaryKey);
+    markSinkTable(ctx, ensureTable(ctx, sink.branchId, tableId, names, primaryKey), sink);
     return;
   }
+  markSinkTable(ctx, existing, sink);
   if (JSON.stringify(existing.columns) !== JSON.stringify(names)) {
     throw new TaskFailure(
       asSentence(`columns of the table "${tableId}" do not match expected ${goJSONStrings(names)}, found ${goJSONStrings(existing.columns)}`),
@@ -54,6 +60,13 @@ export function ensureSinkTable(ctx: EmulatorContext, sink: SinkRecord): void {
       asSentence(`primary key of the table "${tableId}" does not match expected ${goJSONStrings(primaryKey)}, found ${goJSONStrings(existing.primaryKey)}`),
     );
   }
+}
+
+function markSinkTable(ctx: EmulatorContext, table: { metadata?: MetadataEntry[] }, sink: SinkRecord): void {
+  upsertMetadata(ctx, (table.metadata ??= []), "stream", [
+    { key: "KBC.stream.sink.id", value: sink.sinkId },
+    { key: "KBC.stream.source.id", value: sink.sourceId },
+  ]);
 }
 
 /** A new Storage token for the sink (write access to the table's bucket); replaces the previous one. */

@@ -6,7 +6,8 @@ import { ConfigurationError } from "../config";
 import { ManifestError } from "../manifest/parse";
 import { pulumiCli, type PulumiCli } from "../pipeline/pulumi";
 import { compareAll } from "./compare";
-import { clientsOf, provenanceOfChanged, readLive } from "./live";
+import { clientsOf, provenanceOfChanged, readLive, stackClient } from "./live";
+import { newEntries, type NewEntry } from "./new-objects";
 import { changesForCode, pullManifest, type PullResult } from "./pull";
 import { counts, drifted, renderJson, renderMarkdown, renderText, type DriftReport } from "./report";
 import { DriftError, readStack, type StackSnapshot } from "./stack";
@@ -113,10 +114,10 @@ function manifestOf(io: DriftIo, given: string | undefined, config: Record<strin
 /** What `pull` writes, worked out before anything is written. */
 export type PullPlan =
   | { program: true; snapshot: StackSnapshot; report: DriftReport }
-  | { program: false; snapshot: StackSnapshot; report: DriftReport; pulumi: PulumiCli; file: string; name: string; before: string; result: PullResult };
+  | { program: false; snapshot: StackSnapshot; report: DriftReport; pulumi: PulumiCli; file: string; name: string; before: string; result: PullResult; added: number };
 
 /** The stack read and compared, and (for a manifest's stack that drifted) the manifest's new text: both `pull` and the pipeline's drift step start here. */
-export async function planPull(io: DriftIo, o: { manifest?: string; stack?: string; includeDeleted: boolean }): Promise<PullPlan> {
+export async function planPull(io: DriftIo, o: { manifest?: string; stack?: string; includeDeleted: boolean; includeNew?: boolean }): Promise<PullPlan> {
   const { pulumi, snapshot, report } = await detect(io, o.stack);
   const failed = report.resources.filter((d) => d.status === "error");
   if (failed.length) throw new DriftError(`not every object could be read, nothing was pulled:\n${failed.map((d) => `  ${d.resource.name}: ${d.error ?? ""}`).join("\n")}`);
@@ -129,8 +130,30 @@ export async function planPull(io: DriftIo, o: { manifest?: string; stack?: stri
     throw new DriftError(`cannot read the manifest ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const name = path.relative(io.cwd, file).split(path.sep).join("/") || path.basename(file);
-  const result = drifted(report) ? pullManifest(before, name, report.resources, snapshot.resources, { includeDeleted: o.includeDeleted }) : { text: before, pulled: [], notes: [] };
-  return { program: false, snapshot, report, pulumi, file, name, before, result };
+  const added = o.includeNew ? await newObjectsOf(io, snapshot, before) : { entries: [], notes: [] };
+  const result =
+    drifted(report) || added.entries.length
+      ? pullManifest(before, name, report.resources, snapshot.resources, { includeDeleted: o.includeDeleted, additions: added.entries })
+      : { text: before, pulled: [], notes: [] };
+  result.notes.push(...added.notes);
+  return { program: false, snapshot, report, pulumi, file, name, before, result, added: added.entries.length };
+}
+
+/** `--include-new`: the default branch's objects no resource of the stack manages, as entries of the manifest. */
+async function newObjectsOf(io: DriftIo, snapshot: StackSnapshot, text: string): Promise<{ entries: NewEntry[]; notes: string[] }> {
+  if (snapshot.config["keboola:branch"]) {
+    throw new DriftError(
+      `--include-new reads the project's default branch, and stack ${snapshot.stack} deploys into development branch "${snapshot.config["keboola:branch"]}" (stack config keboola:branch): pull new objects with the production stack`,
+    );
+  }
+  let declared: unknown;
+  try {
+    declared = parseYaml(text);
+  } catch {
+    declared = undefined;
+  }
+  const keysOf = (section: string) => new Set(isRecord(declared) && isRecord(declared[section]) ? Object.keys(declared[section]) : []);
+  return newEntries(stackClient(snapshot, io.env), snapshot, keysOf);
 }
 
 /** Why a program's stack cannot be pulled, and what to change in the program instead. */
@@ -142,9 +165,9 @@ export function pull(argv: string[], io: DriftIo): Promise<number> {
   return run(
     io,
     async () => {
-      const args = parseArgs(argv, ["dry-run", "include-deleted"], ["stack"]);
+      const args = parseArgs(argv, ["dry-run", "include-deleted", "include-new"], ["stack"]);
       const stack = args.options.get("stack");
-      const plan = await planPull(io, { manifest: args.positionals[0], stack, includeDeleted: args.flags.has("include-deleted") });
+      const plan = await planPull(io, { manifest: args.positionals[0], stack, includeDeleted: args.flags.has("include-deleted"), includeNew: args.flags.has("include-new") });
       const { snapshot, report } = plan;
       if (plan.program) {
         io.write(renderText(report));
@@ -153,8 +176,9 @@ export function pull(argv: string[], io: DriftIo): Promise<number> {
         return 1;
       }
       const { name, before, result } = plan;
-      if (!drifted(report)) {
-        io.write(`Nothing drifted in stack ${snapshot.stack}: ${name} is left as it is.\n`);
+      if (!drifted(report) && !plan.added) {
+        io.write(`Nothing drifted in stack ${snapshot.stack}${args.flags.has("include-new") ? " and nothing new was made in Keboola" : ""}: ${name} is left as it is.\n`);
+        for (const note of result.notes) io.error(`note: ${note}\n`);
         return 0;
       }
       io.write(unifiedDiff(before, result.text, name) || `${name}: no change to write (the drifted objects are not entries of it)\n`);
@@ -169,7 +193,8 @@ export function pull(argv: string[], io: DriftIo): Promise<number> {
         const refresh = await plan.pulumi.run(["refresh", "--yes", "--skip-preview", ...(stack ? ["--stack", stack] : []), ...result.pulled.flatMap((r) => ["--target", r.urn])], { quiet: true });
         if (refresh.code !== 0) throw new DriftError(`${name} was written, but refreshing the state failed; run \`pulumi refresh\`: ${(refresh.stderr || refresh.stdout).trim().split("\n").slice(-5).join("\n")}`);
       }
-      io.error(`pulled ${result.pulled.length} object(s) into ${name}; the state of stack ${snapshot.stack} now matches Keboola for them\n`);
+      if (drifted(report)) io.error(`pulled ${result.pulled.length} object(s) into ${name}; the state of stack ${snapshot.stack} now matches Keboola for them\n`);
+      if (plan.added) io.error(`added ${plan.added} object(s) made in Keboola to ${name}: the next \`pulumi up\` takes them over (adoptExisting), changing nothing in Keboola\n`);
       return 0;
     },
     "pull",

@@ -47,6 +47,11 @@ export function clientsOf(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = proc
   };
 }
 
+/** The client of the stack's own config (keboola:host, keboola:token): its default provider's. */
+export function stackClient(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): KeboolaClient {
+  return new KeboolaClient(resolveSettings({ get: (key: string) => snapshot.config[key] }, env));
+}
+
 /** Runs `work` on every item, PARALLEL at a time. */
 async function eachParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];

@@ -5,6 +5,7 @@ import type { ResourceKind } from "../lifecycle/kinds";
 import { formatPath, showValue } from "../review/values";
 import { manifestDefaultAt, parseManifest, ManifestError } from "../manifest/parse";
 import type { ResourceDrift } from "./compare";
+import type { NewEntry } from "./new-objects";
 import type { ManagedResource } from "./stack";
 import { printEdited, setValue, valueAt } from "./yaml-edit";
 
@@ -19,6 +20,8 @@ import { printEdited, setValue, valueAt } from "./yaml-edit";
 export interface PullOptions {
   /** Remove the entries of objects deleted in Keboola (otherwise the next `up` creates them again). */
   includeDeleted: boolean;
+  /** Entries of objects made in the UI, to add (`--include-new`, new-objects.ts). */
+  additions?: readonly NewEntry[];
 }
 
 export interface PullResult {
@@ -102,6 +105,10 @@ export function pullManifest(text: string, file: string, drift: readonly Resourc
       continue;
     }
     writeEntry(ctx, d, at);
+  }
+  for (const a of options.additions ?? []) {
+    setValue(doc, [a.section, a.key], a.entry, manifestDefaultAt);
+    ctx.notes.push(`${a.section}.${a.key}: made in Keboola (${a.id}), added with adoptExisting: the next \`pulumi up\` takes it over and changes nothing in it`);
   }
   const out = printEdited(text, doc);
   // What pull writes must be a manifest deploy accepts: a removed entry still referenced fails here, and nothing is written.

@@ -17,7 +17,8 @@ export const PR_USAGE = `usage: keboola-pulumi pr <open|update|close|merge|drift
   drift         compare the production stack with Keboola; when something drifted, push the
                 manifest as \`pull\` writes it to branch --branch (keboola-drift) and open or update one
                 pull request into --base (the CI's default branch) with the drift report; close it
-                when nothing drifts any more. Also --remote (origin), --include-deleted.`;
+                when nothing drifts any more. Also --remote (origin), --include-deleted,
+                --include-new (as pull's).`;
 
 export interface PrIo {
   write(text: string): void;
@@ -25,7 +26,7 @@ export interface PrIo {
   env: NodeJS.ProcessEnv;
 }
 
-const FLAGS = ["include-deleted"];
+const FLAGS = ["include-deleted", "include-new"];
 
 function options(args: string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -102,6 +103,7 @@ async function drift(o: Map<string, string>, io: PrIo): Promise<number> {
     base,
     remote: o.get("remote") ?? "origin",
     includeDeleted: o.has("include-deleted"),
+    includeNew: o.has("include-new"),
     revision: io.env.GITHUB_SHA ?? io.env.CI_COMMIT_SHA,
   });
   try {

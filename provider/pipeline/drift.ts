@@ -26,6 +26,7 @@ export interface DriftStep {
   base: string;
   remote: string;
   includeDeleted: boolean;
+  includeNew: boolean;
   /** The commit checked out, for the description (e.g. GITHUB_SHA). */
   revision?: string;
 }
@@ -44,7 +45,7 @@ export async function driftStep(s: DriftStep): Promise<DriftOutcome> {
   const { planPull, programRefusal } = await import("../drift/cli");
   const { drifted, renderMarkdown, counts } = await import("../drift/report");
   const { unifiedDiff } = await import("../drift/unified-diff");
-  const plan = await planPull(s.io, { stack: s.stack, includeDeleted: s.includeDeleted });
+  const plan = await planPull(s.io, { stack: s.stack, includeDeleted: s.includeDeleted, includeNew: s.includeNew });
   if (plan.program) {
     if (!drifted(plan.report)) return done(s, { drifted: false, pushed: false }, `Nothing drifted in stack ${s.stack}.`);
     throw new StepError(programRefusal(plan, "pr drift").replace(/^keboola-pulumi pr drift: /, "").trim());
@@ -52,7 +53,7 @@ export async function driftStep(s: DriftStep): Promise<DriftOutcome> {
   const { name, before, result, report } = plan;
   const changes = unifiedDiff(before, result.text, name);
   const open = s.requests ? await forge(s, () => s.requests!.findOpen(s.branch)) : undefined;
-  if (!drifted(report) || !changes) {
+  if (!changes) {
     const why = drifted(report)
       ? `Stack ${s.stack} drifted, but not in what ${name} declares (${result.notes.join("; ")}): no pull request.`
       : `Nothing drifted in stack ${s.stack}.`;
@@ -64,7 +65,8 @@ export async function driftStep(s: DriftStep): Promise<DriftOutcome> {
   }
 
   const c = counts(report);
-  const title = `Keboola drift: ${plural(c.changed + c.deleted, "object")} changed outside the code`;
+  const parts = [...(c.changed + c.deleted ? [`${plural(c.changed + c.deleted, "object")} changed outside the code`] : []), ...(plan.added ? [`${plural(plan.added, "object")} made in Keboola`] : [])];
+  const title = `Keboola drift: ${parts.join(", ")}`;
   const body = [
     renderMarkdown(report),
     "### This pull request",
@@ -74,7 +76,7 @@ export async function driftStep(s: DriftStep): Promise<DriftOutcome> {
     "",
   ].join("\n");
   s.io.write(`${changes}\n${body}`);
-  if (!s.requests) return done(s, { drifted: true, pushed: false }, "No forge is configured (GITHUB_TOKEN and GITHUB_REPOSITORY, or GITLAB_TOKEN, CI_PROJECT_ID and CI_API_V4_URL): nothing was pushed.");
+  if (!s.requests) return done(s, { drifted: drifted(report), pushed: false }, "No forge is configured (GITHUB_TOKEN and GITHUB_REPOSITORY, or GITLAB_TOKEN, CI_PROJECT_ID and CI_API_V4_URL): nothing was pushed.");
 
   const top = fs.realpathSync(await gitStep(() => s.git.topLevel()));
   const file = path.relative(top, fs.realpathSync(plan.file)).split(path.sep).join("/");
@@ -88,7 +90,7 @@ export async function driftStep(s: DriftStep): Promise<DriftOutcome> {
   const request = open
     ? { ...(await forge(s, () => s.requests!.update(open.number, { title, body }))), opened: false }
     : { ...(await forge(s, () => s.requests!.open({ branch: s.branch, base: s.base, title, body }))), opened: true };
-  return done(s, { drifted: true, pushed: !same, request }, `${request.opened ? "Opened" : "Updated"} ${s.requests.name(request.number)}${request.url ? ` (${request.url})` : ""} from branch ${s.branch}${same ? " (the branch already held this change)" : ""}.`);
+  return done(s, { drifted: drifted(report), pushed: !same, request }, `${request.opened ? "Opened" : "Updated"} ${s.requests.name(request.number)}${request.url ? ` (${request.url})` : ""} from branch ${s.branch}${same ? " (the branch already held this change)" : ""}.`);
 }
 
 function done(s: DriftStep, outcome: DriftOutcome, line: string): DriftOutcome {

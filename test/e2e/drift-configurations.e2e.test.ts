@@ -12,6 +12,7 @@ import { describeResult, REPO_ROOT } from "./helpers/pulumi";
 import { keboolaPulumi, uiClient } from "./helpers/drift";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import type { KeboolaClient } from "../../provider/api/client";
+import { parse as parseYaml } from "yaml";
 
 const FIXTURE = path.join(REPO_ROOT, "test", "drift", "fixtures", "configurations.yaml");
 const COMPONENT = "keboola.ex-generic-v2";
@@ -197,6 +198,69 @@ describe("e2e: drift and pull of configurations, rows, a flow and schedules", ()
     const { after } = await pullClean(["--include-deleted"]);
     expect(after).not.toContain("legacy-extractor");
     expect(after).toBe(before.replace(/  legacy-extractor:\n(?: {4}.*\n)+/, ""));
+  }, 300_000);
+
+  it("pull --include-new: what was made in the UI is added with adoptExisting (references as keys), never another stack's object or a job's bucket; up takes it over unchanged", async () => {
+    // Made in the UI: a configuration, a flow running it and a managed one, a bucket.
+    await ui.storage.createConfig("default", COMPONENT, { configurationId: "tickets-extractor", name: "Tickets extractor", configuration: { parameters: { api: { baseUrl: "https://desk.example.com/" } } }, changeDescription: "Configuration created" });
+    const flowConfiguration = {
+      phases: [{ id: 1, name: "Extract", dependsOn: [] }],
+      tasks: [
+        { id: 1, name: "tickets", phase: 1, enabled: true, continueOnFailure: false, task: { componentId: COMPONENT, configId: "tickets-extractor", mode: "run" } },
+        { id: 2, name: "customers", phase: 1, enabled: true, continueOnFailure: false, task: { componentId: COMPONENT, configId: "customers-extractor", mode: "run" } },
+      ],
+    };
+    const uiFlow = await ui.storage.createConfig("default", "keboola.flow", { name: "Support", configuration: flowConfiguration, changeDescription: "Flow created" });
+    await ui.storage.createBucket("default", { name: "support", stage: "in", description: "Support desk data" });
+    // Not ours to add: a configuration another stack manages (its owner marker), a bucket a job made (Storage's system metadata).
+    await ui.storage.createConfig("default", COMPONENT, { configurationId: "their-extractor", name: "Their extractor", configuration: { parameters: {} } });
+    await ui.storage.setConfigMetadata("default", COMPONENT, "their-extractor", [{ key: "keboola-pulumi.owner", value: "urn:pulumi:staging::other-project::pulumi-nodejs:dynamic/keboola:ComponentConfig::their-extractor" }]);
+    await ui.storage.createBucket("default", { name: "job-output", stage: "out" });
+    const jobBucket = emu.state.storage.buckets[`${emu.state.project.defaultBranchId}/out.c-job-output`];
+    jobBucket.metadata = [...(jobBucket.metadata ?? []), { id: "99001", key: "KBC.createdBy.component.id", value: COMPONENT, provider: "system", timestamp: "2026-11-28T00:00:00+0100" }];
+
+    // Without the flag nothing of it is written (none of it drifted: the stack does not manage it).
+    const before = fs.readFileSync(manifest, "utf8");
+    const plain = await keboolaPulumi(root, "pull");
+    expect(plain.code, describeResult(plain)).toBe(0);
+    expect(fs.readFileSync(manifest, "utf8")).toBe(before);
+    const dry = await keboolaPulumi(root, "pull", ["--include-new", "--dry-run"]);
+    expect(dry.code, describeResult(dry)).toBe(0);
+    expect(dry.stdout).toContain("+  tickets-extractor:");
+    expect(fs.readFileSync(manifest, "utf8")).toBe(before);
+
+    const pulled = await keboolaPulumi(root, "pull", ["--include-new"]);
+    expect(pulled.code, describeResult(pulled)).toBe(0);
+    expect(pulled.stderr).toContain("added 3 object(s) made in Keboola");
+    expect(pulled.stderr).toContain(`configurations ${COMPONENT}/their-extractor: not added, it belongs to stack staging (its owner marker)`);
+    expect(pulled.stderr).toContain(`buckets out.c-job-output: not added, made by a job of ${COMPONENT}`);
+    const after = fs.readFileSync(manifest, "utf8");
+    // Every line of the file is kept; the new entries come at the end of their sections (buckets: a new one).
+    const doc = parseYaml(after) as Record<string, Record<string, Record<string, unknown>>>;
+    expect(doc.configurations["tickets-extractor"]).toEqual({ componentId: COMPONENT, configId: "tickets-extractor", name: "Tickets extractor", configuration: { parameters: { api: { baseUrl: "https://desk.example.com/" } } }, adoptExisting: true });
+    expect(doc.configurations["their-extractor"]).toBeUndefined();
+    expect(doc.flows.support).toEqual({
+      configId: uiFlow.id,
+      name: "Support",
+      phases: [{ name: "Extract", tasks: [{ configuration: "tickets-extractor", name: "tickets" }, { configuration: "customers-extractor", name: "customers" }] }],
+      adoptExisting: true,
+    });
+    expect(doc.buckets).toEqual({ support: { name: "support", description: "Support desk data", adoptExisting: true } });
+    for (const line of before.split("\n")) expect(after.split("\n")).toContain(line);
+
+    // up takes the three over without changing them, then nothing drifts and nothing is new.
+    const versions = () => [config("tickets-extractor").version, emu.state.storage.configs[`101/keboola.flow/${uiFlow.id}`].version];
+    const was = versions();
+    const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
+    expect(up.code, describeResult(up)).toBe(0);
+    expect(versions()).toEqual(was);
+    const preview = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
+    expect(preview.code, describeResult(preview)).toBe(0);
+    expect((await drift()).drifted).toBe(false);
+    const again = await keboolaPulumi(root, "pull", ["--include-new"]);
+    expect(again.code, describeResult(again)).toBe(0);
+    expect(again.stdout).toContain("nothing new was made in Keboola");
+    expect(fs.readFileSync(manifest, "utf8")).toBe(after);
   }, 300_000);
 
   it("exits 1 on an error: a stack that does not exist", async () => {

@@ -109,6 +109,31 @@ describe("e2e: drift and pull of Stream and Storage objects", () => {
     await preview();
   }, 300_000);
 
+  it("pull --include-new --dry-run: a source and sinks made in the UI are proposed with their references as keys; the tables and buckets Stream made are not", async () => {
+    const stream = await ui.stream();
+    const sink = (sinkId: string, tableId: string) => ({ sinkId, type: "table", name: sinkId, table: { type: "keboola", tableId, mapping: { columns: [{ type: "uuid", name: "id" }, { type: "body", name: "body" }] } } });
+    await stream.runTask(await stream.createSource("default", { sourceId: "clicks", type: "http", name: "Clicks" }), "the UI's source");
+    await stream.runTask(await stream.createSink("default", "clicks", sink("clicks-raw", "in.c-clicks.raw")), "the UI's sink");
+    await stream.runTask(await stream.createSink("default", "events", sink("events-audit", "in.c-events.audit")), "the UI's sink of a managed source");
+    const before = fs.readFileSync(manifest, "utf8");
+
+    const dry = await keboolaPulumi(root, "pull", ["--include-new", "--dry-run"]);
+    expect(dry.code, describeResult(dry)).toBe(0);
+    expect(fs.readFileSync(manifest, "utf8")).toBe(before);
+    const added = dry.stdout.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++"));
+    expect(added).toContain("+  clicks:");
+    expect(added).toContain("+    sourceId: clicks");
+    expect(added).toContain("+  clicks-raw:");
+    expect(added).toContain("+    source: clicks");
+    expect(added).toContain("+  events-audit:");
+    expect(added).toContain("+    source: events"); // the manifest's key of the managed source
+    expect(added.filter((l) => l === "+    adoptExisting: true")).toHaveLength(3);
+    // No bucket or table entry (a table entry names its bucket; a bucket entry its name and stage).
+    expect(added.filter((l) => /^\+ {4}bucket:/.test(l) || /^\+ {2}(raw|audit|events):$/.test(l))).toEqual([]);
+    expect(dry.stderr).toContain("tables in.c-clicks.raw: not added, made by Stream sink clicks/clicks-raw (Storage metadata KBC.stream.sink.id)");
+    expect(dry.stderr).toMatch(/buckets in\.c-events: not added, made by Stream sink events\/[\w-]+ .*: it holds only their tables/);
+  }, 300_000);
+
   describe("a stack made by a program", () => {
     let ws: PulumiWorkspace;
 

@@ -124,7 +124,7 @@ async function driftJob(args: string[] = [], forge = true): Promise<{ code: numb
   const github = forge ? { GITHUB_TOKEN, GITHUB_REPOSITORY: "acme/shop", GITHUB_API_URL: gh.url, GITHUB_REF_NAME: "main", GITHUB_SHA: git("rev-parse", "HEAD") } : {};
   const env = { ...ws.env, ...github, KBC_TOKEN: TOKEN, PULUMI_BIN: path.join(ws.binDir, "pulumi") };
   const res = await runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), "pr", "drift", ...args], { cwd: ws.programDir, env, timeoutMs: 300_000 });
-  return { code: res.code, out: res.stdout, log: res.stderr };
+  return { code: res.code ?? 1, out: res.stdout, log: res.stderr };
 }
 
 async function changeInUi(configId: string, edit: (parameters: { api: { baseUrl: string } }) => void, description: string): Promise<void> {

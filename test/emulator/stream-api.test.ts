@@ -662,6 +662,27 @@ describe("sinks", () => {
     expect((await createSink("sink-source", sinkBody("Match", "in.c-match.t", UUID_BODY))).status).toBe("success");
   });
 
+  // keboola/keboola-as-code internal/pkg/service/stream/sink/type/tablesink/keboola/bridge/table.go:
+  // ensureTableExists gets or creates the table, then addTableMetadata writes provider "stream"
+  // entries KBC.stream.sink.id / KBC.stream.source.id (only when missing), then checks the columns.
+  it("marks the sink's table, made or found, with the sink and source in metadata of provider stream, once", async () => {
+    await createSink("sink-source", sinkBody("Marked", "in.c-marked.t", UUID_BODY));
+    const metadata = (tableId: string) => (getTable(em.context, 101, tableId)?.metadata ?? []).map(({ key, value, provider }) => ({ key, value, provider }));
+    const marks = (sink: string) => [
+      { key: "KBC.stream.sink.id", value: sink, provider: "stream" },
+      { key: "KBC.stream.source.id", value: "sink-source", provider: "stream" },
+    ];
+    expect(metadata("in.c-marked.t")).toEqual(marks("marked"));
+    // Through the Storage API as every client reads it.
+    const detail = await call(em.urls.storage, "GET", "/v2/storage/tables/in.c-marked.t", { token: "master" });
+    expect(detail.body.metadata.map((m: { key: string }) => m.key)).toEqual(["KBC.stream.sink.id", "KBC.stream.source.id"]);
+    // A table found (made before the sink) is marked too; saving the sink again adds nothing.
+    ensureTable(em.context, 101, "in.c-found.t", ["id", "body"]);
+    await createSink("sink-source", sinkBody("Found", "in.c-found.t", UUID_BODY));
+    await wait((await api("PATCH", `${base}/sinks/found`, { json: { name: "Found again" } })).body);
+    expect(metadata("in.c-found.t")).toEqual(marks("found"));
+  });
+
   it("fails a sink create task by fault injection without creating the table", async () => {
     em.setFaults({ failTasks: ["api.create.sink"] });
     try {
