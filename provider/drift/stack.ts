@@ -3,6 +3,7 @@ import { KIND_NAMES, KINDS, type ResourceKind } from "../lifecycle/kinds";
 import { ownerOfUrn } from "../lifecycle/ownership";
 import type { Props } from "../lifecycle/types";
 import type { PulumiCli } from "../pipeline/pulumi";
+import { SECRET_SIG, SIG_KEY } from "../lifecycle/secret-sig";
 
 // What `drift` and `pull` read of a stack: its resources of our kinds, through either front door
 // (`pulumi-nodejs:dynamic/keboola:<Kind>` or the plugin's `keboola:index:<Kind>`), with the state
@@ -62,6 +63,23 @@ async function json(pulumi: PulumiCli, args: string[], what: string): Promise<un
   }
 }
 
+/**
+ * A value of the exported state with its secrets opened. `pulumi stack export --show-secrets`
+ * prints a secret, at any depth, as `{<SIG_KEY>: <SECRET_SIG>, plaintext: "<its JSON>"}`
+ * (pulumi/pulumi pkg/resource/stack/deployment.go SerializePropertyValue, with a decrypter): a
+ * `#` value the manifest reads from stack config is one inside a configuration, and the kinds'
+ * reads and the comparison take the plain values a refresh hands them.
+ */
+export function openSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(openSecrets);
+  if (!isRecord(value)) return value;
+  if (value[SIG_KEY] === SECRET_SIG) {
+    if (typeof value.plaintext === "string") return openSecrets(parseJson(value.plaintext));
+    throw new DriftError("the stack's state holds a secret that `pulumi stack export --show-secrets` did not decrypt");
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, openSecrets(v)]));
+}
+
 /** The stack's managed resources and config, as its state holds them now. */
 export async function readStack(pulumi: PulumiCli, stack: string | undefined): Promise<StackSnapshot> {
   const [exported, configDoc] = await Promise.all([
@@ -72,7 +90,7 @@ export async function readStack(pulumi: PulumiCli, stack: string | undefined): P
   const records = Array.isArray(deployment.resources) ? deployment.resources.filter(isRecord) : [];
   const providers = new Map<string, Props>();
   for (const r of records) {
-    if (typeof r.type === "string" && r.type.startsWith("pulumi:providers:") && typeof r.urn === "string") providers.set(`${r.urn}::${String(r.id)}`, isRecord(r.inputs) ? r.inputs : {});
+    if (typeof r.type === "string" && r.type.startsWith("pulumi:providers:") && typeof r.urn === "string") providers.set(`${r.urn}::${String(r.id)}`, isRecord(r.inputs) ? (openSecrets(r.inputs) as Props) : {});
   }
   const resources: ManagedResource[] = [];
   let stackName = stack ?? "";
@@ -83,8 +101,8 @@ export async function readStack(pulumi: PulumiCli, stack: string | undefined): P
     const of = kindOfResourceType(r.type);
     if (!of || typeof r.id !== "string" || r.id === "") continue;
     const name = r.urn.split("::").slice(3).join("::");
-    const outputs = isRecord(r.outputs) ? r.outputs : {};
-    const inputs = isRecord(r.inputs) ? r.inputs : {};
+    const outputs = isRecord(r.outputs) ? (openSecrets(r.outputs) as Props) : {};
+    const inputs = isRecord(r.inputs) ? (openSecrets(r.inputs) as Props) : {};
     const provider = typeof r.provider === "string" ? providers.get(r.provider) : undefined;
     resources.push({
       urn: r.urn,

@@ -12,9 +12,7 @@ import type { JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb"
 import { isRecord } from "../../keboola/json";
 import type { Props } from "../lifecycle/types";
 
-/** pulumi/pulumi sdk/go/common/resource/sig: the key and value marking an object as a secret. */
-const SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+import { SECRET_SIG, SIG_KEY } from "../lifecycle/secret-sig";
 
 /** The plain record a Struct holds (absent: empty). */
 export function fromStruct(struct: Struct | undefined): Props {
