@@ -15,8 +15,21 @@ import { describeResult, initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, 
 import { keboolaPulumi, uiClient } from "./helpers/drift";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import type { KeboolaClient } from "../../provider/api/client";
+import { openMermaidPage } from "../../scripts/lib/mermaid-browser";
 
 const FIXTURES = path.join(REPO_ROOT, "test", "drift", "fixtures");
+
+/** A diagram rendered by mermaid in headless Chromium; fails on mermaid's error picture. */
+async function renderedInChromium(definition: string) {
+  const page = await openMermaidPage();
+  try {
+    const result = await page.render(definition);
+    expect(/class="error-icon"|Syntax error in text/.test(result.svg), "mermaid drew its error picture").toBe(false);
+    return result;
+  } finally {
+    await page.close();
+  }
+}
 
 describe("e2e: drift and pull of Stream and Storage objects", () => {
   let emu: Emulator;
@@ -76,6 +89,16 @@ describe("e2e: drift and pull of Stream and Storage objects", () => {
     expect(md).toContain("#### Sink `events-raw`: changed in Keboola");
     expect(md).toContain("Columns (`+` added, `−` removed, `~` changed, `↕` moved):");
     expect(md).toContain("- `targetImportTrigger.count`: `5000` → `10000`");
+    // The picture as GitHub draws it: mermaid in a headless Chromium, each drifted object in the review's "updated" class.
+    const { nodes } = await renderedInChromium(/```mermaid\n([\s\S]*?)\n```/.exec(md)![1]);
+    const highlighted = [...nodes].filter((n) => n.classes.includes("updated")).map((n) => [n.id, n.text]);
+    expect(highlighted.sort()).toEqual([
+      ["sink_events_raw", "Sinkevents-raw(changed in Keboola)"],
+      ["sourcesettings_events_settings", "SourceSettingsevents-settings(changed in Keboola)"],
+      ["table_countries", "Tablecountries(changed in Keboola)"],
+    ]);
+    expect(nodes.filter((n) => n.classes.some((c) => ["created", "replaced", "deleted"].includes(c)))).toEqual([]);
+    expect(nodes.map((n) => n.id)).toContain("sink_events_copy"); // unchanged objects are in the picture, plain
 
     const pulled = await keboolaPulumi(root, "pull");
     expect(pulled.code, describeResult(pulled)).toBe(0);
