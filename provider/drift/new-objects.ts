@@ -86,12 +86,12 @@ function exportId(section: Section, entry: Record<string, unknown>, exported: Ma
 type Metadata = ReadonlyArray<{ key: string; value: string; provider?: string }> | undefined;
 
 /** What made a bucket or table, when its metadata says a job or a Stream sink did (then it is theirs, not declared beside them). */
-function madeFor(metadata: Metadata): string | undefined {
+function madeFor(metadata: Metadata): { by: string; key: string } | undefined {
   const job = metadata?.find((m) => m.provider === "system" && m.key === CREATED_BY_JOB)?.value;
-  if (job) return `a job of ${job} (Storage metadata ${CREATED_BY_JOB})`;
+  if (job) return { by: `a job of ${job}`, key: CREATED_BY_JOB };
   const sink = metadata?.find((m) => m.provider === "stream" && m.key === STREAM_SINK)?.value;
   const source = metadata?.find((m) => m.provider === "stream" && m.key === STREAM_SOURCE)?.value;
-  if (sink) return `Stream sink ${source ? `${source}/` : ""}${sink} (Storage metadata ${STREAM_SINK})`;
+  if (sink) return { by: `Stream sink ${source ? `${source}/` : ""}${sink}`, key: STREAM_SINK };
   return undefined;
 }
 
@@ -103,15 +103,17 @@ async function notOurs(client: KeboolaClient, branch: string, section: Section, 
   if (section === "buckets") {
     const bucket = await client.storage.findBucket(branch, id);
     owner = ownerIn(bucket?.metadata);
-    made = madeFor(bucket?.metadata);
+    const mark = madeFor(bucket?.metadata);
+    if (mark) made = `${mark.by} (Storage metadata ${mark.key})`;
     // A bucket whose every table a job or a sink made was made for them (Stream creates the bucket of a sink's table unmarked).
     const tables = made ? [] : ((await client.storage.listBucketTables(branch, id)) ?? []);
     const makers = tables.map((t) => madeFor(t.metadata));
-    if (tables.length && makers.every((m) => m !== undefined)) made = `${[...new Set(makers)].join(", ")}: it holds only their tables`;
+    if (tables.length && makers.every((m) => m !== undefined)) made = `${[...new Set(makers.map((m) => m!.by))].sort().join(", ")}: it holds only their tables (Storage metadata ${[...new Set(makers.map((m) => m!.key))].join(", ")})`;
   } else if (section === "tables") {
     const table = await client.storage.findTableDetail(branch, id);
     owner = ownerIn(table?.metadata);
-    made = madeFor(table?.metadata);
+    const mark = madeFor(table?.metadata);
+    if (mark) made = `${mark.by} (Storage metadata ${mark.key})`;
   } else if (section === "sources" || section === "sinks") {
     const stream = await client.stream();
     const found = section === "sources" ? await stream.findSource(branch, id) : await stream.findSink(branch, ...(id.split("/") as [string, string]));
