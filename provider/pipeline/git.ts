@@ -35,14 +35,20 @@ const IDENTITY = { name: "keboola-pulumi drift", email: "keboola-pulumi-drift@us
 export function gitIn(cwd: string, env: NodeJS.ProcessEnv = process.env, bin = "git"): Git {
   const run = (args: string[], o: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> =>
     new Promise((resolve, reject) => {
-      const child = spawn(bin, args, { cwd, env: { ...env, ...o.env }, stdio: ["pipe", "pipe", "pipe"] });
+      // Standard input only for the commands that read it: a command that exits without reading
+      // it would otherwise fail our write with EPIPE.
+      const child = spawn(bin, args, { cwd, env: { ...env, ...o.env }, stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
       child.on("error", (err) => reject(new GitError(`could not run git: ${err.message}`)));
       child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-      child.stdin.end(o.input ?? "");
+      if (o.input !== undefined) {
+        // A git that fails before reading its input says why on stderr; the broken pipe adds nothing.
+        child.stdin!.on("error", () => undefined);
+        child.stdin!.end(o.input);
+      }
     });
   const must = async (args: string[], o: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> => {
     const r = await run(args, o);
