@@ -8,6 +8,7 @@ import type { StreamState } from "../stream/state";
 import type { QueueState } from "../queue/state";
 import type { EncryptionState } from "../encryption/state";
 import type { SchedulerState } from "../scheduler/state";
+import type { NotificationState } from "../project-services/state";
 import type { JsonValue } from "../../keboola/json";
 
 /** An operation that completes later (a stream task, a storage job, a queue job). */
@@ -33,6 +34,11 @@ export interface EmulatorState {
   queue: QueueState;
   encryption: EncryptionState;
   scheduler: SchedulerState;
+  /**
+   * The Notification service's project subscriptions (project-services/notification.ts); absent
+   * until the first subscription is created, and in state files from before the service kept any.
+   */
+  notification?: NotificationState;
   /** How far the emulated clock is ahead of real time, in ms (see core/clock.ts); absent is 0. */
   clockOffsetMs?: number;
 }
@@ -128,7 +134,7 @@ export interface ServiceUrls {
   import: string;
   /** Object store emulation for file uploads and downloads. */
   files: string;
-  /** Services of the project the emulator serves empty (project-services/routes.ts). */
+  /** Services of the project besides the above (project-services/routes.ts). */
   notification: string;
   dataScience: string;
   editor: string;

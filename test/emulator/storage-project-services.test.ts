@@ -171,8 +171,9 @@ describe("tokens and the project", () => {
   });
 });
 
+// The Notification service keeps subscriptions (notification-service.test.ts); a new project has none.
 describe("services of an empty project", () => {
-  it("lists notification, data-science and editor in the index, each answering its empty list", async () => {
+  it("lists notification, data-science and editor in the index, each answering an empty list for a new project", async () => {
     const index = (await call(emu.url, "GET", "/v2/storage?exclude=components")).body;
     const services = new Map<string, string>(index.services.map((s: { id: string; url: string }) => [s.id, s.url]));
     for (const id of ["notification", "data-science", "editor", "encryption", "queue", "scheduler", "stream", "import"]) expect(services.has(id)).toBe(true);
