@@ -84,11 +84,70 @@ const BEHAVIOURS: Record<string, (configuration: JsonObject) => ComponentFailure
   [RUNNER_CONFIG_TEST]: runnerConfigTest,
 };
 
+// ---- The runner's own check -------------------------------------------------------------------
+// Before any component runs, the job runner reads the configuration through docker-bundle's
+// container definition (keboola/docker-bundle src/Docker/Configuration/Container.php: root node
+// "container" with the children below, extra keys not ignored), and Symfony Config refuses an
+// unknown key (symfony/config Definition/ArrayNode.php `normalizeValue`: the message below, with
+// "Did you mean" for a proposal at a Levenshtein distance under 3, else the sorted proposals).
+// keboola-sdk-go pkg/keboola/queue_api_test.go TestQueueApiCalls runs a job of a configuration
+// `{"foo": "bar"}` and expects its error to contain `Unrecognized option "foo" under "container"`.
+
+const CONTAINER_OPTIONS = [
+  "action",
+  "artifacts",
+  "authorization",
+  "image_parameters",
+  "parameters",
+  "processors",
+  "runtime",
+  "shared_code_id",
+  "shared_code_row_ids",
+  "storage",
+  "variables_id",
+  "variables_values_id",
+];
+
+/** PHP's levenshtein (unit costs) for the short keys compared here. */
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** Symfony's refusal of keys the container definition does not have, or undefined. */
+export function containerProblem(configuration: JsonObject): string | undefined {
+  const extra = Object.keys(configuration).filter((k) => !CONTAINER_OPTIONS.includes(k));
+  if (extra.length === 0) return undefined;
+  const guesses = new Map<string, number>();
+  for (const subject of extra) {
+    let min = Infinity;
+    for (const proposal of CONTAINER_OPTIONS) {
+      const distance = levenshtein(subject, proposal);
+      if (distance <= min && distance < 3) {
+        guesses.set(proposal, distance);
+        min = distance;
+      }
+    }
+  }
+  const head = `Unrecognized option${extra.length === 1 ? "" : "s"} "${extra.join(", ")}" under "container"`;
+  if (guesses.size) return `${head}. Did you mean "${[...guesses.entries()].sort((x, y) => x[1] - y[1]).map(([k]) => k).join('", "')}"?`;
+  return `${head}. Available options are "${CONTAINER_OPTIONS.join('", "')}".`;
+}
+
 /**
  * Runs the component on its inputs: the configuration, or each row on the configuration merged
  * with it (the first failing one fails the job). Undefined: the component succeeded.
  */
 export function runComponent(componentId: string, inputs: JobInputs): ComponentFailure | undefined {
+  for (const configuration of [inputs.configuration, ...inputs.rows.map((r) => mergeRow(inputs.configuration, r.configuration))]) {
+    const problem = containerProblem(configuration);
+    if (problem) return { type: "user", message: problem };
+  }
   const behaviour = BEHAVIOURS[componentId];
   if (!behaviour) return undefined;
   if (inputs.rows.length === 0) return behaviour(inputs.configuration);

@@ -85,7 +85,7 @@ describe("queue jobs decrypt # values", () => {
     };
     const rowCipher = await forProject(plain.row);
     const stateCipher = await forProject(plain.state);
-    await createConfig("secrets-ok", configuration, [{ rowId: "r1", configuration: { "#password": rowCipher } }], { component: { "#last": stateCipher } });
+    await createConfig("secrets-ok", configuration, [{ rowId: "r1", configuration: { parameters: { "#password": rowCipher } } }], { component: { "#last": stateCipher } });
 
     const job = await runJob({ config: "secrets-ok" });
     expect(job.result.message).toBe("Component processing finished.");
@@ -105,7 +105,7 @@ describe("queue jobs decrypt # values", () => {
         },
       },
       state: { component: { "#last": plain.state } },
-      rows: [{ id: "r1", configuration: { "#password": plain.row }, state: {} }],
+      rows: [{ id: "r1", configuration: { parameters: { "#password": plain.row } }, state: {} }],
     });
     // What the emulator keeps (and saves) holds the ciphers only.
     expect(emu.state.queue.resolved[job.id].configuration).toEqual(configuration);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { call, pollUntil } from "./helpers";
+import { runComponent } from "../../emulator/queue/components";
+import type { JsonObject } from "../../keboola/json";
 
 let emu: Emulator;
 const storage = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => call(emu.url, method, path, { token: "master", ...opts });
@@ -27,7 +29,7 @@ beforeAll(async () => {
       configuration: { variables_id: "vars", variables_values_id: "defaults", parameters: { url: "https://x/{{city}}", limit: "{{ limit }}" } },
     },
   });
-  await storage("POST", `${cfgPath(COMPONENT)}/main/rows`, { json: { rowId: "row1", configuration: { q: "city={{city}}" } } });
+  await storage("POST", `${cfgPath(COMPONENT)}/main/rows`, { json: { rowId: "row1", configuration: { parameters: { q: "city={{city}}" } } } });
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.setFaults({}));
@@ -61,7 +63,7 @@ describe("queue jobs with variables", () => {
     expect(job.startTime).not.toBeNull();
     expect(job.endTime).not.toBeNull();
     expect(resolved(job.id).configuration.parameters).toEqual({ url: "https://x/Brno", limit: "10" });
-    expect(resolved(job.id).rows).toEqual([{ id: "row1", configuration: { q: "city=Brno" } }]);
+    expect(resolved(job.id).rows).toEqual([{ id: "row1", configuration: { parameters: { q: "city=Brno" } } }]);
   });
 
   it("substitutes values of a variableValuesId row (JSON-escaped)", async () => {
@@ -107,10 +109,10 @@ describe("queue jobs with variables", () => {
   });
 
   it("leaves configurations without variables_id as they are", async () => {
-    await storage("POST", cfgPath(COMPONENT), { json: { name: "Plain", configurationId: "plain", configuration: { p: "{{x}}" } } });
+    await storage("POST", cfgPath(COMPONENT), { json: { name: "Plain", configurationId: "plain", configuration: { parameters: { p: "{{x}}" } } } });
     const job = await runJob({ config: "plain" });
     expect(job.status).toBe("success");
-    expect(resolved(job.id).configuration).toEqual({ p: "{{x}}" });
+    expect(resolved(job.id).configuration).toEqual({ parameters: { p: "{{x}}" } });
   });
 
   it("fails a job chosen by fault injection", async () => {
@@ -314,5 +316,34 @@ describe("queue API errors", () => {
     expect(r.body.map((j: { id: string }) => j.id)).toEqual([b.id, a.id]);
     const search = await queue("GET", "/search/jobs?config=main");
     expect(search.body.every((j: { config: string }) => j.config === "main")).toBe(true);
+  });
+});
+
+// The job runner reads every configuration through docker-bundle's container definition before the
+// component runs (keboola/docker-bundle src/Docker/Configuration/Container.php), and Symfony Config
+// refuses a key it does not define (symfony/config Definition/ArrayNode.php normalizeValue).
+// keboola-sdk-go pkg/keboola/queue_api_test.go TestQueueApiCalls and TestDeprecatedQueueApiCalls:
+// a job of an ex-generic-v2 configuration `{"foo": "bar"}` ends with an error containing
+// `Unrecognized option "foo" under "container"`.
+describe("the runner's check of the configuration", () => {
+  const AVAILABLE = '"action", "artifacts", "authorization", "image_parameters", "parameters", "processors", "runtime", "shared_code_id", "shared_code_row_ids", "storage", "variables_id", "variables_values_id"';
+
+  it("fails a job whose configuration has a key the container does not define, as a user error a search by status error finds", async () => {
+    await storage("POST", cfgPath("ex-generic-v2"), { json: { name: "Test", configurationId: "foo-bar", configuration: { foo: "bar" }, changeDescription: "My test" } });
+    const created = await queue("POST", "/jobs", { json: { component: "ex-generic-v2", mode: "run", config: "foo-bar" } });
+    const done = await pollUntil(() => queue("GET", `/jobs/${created.body.id}`), (r) => ["success", "error"].includes(r.body.status));
+    expect(done.body.status).toBe("error");
+    expect(done.body.result.message).toBe(`Unrecognized option "foo" under "container". Available options are ${AVAILABLE}.`);
+    expect(done.body.result.error.type).toBe("user");
+    const search = await queue("GET", "/search/jobs?status=error&component=ex-generic-v2&limit=10");
+    expect(search.body.map((j: { id: string }) => j.id)).toContain(created.body.id);
+  });
+
+  it("proposes a key at a distance under 3, names every unknown key, and checks each row merged with the configuration", () => {
+    const run = (configuration: JsonObject, rows: JsonObject[] = []) => runComponent(COMPONENT, { configuration, state: {}, rows: rows.map((c, i) => ({ id: String(i), configuration: c, state: {} })) });
+    expect(run({ paramters: {} })).toEqual({ type: "user", message: 'Unrecognized option "paramters" under "container". Did you mean "parameters"?' });
+    expect(run({ foo: 1, bar: 2 })?.message).toBe(`Unrecognized options "foo, bar" under "container". Available options are ${AVAILABLE}.`);
+    expect(run({ parameters: {} }, [{ parameters: {} }, { extra: true }])?.message).toMatch(/^Unrecognized option "extra" under "container"/);
+    expect(run({ parameters: {}, storage: {}, processors: {}, runtime: {}, authorization: {}, variables_id: "1", shared_code_row_ids: [] })).toBeUndefined();
   });
 });
