@@ -12,8 +12,10 @@ import type { ConfigVersionRecord } from "./state";
 // them newest first with `version, created, versionIdentifier, creatorToken, changeDescription,
 // isDeleted` and the `include`d fields (default `name,description`; `configuration` too on
 // request); `GET .../versions/{version}` is one of them with its configuration, `rowsSortOrder`
-// and rows as they were. Every change of the configuration or of a row is a version
-// (configurations.ts `bumpVersion`). Unverified: the wording of the 404 for an unknown version.
+// and rows as they were. A version is made by `bumpVersion` (configurations.ts): on create,
+// delete, restore, a row's create and delete, and the updates that count as a change (the
+// configuration's PUT in configurations.ts, a row's PUT in rows.ts, whose rules differ); state
+// and metadata are no version. Unverified: the wording of the 404 for an unknown version.
 
 export function registerVersionRoutes(api: StorageApp, ctx: EmulatorContext): void {
   const auth = authenticated(ctx);
