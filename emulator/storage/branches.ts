@@ -149,9 +149,15 @@ export function registerBranchRoutes(api: StorageApp, ctx: EmulatorContext): voi
     return null;
   });
 
+  // The development branches in the order they were created, then the default branch: keboola-sdk-go
+  // pkg/keboola/storage_branch_test.go (v2.21.0) expectedBranchesAll lists "Foo modified" before
+  // "Main", and keboola-as-code's first branch test (src/remote, TestBranchApiCalls,
+  // expectedBranchesAll) lists Foo, then Bar made after it, then Main: neither the id alone (Main
+  // has the lowest) nor newest first.
   api.get("/dev-branches", auth, (c) => {
     ensureDefaultBranch(ctx);
-    return c.json(Object.values(ctx.state.storage.branches).sort((a, b) => a.id - b.id).map(branchJson));
+    const order = (b: { id: number; isDefault: boolean }) => (b.isDefault ? Number.MAX_SAFE_INTEGER : b.id);
+    return c.json(Object.values(ctx.state.storage.branches).sort((a, b) => order(a) - order(b)).map(branchJson));
   });
 
   api.get("/dev-branches/:id", auth, (c) => {

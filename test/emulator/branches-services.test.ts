@@ -331,19 +331,19 @@ describe("Queue jobs in a development branch", () => {
     await storage("POST", configs("default"), {
       json: { name: "Runs", configurationId: "runs", configuration: { variables_id: "dev-vars", variables_values_id: "values", parameters: { where: "main", city: "{{city}}" } } },
     });
-    await storage("POST", `${configs("default")}/runs/rows`, { json: { rowId: "r1", configuration: { row: "main" } } });
+    await storage("POST", `${configs("default")}/runs/rows`, { json: { rowId: "r1", configuration: { parameters: { row: "main" } } } });
     const dev = await createBranch("queue-dev");
     // The branch's copies change; production's stay.
     await storage("PUT", `${configs(dev)}/runs`, { json: { configuration: { variables_id: "dev-vars", variables_values_id: "values", parameters: { where: "dev", city: "{{city}}" } } } });
-    await storage("PUT", `${configs(dev)}/runs/rows/r1`, { json: { configuration: { row: "dev" } } });
+    await storage("PUT", `${configs(dev)}/runs/rows/r1`, { json: { configuration: { parameters: { row: "dev" } } } });
     await storage("PUT", `${configs(dev, "keboola.variables")}/dev-vars/rows/values`, { json: { configuration: { values: [{ name: "city", value: "Praha" }] } } });
 
     const inDev = await runJob({ config: "runs", branchId: dev });
     expect(inDev).toMatchObject({ status: "success", branchId: String(dev), config: "runs" });
-    expect(emu.state.queue.resolved[inDev.id]).toMatchObject({ configuration: { parameters: { where: "dev", city: "Praha" } }, rows: [{ id: "r1", configuration: { row: "dev" } }] });
+    expect(emu.state.queue.resolved[inDev.id]).toMatchObject({ configuration: { parameters: { where: "dev", city: "Praha" } }, rows: [{ id: "r1", configuration: { parameters: { row: "dev" } } }] });
     const inMain = await runJob({ config: "runs" });
     expect(inMain.branchId).toBe(String(emu.state.project.defaultBranchId));
-    expect(emu.state.queue.resolved[inMain.id]).toMatchObject({ configuration: { parameters: { where: "main", city: "Brno" } }, rows: [{ id: "r1", configuration: { row: "main" } }] });
+    expect(emu.state.queue.resolved[inMain.id]).toMatchObject({ configuration: { parameters: { where: "main", city: "Brno" } }, rows: [{ id: "r1", configuration: { parameters: { row: "main" } } }] });
 
     // The job lists filter by branch.
     for (const path of ["/jobs", "/search/jobs"]) {

@@ -55,7 +55,16 @@ describe("development branches", () => {
     });
     const detail = await api("GET", `/v2/storage/dev-branches/${job.results.id}`);
     expect(detail.body).toEqual(job.results);
-    expect((await api("GET", "/v2/storage/dev-branches")).body.map((b: { name: string }) => b.name)).toEqual(["Main", "Feature A"]);
+    // Development branches first, in the order they were made, then the default branch: keboola-sdk-go
+    // pkg/keboola/storage_branch_test.go (v2.21.0) expectedBranchesAll; with a second one below.
+    expect((await api("GET", "/v2/storage/dev-branches")).body.map((b: { name: string }) => b.name)).toEqual(["Feature A", "Main"]);
+  });
+
+  it("lists two development branches in the order they were made, the default branch last (keboola-as-code's first branch test: Foo, Bar, Main)", async () => {
+    const made = await waitJob((await api("POST", "/v2/storage/dev-branches", { json: { name: "Listing B" } })).body);
+    const names = (await api("GET", "/v2/storage/dev-branches")).body.map((b: { name: string }) => b.name);
+    expect(names).toEqual(["Feature A", "Listing B", "Main"]);
+    await waitJob((await api("DELETE", `/v2/storage/dev-branches/${made.results.id}`)).body);
   });
 
   it("refuses a name a branch has, also while its create job runs", async () => {
@@ -196,9 +205,12 @@ describe("development branches", () => {
 });
 
 describe("updates without a change", () => {
-  // storage-api-php-client tests/Common/ComponentsTest.php testComponentConfigUpdateVersioning and
-  // testComponentConfigRowVersionRollback; keboola-as-code test/cli/push/variables-add-relation.
-  it("add no version and keep the change description, of a configuration and of a row", async () => {
+  // Configuration: storage-api-php-client tests/Common/ComponentsTest.php testComponentConfigUpdateVersioning.
+  // Row: the same file's testComponentConfigRowVersionRollback (the same configuration alone is no
+  // version), but testComponentConfigRowUpdate and keboola-sdk-go v2.21.0
+  // pkg/keboola/storage_config_test.go TestConfigApiCalls (rows at version 2 after an unchanged
+  // name, description, changeDescription and configuration): a row update giving the name is one.
+  it("add no version and keep the change description of a configuration; a row's update giving its name is a version", async () => {
     const base = `/v2/storage/components/${COMPONENT}/configs`;
     await api("POST", base, { json: { name: "Same", configurationId: "same", configuration: { a: 1 }, changeDescription: "created by test" } });
     await api("POST", `${base}/same/rows`, { json: { rowId: "r1", name: "Row", configuration: { b: 2 }, changeDescription: "row by test" } });
@@ -207,11 +219,14 @@ describe("updates without a change", () => {
 
     const put = await api("PUT", `${base}/same`, { json: { name: "Same", configuration: { a: 1 }, changeDescription: "Updated from #KeboolaCLI" } });
     expect(put.body).toMatchObject({ version: 2, changeDescription: "row by test" });
-    const row = await api("PUT", `${base}/same/rows/r1`, { json: { name: "Row", configuration: { b: 2 }, changeDescription: "Updated from #KeboolaCLI" } });
-    expect(row.body).toMatchObject({ version: 1, changeDescription: "row by test" });
+    const sameConfig = await api("PUT", `${base}/same/rows/r1`, { json: { configuration: { b: 2 } } });
+    expect(sameConfig.body).toMatchObject({ version: 1, changeDescription: "row by test" });
     expect((await api("GET", `${base}/same/versions`)).body).toHaveLength(2);
+    const row = await api("PUT", `${base}/same/rows/r1`, { json: { name: "Row", configuration: { b: 2 }, changeDescription: "Updated from #KeboolaCLI" } });
+    expect(row.body).toMatchObject({ version: 2, changeDescription: "Updated from #KeboolaCLI" });
+    expect((await api("GET", `${base}/same/versions`)).body).toHaveLength(3);
 
     const changed = await api("PUT", `${base}/same`, { json: { configuration: { a: 2 }, changeDescription: "real change" } });
-    expect(changed.body).toMatchObject({ version: 3, changeDescription: "real change" });
+    expect(changed.body).toMatchObject({ version: 4, changeDescription: "real change" });
   });
 });
