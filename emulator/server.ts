@@ -9,7 +9,7 @@ import type { ServiceEnv } from "./core/http";
 import { isWriteMethod, type Deferred, type EmulatorContext, type EmulatorOptions, type EmulatorState, type RequestLogEntry, type ServiceUrls } from "./core/context";
 import { countFaults, decideFault, faultOptionsSchema, type FaultCounts, type FaultOptions } from "./core/faults";
 import { seededRandom } from "./core/random";
-import { limitedToken, masterToken } from "./core/tokens";
+import { limitedToken, masterToken, restoredTokens, tokenBySecret } from "./core/tokens";
 import { initialStorageState } from "./storage/state";
 import { DEFAULT_PROJECT_FEATURES } from "./storage/project-features";
 import { initialStreamState } from "./stream/state";
@@ -116,10 +116,11 @@ function loadState(options: EmulatorOptions): EmulatorState {
   // schema of every service's state, kept in step with the types it repeats, for files that
   // only a hand edit can break.
   const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as SavedState;
-  // Tokens come from the command line, not the file, so a restart with a new token works; so do
+  // Tokens come from the command line, not the file, so a restart with a new token works (the
+  // tokens created through the API are kept, core/tokens.ts restoredTokens); so do
   // project features when given. A file from before the Encryption API gets a key now.
   const project = options.projectFeatures ? { ...saved.project, features: [...options.projectFeatures] } : saved.project;
-  return { ...saved, project, tokens: fresh.tokens, encryption: saved.encryption ?? fresh.encryption, scheduler: saved.scheduler ?? fresh.scheduler };
+  return { ...saved, project, tokens: restoredTokens(fresh.tokens, saved.tokens), encryption: saved.encryption ?? fresh.encryption, scheduler: saved.scheduler ?? fresh.scheduler };
 }
 
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
@@ -184,7 +185,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     },
     tokenOf(c) {
       const header = c.req.header("X-StorageApi-Token");
-      return header ? state.tokens.find((t) => t.token === header) : undefined;
+      // An expired token no longer authenticates (core/tokens.ts isExpired).
+      return header ? tokenBySecret(state.tokens, header, ctx.now()) : undefined;
     },
     save() {
       if (!opts.stateFile) return;

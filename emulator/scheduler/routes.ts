@@ -208,6 +208,7 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
       id,
       tokenId: String(ctx.nextId("scheduler.token", 90001)),
       tokenDescription: `[_internal] Scheduler for ${configurationId}`,
+      tokenCreated: new Date(ctx.now()).toISOString(),
       configurationId,
       configurationVersionId: versionId,
       ...parsed,
@@ -247,7 +248,13 @@ export function schedulerApp(ctx: EmulatorContext): Hono<SchedulerEnv> {
   api.post("/schedules/:scheduleId/refreshToken", authenticated, (c) => {
     master(c);
     const s = requireSchedule(c.req.param("scheduleId"));
-    s.tokenId = String(ctx.nextId("scheduler.token", 90001));
+    // The same token gets a new secret: its id and `created` stay, `refreshed` moves
+    // (keboola-sdk-go pkg/keboola/scheduler_api_test.go TestSchedulerTokenRefresh reads the token
+    // of `schedule.TokenID` from before the refresh and finds the same id and created time; the
+    // Scheduler's OpenAPI spec: "Refresh the token associated with the schedule, if the token is
+    // refreshed directly in Storage API, the schedule won't work" (api-evangelist/keboola
+    // openapi/_original/keboola-scheduler-api-openapi.yml)).
+    s.tokenRefreshed = new Date(ctx.now()).toISOString();
     return c.body(null, 202);
   });
 

@@ -8,6 +8,14 @@ import type { ScheduleJson } from "../../keboola/scheduler";
 export interface ScheduleRecord extends ScheduleJson {
   /** The token the schedule's jobs run with: a copy of the activating token's rights. */
   tokenDescription: string;
+  /**
+   * When the schedule's token was created and last refreshed (ISO); Storage shows the token at
+   * `GET /v2/storage/tokens/{tokenId}` (storage/tokens.ts). Absent in older state files.
+   */
+  tokenCreated?: string;
+  tokenRefreshed?: string;
+  /** The token was deleted through the Storage API (the schedule itself stays). */
+  tokenDeleted?: boolean;
   /** Emulator only: the emulated time up to which the schedule's fire times were handled. */
   handledUntilMs: number;
 }
