@@ -135,8 +135,13 @@ export function snowflakeDefinitionProblem(def: ColumnDefinition): string | unde
 }
 
 /** The base type of a Snowflake type (php-datatypes Snowflake::getBasetype). */
-export function snowflakeBaseType(type: string): BaseType {
+export function snowflakeBaseType(type: string, length?: string): BaseType {
   const t = type.toUpperCase();
+  // keboola/php-datatypes src/Definition/Snowflake.php getBasetype (since 3f057dc, 2024-10-25:
+  // "Snowflake TYPE_NUMBER with length 38,0 has basetype integer"): what INT and its synonyms are
+  // stored as reads back as INTEGER; keboola-sdk-go pkg/keboola/storage_table_test.go
+  // TestCreateTableDefinition (v2.21.0) creates "INT" and reads NUMBER "38,0" basetype INTEGER.
+  if (t === "NUMBER" && length === "38,0") return "INTEGER";
   if (["INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT"].includes(t)) return "INTEGER";
   if (["NUMBER", "DECIMAL", "NUMERIC"].includes(t)) return "NUMERIC";
   if (["FLOAT", "FLOAT4", "FLOAT8", "DOUBLE", "DOUBLE PRECISION", "REAL"].includes(t)) return "FLOAT";
@@ -172,8 +177,9 @@ export type StoredColumnDefinition = z.output<typeof storedColumnDefinitionSchem
 /**
  * What Snowflake stores for a declared type: synonyms resolved to their base native type, default
  * lengths filled in (the detail never shows synonyms: "INT = NUMERIC(38,0) for Snowflake",
- * apiary.apib "Table detail"; keboola/storage-api-php-client tests: INT -> NUMBER "38,0"
- * basetype NUMERIC, VARCHAR -> length "16777216" basetype STRING).
+ * apiary.apib "Table detail"; INT -> NUMBER "38,0" basetype INTEGER (snowflakeBaseType says
+ * why, older storage-api-php-client tests recorded NUMERIC), VARCHAR -> length "16777216"
+ * basetype STRING).
  */
 export function snowflakeStoredDefinition(name: string, def: ColumnDefinition): StoredColumnDefinition {
   const t = def.type.toUpperCase();
@@ -201,7 +207,7 @@ export function snowflakeStoredDefinition(name: string, def: ColumnDefinition): 
   const out: StoredColumnDefinition = {
     name,
     definition: { type, nullable: def.nullable ?? true },
-    basetype: snowflakeBaseType(type),
+    basetype: snowflakeBaseType(type, length),
     canBeFiltered: true,
   };
   if (length !== undefined) out.definition.length = length;

@@ -134,7 +134,10 @@ export function registerKeyMetadataRoutes(api: StorageApp, ctx: EmulatorContext)
       if (componentId !== undefined && cfg.componentId !== componentId) continue;
       if (configurationId !== undefined && cfg.id !== configurationId) continue;
       const entries = (cfg.metadata ?? []).filter((m) => !keys.length || keys.includes(m.key));
-      if (keys.length && !entries.length) continue;
+      // A search by metadata finds the configurations that have some (of the keys asked for, or
+      // any): keboola-sdk-go pkg/keboola/storage_config_test.go TestConfigApiCalls lists exactly the
+      // configuration it gave metadata, and nothing once its only entry is deleted.
+      if (!entries.length) continue;
       out.push({ idComponent: cfg.componentId, configurationId: cfg.id, ...(withMetadata ? { metadata: entries.map(keyEntryJson) } : {}) });
     }
     return c.json(out);

@@ -95,6 +95,21 @@ describe("configuration metadata and the search", () => {
     expect(noBranch.body.error).toContain("Not implemented");
   });
 
+  // keboola-sdk-go pkg/keboola/storage_config_test.go TestConfigApiCalls (v2.21.0): the search the
+  // SDK's ListConfigMetadataRequest sends (include=filteredMetadata, no keys) lists exactly the
+  // configuration given metadata, and is empty once its only entry is deleted.
+  it("finds only configurations that have metadata, none after their only entry is deleted", async () => {
+    const cfgs = "/v2/storage/branch/default/components/keboola.ex-http/configs";
+    await api("POST", cfgs, { json: { name: "No metadata yet", configurationId: "meta-later" } });
+    const found = async () => ((await api("GET", "/v2/storage/branch/default/search/component-configurations?componentId=keboola.ex-http&include=filteredMetadata")).body as Array<{ configurationId: string; metadata: Array<{ id: string; key: string }> }>);
+    expect(await found()).toEqual([]);
+    await api("POST", `${cfgs}/meta-later/metadata`, { json: { metadata: [{ key: "KBC.KaC.meta1", value: "value" }] } });
+    const listed = await found();
+    expect(listed.map((c) => [c.configurationId, c.metadata.map((m) => m.key)])).toEqual([["meta-later", ["KBC.KaC.meta1"]]]);
+    expect((await api("DELETE", `${cfgs}/meta-later/metadata/${listed[0].metadata[0].id}`)).status).toBe(204);
+    expect(await found()).toEqual([]);
+  });
+
   it("refuses to delete a configuration's metadata in a development branch (501)", async () => {
     const job = await api("POST", "/v2/storage/dev-branches", { json: { name: "meta-branch" } });
     const done = (await pollUntil(() => api("GET", `/v2/storage/jobs/${job.body.id}`), (r) => r.body.status === "success")).body;
