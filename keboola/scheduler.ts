@@ -2,7 +2,7 @@
 // `keboola.scheduler` configuration holds and what the Scheduler API answers for a schedule.
 //
 // Configuration content (keboola/keboola-sdk-go pkg/keboola/scheduler_api_test.go creates one;
-// ../shared/spec/keboola-api.md "Scheduler API"):
+// and scheduler_api.go, the requests the SDK sends):
 //   {schedule: {cronTab, timezone, state: "enabled"|"disabled"},
 //    target: {componentId, configurationId, configurationRowIds?, mode: "run", variableValuesId?, variableValuesData?}}
 // Schedule JSON (pkg/keboola/scheduler_model.go `Schedule`): {id, tokenId, configurationId,

@@ -11,7 +11,8 @@ import { applyEtcdSnapshot } from "./lib/stream-etcd";
 // internal/pkg/utils/testhelper/runner/test.go) against the emulator and reports, per case and in
 // total, how many steps are answered as recorded.
 //
-//   node dist/scripts/stream-replay.js --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]
+//   npm run fidelity -- stream --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]
+//   (or node dist/scripts/stream-replay.js with the same options)
 //
 // --case replays the cases whose name (`<group>/<case>`) matches; --full prints the whole answer
 // of a mismatching step; --task-ms sets how long the emulator's tasks take (default 0: they are
@@ -137,8 +138,10 @@ async function replayCase(c: RecordedCase, taskMs: number): Promise<StepResult[]
   }
 }
 
-async function main(): Promise<void> {
+/** Replays the cases; `argv` are the options above. Sets process.exitCode on bad usage. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const { values } = parseArgs({
+    args: argv,
     options: {
       kac: { type: "string" },
       case: { type: "string" },
@@ -149,7 +152,7 @@ async function main(): Promise<void> {
   });
   const taskMs = values["task-ms"] === undefined ? DEFAULT_TASK_MS : Number(values["task-ms"]);
   if (values.help || !values.kac || !(taskMs >= 0)) {
-    process.stdout.write("usage: node dist/scripts/stream-replay.js --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]\n");
+    process.stdout.write("usage: npm run fidelity -- stream --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]\n");
     process.exitCode = values.help ? 0 : 2;
     return;
   }
@@ -189,7 +192,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-});
+// Run directly (node dist/scripts/stream-replay.js); scripts/fidelity/stream.ts imports main.
+if (require.main === module) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

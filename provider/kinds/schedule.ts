@@ -35,7 +35,7 @@ import { stackBranchName } from "./branch";
 
 // A schedule: a `keboola.scheduler` configuration `{schedule: {cronTab, timezone, state}, target:
 // {componentId, configurationId, mode: "run", variableValuesId?, variableValuesData?}}` plus its
-// activation through the Scheduler API (/work/shared/spec "Scheduler API"; keboola/keboola-sdk-go
+// activation through the Scheduler API (keboola/keboola-sdk-go pkg/keboola/scheduler_api.go; keboola/keboola-sdk-go
 // pkg/keboola/scheduler_model.go). As keboola-as-code does (internal/pkg/mapper/scheduler/
 // remote_activate.go, remote_delete.go), every write of the configuration is followed by an
 // activation of its new version, and delete removes the activations by configuration, then the

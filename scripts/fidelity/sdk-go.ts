@@ -1,0 +1,193 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { makeCerts } from "./lib/certs";
+import { stopChildren } from "./lib/children";
+import { saveEmulatorRequests } from "./lib/emulators";
+import { compileTestBinary, runTestBinary, showCommand } from "./lib/go-test";
+import { parseGoTestJson, type TestRecord } from "./lib/go-test-json";
+import { projectsEnv, startProjects, writeProjectsFile } from "./lib/projects";
+import { readRequestLog, RequestLog } from "./lib/request-log";
+import { writeFailureReport } from "./lib/reports";
+import { startS3Bridge } from "./lib/s3-bridge";
+import { IssuedCredentials } from "./lib/s3-credentials";
+import { firstFailureLine, groupCauses, normalize } from "./lib/symptoms";
+import { beNice, createWorkDir, makeLog } from "./lib/workdir";
+import { scopeOfPackage, usesProject, type TestScope } from "./sdk-go-scope";
+
+// keboola/keboola-sdk-go's own tests of pkg/keboola (v2.21.0) against the emulator. The SDK is
+// the Go client Keboola's own tools are built on (kbc, the Stream service); its tests of
+// pkg/keboola get their projects from go-utils `testproject` as kbc's e2e suite does, so they run
+// unchanged against emulators described in a projects file (lib/projects.ts), behind TLS fronts
+// (lib/storage-front.ts), with the S3 bridge for object transfers (lib/s3-bridge.ts). Tests that
+// need what the emulated project is not (BigQuery, ABS/GCS, a real warehouse, the public stack)
+// are counted apart as out of scope, decided from their source (sdk-go-scope.ts).
+
+const USAGE = `usage: npm run fidelity -- sdk-go --sdk <keboola-sdk-go tree at v2.21.0>
+       [--parallel 2] [--timeout 20m] [--run <go -run regex>] [--work <dir>] [--no-s3-bridge] [--keep]
+`;
+
+const IMPORT_PATH = "github.com/keboola/keboola-sdk-go/v2/pkg/keboola";
+
+interface Options {
+  sdk: string;
+  parallel: number;
+  timeout: string;
+  run?: string;
+  work?: string;
+  s3Bridge: boolean;
+  keep: boolean;
+}
+
+function options(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sdk: { type: "string" },
+      parallel: { type: "string", default: "2" },
+      timeout: { type: "string", default: "20m" },
+      run: { type: "string" },
+      work: { type: "string" },
+      "no-s3-bridge": { type: "boolean", default: false },
+      keep: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help || !values.sdk) return undefined;
+  const parallel = Number(values.parallel);
+  if (!(parallel >= 1 && parallel <= 4)) throw new Error("--parallel must be 1..4");
+  return { sdk: path.resolve(values.sdk), parallel, timeout: values.timeout, run: values.run, work: values.work, s3Bridge: !values["no-s3-bridge"], keep: values.keep };
+}
+
+type Verdict = "pass" | "fail" | "skip" | "unfinished" | "not run";
+
+interface Row {
+  name: string;
+  scope?: TestScope;
+  record?: TestRecord;
+  verdict: Verdict;
+}
+
+const pad = (s: string | number, w: number) => String(s).padEnd(w);
+
+/** One line per test: verdict, name, seconds, and why it failed or is out of scope. */
+function testLine(r: Row): string {
+  const secs = r.record ? `${r.record.elapsed.toFixed(1)}s` : "";
+  if (r.scope?.outOfScope) return `${pad("OUT", 5)} ${pad(r.name, 52)} ${pad(secs, 7)} out of scope: ${r.scope.outOfScope}${r.record ? ` [go: ${r.verdict}]` : ""}`;
+  const why = r.verdict === "fail" || r.verdict === "unfinished" ? firstFailureLine(r.record?.output.join("") ?? "") : r.verdict === "skip" ? firstFailureLine(r.record?.output.join("") ?? "") : "";
+  return `${pad(r.verdict.toUpperCase(), 5)} ${pad(r.name, 52)} ${pad(secs, 7)} ${why}`.trimEnd();
+}
+
+export async function runSdkGo(argv: string[]): Promise<number> {
+  const o = options(argv);
+  if (!o) {
+    process.stdout.write(USAGE);
+    return argv.includes("--help") || argv.includes("-h") ? 0 : 2;
+  }
+  const pkgDir = path.join(o.sdk, "pkg", "keboola");
+  if (!fs.existsSync(path.join(pkgDir, "test.go"))) throw new Error(`${pkgDir}/test.go not found: --sdk must be a keboola-sdk-go tree`);
+  beNice();
+  const started = Date.now();
+  const log = makeLog("sdk-go");
+  const work = createWorkDir("fidelity-sdk-go", o.work);
+  log(`work dir ${work}`);
+
+  const scope = scopeOfPackage(pkgDir);
+  const skipNames = [...scope.values()].filter((s) => s.skip).map((s) => s.name);
+
+  // GOWORK=off: the tree's go.work also uses ./v2/transfer, which requires keboola-sdk-go/v2
+  // v2.18.0, and resolving that module graph needs a module version the proxy may not serve.
+  // pkg/keboola does not import the transfer module, so the main module alone builds it.
+  const binary = path.join(work, "keboola.test");
+  log(`compiling the test binary: GOWORK=off go test -c -p 2 -o ${binary} ./pkg/keboola/ (cwd ${o.sdk}) ...`);
+  const buildSecs = compileTestBinary({ cwd: o.sdk, pkg: "./pkg/keboola/", out: binary, flags: ["-p", "2"], env: { ...process.env, GOWORK: "off" } });
+  log(`compiled in ${buildSecs.toFixed(0)} s`);
+
+  const tls = makeCerts(path.join(work, "tls"), "fidelity sdk-go local CA");
+  const requestLog = new RequestLog(path.join(work, "requests.jsonl"));
+  const credentials = new IssuedCredentials();
+  // No harness shim here: the harness (project cleaning) is the SDK under test itself.
+  const slots = await startProjects({ work, count: o.parallel, tokenPrefix: "sdk-go", tls, requestLog, credentials, hooks: [], log });
+  const bridge = o.s3Bridge ? await startS3Bridge(tls, slots.map((s) => s.url), credentials, requestLog) : undefined;
+  if (bridge) log(`S3 bridge (HTTPS_PROXY) at ${bridge.url}`);
+  const projectsFile = path.join(work, "projects.json");
+  writeProjectsFile(projectsFile, slots);
+
+  const env = projectsEnv(process.env, projectsFile, `fidelity-sdk-go-locks-${process.pid}`);
+  env.SSL_CERT_FILE = tls.caFile;
+  delete env.TEST_HTTP_CLIENT_VERBOSE;
+  if (bridge) Object.assign(env, { HTTPS_PROXY: bridge.url, NO_PROXY: "localhost,127.0.0.1" });
+
+  const testArgs = ["-test.v=test2json", "-test.count=1", `-test.parallel=${o.parallel}`, `-test.timeout=${o.timeout}`];
+  if (o.run) testArgs.push(`-test.run=${o.run}`);
+  if (skipNames.length) testArgs.push(`-test.skip=^(${skipNames.join("|")})$`);
+  log(`running: go tool test2json -t -p ${IMPORT_PATH} ${binary} ${showCommand(testArgs)}  (cwd ${pkgDir})`);
+  const jsonFile = path.join(work, "go-test.json");
+  const tGo = Date.now();
+  let done = 0;
+  const code = await runTestBinary({
+    cwd: pkgDir,
+    binary,
+    importPath: IMPORT_PATH,
+    testArgs,
+    env,
+    jsonFile,
+    stderrFile: path.join(work, "go-test.stderr"),
+    onEvent: (e) => {
+      if (!e.Test || e.Test.includes("/") || !["pass", "fail", "skip"].includes(e.Action)) return;
+      done++;
+      if (e.Action === "fail" || done % 10 === 0) log(`${done} done; ${e.Action} ${e.Test} (${e.Elapsed}s)`);
+    },
+  });
+  const goSecs = (Date.now() - tGo) / 1000;
+  await saveEmulatorRequests(work, slots);
+  await requestLog.close();
+
+  const run = parseGoTestJson(jsonFile);
+  const topLevel = new Map([...run.tests].filter(([name]) => !name.includes("/")));
+  const names = o.run ? [...topLevel.keys()] : [...new Set([...scope.keys(), ...topLevel.keys()])];
+  const rows: Row[] = names.sort().map((name) => {
+    const record = topLevel.get(name);
+    return { name, scope: scope.get(name), record, verdict: record ? record.status : "not run" };
+  });
+
+  // Reports: per-test failures with the non-2xx answers of their time window, causes, endpoints.
+  const failedInScope = rows.filter((r) => !r.scope?.outOfScope && r.record && (r.verdict === "fail" || r.verdict === "unfinished"));
+  writeFailureReport({ work, tests: failedInScope.map((r) => [r.name, r.record!]), requests: readRequestLog(requestLog.file), client: () => "sdk" });
+  fs.writeFileSync(path.join(work, "causes.txt"), groupCauses(failedInScope.map((r) => [r.name, r.record!]), (t) => normalize(firstFailureLine(t)) || "unknown"));
+
+  const lines: string[] = [];
+  const inScope = rows.filter((r) => !r.scope?.outOfScope);
+  const out = rows.filter((r) => r.scope?.outOfScope);
+  lines.push("in scope:");
+  for (const r of inScope) lines.push(testLine(r));
+  lines.push("", "out of scope:");
+  for (const r of out) lines.push(testLine(r));
+  lines.push("");
+  const passed = inScope.filter((r) => r.verdict === "pass").length;
+  const withProject = inScope.filter((r) => r.scope && usesProject(pkgDir, r.scope));
+  lines.push(`against the emulator (tests that get a test project): ${withProject.filter((r) => r.verdict === "pass").length}/${withProject.length} passed; ` +
+    `offline (mocked or pure unit tests): ${passed - withProject.filter((r) => r.verdict === "pass").length}/${inScope.length - withProject.length} passed`);
+  // By reason, without a t.Skip's own message, so that the suite's skips count as one reason.
+  const reasons = new Map<string, number>();
+  for (const r of out) {
+    const reason = r.scope!.outOfScope!.replace(/ \(t\.Skip.*\)$/, "");
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  lines.push(`out of scope: ${[...reasons.entries()].map(([k, n]) => `${n} ${k}`).join("; ")}`);
+  if (run.buildFailed) lines.push("go test: BUILD FAILED (see go-test.json / go-test.stderr)");
+  // A panic or the timeout ends the whole binary: the tests it cut short show as unfinished.
+  const pkgFail = run.packageOutput.filter((l) => /^panic:|timed out/.test(l));
+  if (pkgFail.length) lines.push(`package output: ${pkgFail.slice(0, 3).map((l) => l.trim()).join(" | ")}`);
+  lines.push(`test binary: compile ${buildSecs.toFixed(0)} s, run ${goSecs.toFixed(0)} s (exit ${code}); total ${((Date.now() - started) / 1000).toFixed(0)} s; ` +
+    `artifacts in ${work} (go-test.json, causes.txt, failures.md, endpoints.txt, requests.jsonl)`);
+  lines.push(`sdk-go: ${passed}/${inScope.length} in-scope tests passed (${out.length} out of scope)`);
+  fs.writeFileSync(path.join(work, "summary.txt"), lines.join("\n") + "\n");
+  process.stdout.write(lines.join("\n") + "\n");
+
+  stopChildren();
+  if (!o.keep) fs.rmSync(tls.caKeyFile, { force: true });
+  for (const s of slots) s.front.server.close();
+  bridge?.server.close();
+  return passed === inScope.length ? 0 : 1;
+}
