@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { EmulatorContext } from "../core/context";
 import { randomString } from "../core/random";
 import { findBranch } from "../storage/branches";
-import type { TokenAdmin, TokenRecord } from "../core/tokens";
+import { tokenBySecret, type TokenAdmin, type TokenRecord } from "../core/tokens";
 import { badRequest, forbidden, StreamError } from "./errors";
 import { goQuote } from "./gofmt";
 import type { ByRecord } from "./state";
@@ -38,7 +38,8 @@ export interface AuthScope {
 
 /** Verifies the token (already known to be present). */
 export function verifyToken(ctx: EmulatorContext, tokenValue: string): AuthScope {
-  const token = ctx.state.tokens.find((t) => t.token === tokenValue);
+  // The Storage API verifies it: an expired token is gone there (core/tokens.ts isExpired).
+  const token = tokenBySecret(ctx.state.tokens, tokenValue, ctx.now());
   if (!token) {
     // The Storage API's answer, passed through unchanged by the Stream API.
     throw new StreamError(401, "storage.tokenInvalid", "Invalid access token.", exceptionId(ctx));

@@ -366,3 +366,19 @@ describe("the Scheduler's tokens (SDK pkg/keboola/scheduler_api_test.go)", () =>
     expect(gone.body.code).toBe("storage.tokens.notFound");
   });
 });
+
+// The Stream API has its token verified by the Storage API first (emulator/stream/auth.ts), so an
+// expired token is an invalid one there too, before the Stream service's own master-token rule.
+describe("an expired token at the Stream API", () => {
+  it("is an invalid token (401 storage.tokenInvalid), as at Storage, not a token lacking the master role", async () => {
+    const created = await createToken(sdkBody({ description: "stream expiry", expiresIn: 5 }));
+    const stream = (token: string) => call(emu.urls.stream, "GET", "/v1/branches/default/sources", { token });
+    const live = await stream(created.token);
+    expect(live.status).toBe(401);
+    expect(live.body.error).toBe("stream.api.masterTokenRequired");
+    await clock("6s");
+    const expired = await stream(created.token);
+    expect(expired.status).toBe(401);
+    expect(expired.body.error).toBe("storage.tokenInvalid");
+  });
+});
