@@ -1,3 +1,4 @@
+import { editDistance } from "../../keboola/edit-distance";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../keboola/json";
 
 // What a job's component does with the configuration it gets. The emulator runs no component
@@ -108,17 +109,6 @@ const CONTAINER_OPTIONS = [
   "variables_values_id",
 ];
 
-/** PHP's levenshtein (unit costs) for the short keys compared here. */
-function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length];
-}
-
 /** Symfony's refusal of keys the container definition does not have, or undefined. */
 export function containerProblem(configuration: JsonObject): string | undefined {
   const extra = Object.keys(configuration).filter((k) => !CONTAINER_OPTIONS.includes(k));
@@ -127,7 +117,7 @@ export function containerProblem(configuration: JsonObject): string | undefined 
   for (const subject of extra) {
     let min = Infinity;
     for (const proposal of CONTAINER_OPTIONS) {
-      const distance = levenshtein(subject, proposal);
+      const distance = editDistance(subject, proposal); // PHP's levenshtein: case counts
       if (distance <= min && distance < 3) {
         guesses.set(proposal, distance);
         min = distance;

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { editDistance } from "../../keboola/edit-distance";
 import { pathOf } from "./paths";
 import { descriptionOf, schemaDef as defOf, type Schema } from "./schema-def";
 
@@ -16,19 +17,9 @@ export function show(value: unknown): string {
   return text.length <= 60 ? text : `${text.slice(0, 50)}… (${text.length} characters)`;
 }
 
-/** Edit distance, for "did you mean". */
+/** Edit distance, ignoring case, for "did you mean". */
 export function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
+  return editDistance(a, b, { ignoreCase: true });
 }
 
 /** The known word nearest to `word`, when it is close enough to be a typo of it. */
