@@ -4,16 +4,12 @@ import { parseArgs } from "node:util";
 import { binaryHash, ensureKbc, writeWrapper } from "./kbc-binary";
 import { isWhatIf, WHAT_IFS, whatIfHook, type WhatIf } from "./kbc-what-ifs";
 import { makeCerts } from "./lib/certs";
-import { stopChildren } from "./lib/children";
-import { saveEmulatorRequests } from "./lib/emulators";
 import { compileTestBinary, runTestBinary, showCommand } from "./lib/go-test";
 import { parseGoTestJson, type TestRecord } from "./lib/go-test-json";
 import { harnessShim } from "./lib/harness-shim";
-import { projectsEnv, startProjects, writeProjectsFile } from "./lib/projects";
-import { readRequestLog, RequestLog } from "./lib/request-log";
+import { readRequestLog } from "./lib/request-log";
+import { startStack } from "./lib/stack";
 import { writeFailureReport } from "./lib/reports";
-import { startS3Bridge } from "./lib/s3-bridge";
-import { IssuedCredentials } from "./lib/s3-credentials";
 import type { FrontHook } from "./lib/storage-front";
 import { firstSymptom, groupCauses } from "./lib/symptoms";
 import { beNice, createWorkDir, makeLog } from "./lib/workdir";
@@ -166,31 +162,23 @@ export async function runKbc(argv: string[]): Promise<number> {
 
   const tls = makeCerts(path.join(work, "tls"), "fidelity kbc local CA", [PUBLIC_HOST]);
   const kbc = ensureKbc(o.kbc, o.kac, work, log);
-  const requestLog = new RequestLog(path.join(work, "requests.jsonl"));
-  const credentials = new IssuedCredentials();
   const hooks: FrontHook[] = [];
   if (o.shim) hooks.push(harnessShim((ua) => !isKbc(ua)));
   if (o.whatIfs.size) hooks.push(whatIfHook(o.whatIfs));
-  const slots = await startProjects({ work, count: o.parallel, tokenPrefix: "kbc-e2e", tls, requestLog, credentials, hooks, log });
+  const stack = await startStack({ work, suite: "kbc", tokenPrefix: "kbc-e2e", parallel: o.parallel, tls, hooks, s3Bridge: o.s3Bridge, log });
+  const { slots, bridge, requestLog, credentials, env } = stack;
   const hostsFile = o.publicHost ? await mapPublicHost(work, { slot: 0, emulatorUrl: slots[0].url, tls, log: requestLog, credentials }, hooks, log) : undefined;
-  const bridge = o.s3Bridge ? await startS3Bridge(tls, slots.map((s) => s.url), credentials, requestLog) : undefined;
-  if (bridge) log(`S3 bridge (HTTPS_PROXY) at ${bridge.url}`);
-  const projectsFile = path.join(work, "projects.json");
-  writeProjectsFile(projectsFile, slots);
   const wrapper = writeWrapper(work, kbc, tls.caFile, bridge?.url, hostsFile);
 
   const runExpr = o.run ?? `^TestCliE2E$/^(${(o.groups ?? IN_SCOPE).map((g) => g.replace(/[^\w.*-]/g, "")).join("|")})$`;
-  const env = projectsEnv(process.env, projectsFile, `fidelity-kbc-locks-${process.pid}`);
   Object.assign(env, {
     TEST_BINARY_CLI: wrapper,
     TEST_BINARY_CLI_HASH: binaryHash(kbc),
-    SSL_CERT_FILE: tls.caFile,
     KBC_VERSION_CHECK: "false",
     // The harness then logs "TestProject[<id>][<test>]", which ties requests to tests.
     TEST_VERBOSE: "true",
     // The harness keeps each test's working dir (with actual-state.json) in <kac>/test/cli/.out.
     TEST_CREATE_OUT_DIR: o.outDir ? "true" : "false",
-    ...(bridge ? { HTTPS_PROXY: bridge.url, NO_PROXY: "localhost,127.0.0.1" } : {}),
   });
 
   const binary = path.join(work, "cli.test");
@@ -217,8 +205,7 @@ export async function runKbc(argv: string[]): Promise<number> {
     },
   });
   const goSecs = (Date.now() - tGo) / 1000;
-  await saveEmulatorRequests(work, slots);
-  await requestLog.close();
+  await stack.stopRecording();
 
   const run = parseGoTestJson(jsonFile, /TestProject\[/);
   const tests = cliTests(run.tests);
@@ -257,9 +244,6 @@ export async function runKbc(argv: string[]): Promise<number> {
   fs.writeFileSync(path.join(work, "summary.txt"), lines.join("\n") + "\n");
   process.stdout.write(lines.join("\n") + "\n");
 
-  stopChildren();
-  if (!o.keep) fs.rmSync(tls.caKeyFile, { force: true });
-  for (const s of slots) s.front.server.close();
-  bridge?.server.close();
+  stack.close({ keepCaKey: o.keep });
   return code === 0 ? 0 : 1;
 }

@@ -2,15 +2,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { makeCerts } from "./lib/certs";
-import { stopChildren } from "./lib/children";
-import { saveEmulatorRequests } from "./lib/emulators";
 import { compileTestBinary, runTestBinary, showCommand } from "./lib/go-test";
 import { parseGoTestJson, type TestRecord } from "./lib/go-test-json";
-import { projectsEnv, startProjects, writeProjectsFile } from "./lib/projects";
-import { readRequestLog, RequestLog } from "./lib/request-log";
+import { readRequestLog } from "./lib/request-log";
+import { startStack } from "./lib/stack";
 import { writeFailureReport } from "./lib/reports";
-import { startS3Bridge } from "./lib/s3-bridge";
-import { IssuedCredentials } from "./lib/s3-credentials";
 import { firstFailureLine, groupCauses, normalize } from "./lib/symptoms";
 import { beNice, createWorkDir, makeLog } from "./lib/workdir";
 import { scopeOfPackage, usesProject, type TestScope } from "./sdk-go-scope";
@@ -74,7 +70,7 @@ const pad = (s: string | number, w: number) => String(s).padEnd(w);
 function testLine(r: Row): string {
   const secs = r.record ? `${r.record.elapsed.toFixed(1)}s` : "";
   if (r.scope?.outOfScope) return `${pad("OUT", 5)} ${pad(r.name, 52)} ${pad(secs, 7)} out of scope: ${r.scope.outOfScope}${r.record ? ` [go: ${r.verdict}]` : ""}`;
-  const why = r.verdict === "fail" || r.verdict === "unfinished" ? firstFailureLine(r.record?.output.join("") ?? "") : r.verdict === "skip" ? firstFailureLine(r.record?.output.join("") ?? "") : "";
+  const why = ["fail", "unfinished", "skip"].includes(r.verdict) ? firstFailureLine(r.record?.output.join("") ?? "") : "";
   return `${pad(r.verdict.toUpperCase(), 5)} ${pad(r.name, 52)} ${pad(secs, 7)} ${why}`.trimEnd();
 }
 
@@ -104,19 +100,10 @@ export async function runSdkGo(argv: string[]): Promise<number> {
   log(`compiled in ${buildSecs.toFixed(0)} s`);
 
   const tls = makeCerts(path.join(work, "tls"), "fidelity sdk-go local CA");
-  const requestLog = new RequestLog(path.join(work, "requests.jsonl"));
-  const credentials = new IssuedCredentials();
   // No harness shim here: the harness (project cleaning) is the SDK under test itself.
-  const slots = await startProjects({ work, count: o.parallel, tokenPrefix: "sdk-go", tls, requestLog, credentials, hooks: [], log });
-  const bridge = o.s3Bridge ? await startS3Bridge(tls, slots.map((s) => s.url), credentials, requestLog) : undefined;
-  if (bridge) log(`S3 bridge (HTTPS_PROXY) at ${bridge.url}`);
-  const projectsFile = path.join(work, "projects.json");
-  writeProjectsFile(projectsFile, slots);
-
-  const env = projectsEnv(process.env, projectsFile, `fidelity-sdk-go-locks-${process.pid}`);
-  env.SSL_CERT_FILE = tls.caFile;
+  const stack = await startStack({ work, suite: "sdk-go", tokenPrefix: "sdk-go", parallel: o.parallel, tls, hooks: [], s3Bridge: o.s3Bridge, log });
+  const { requestLog, env } = stack;
   delete env.TEST_HTTP_CLIENT_VERBOSE;
-  if (bridge) Object.assign(env, { HTTPS_PROXY: bridge.url, NO_PROXY: "localhost,127.0.0.1" });
 
   const testArgs = ["-test.v=test2json", "-test.count=1", `-test.parallel=${o.parallel}`, `-test.timeout=${o.timeout}`];
   if (o.run) testArgs.push(`-test.run=${o.run}`);
@@ -140,8 +127,7 @@ export async function runSdkGo(argv: string[]): Promise<number> {
     },
   });
   const goSecs = (Date.now() - tGo) / 1000;
-  await saveEmulatorRequests(work, slots);
-  await requestLog.close();
+  await stack.stopRecording();
 
   const run = parseGoTestJson(jsonFile);
   const topLevel = new Map([...run.tests].filter(([name]) => !name.includes("/")));
@@ -185,9 +171,6 @@ export async function runSdkGo(argv: string[]): Promise<number> {
   fs.writeFileSync(path.join(work, "summary.txt"), lines.join("\n") + "\n");
   process.stdout.write(lines.join("\n") + "\n");
 
-  stopChildren();
-  if (!o.keep) fs.rmSync(tls.caKeyFile, { force: true });
-  for (const s of slots) s.front.server.close();
-  bridge?.server.close();
+  stack.close({ keepCaKey: o.keep });
   return passed === inScope.length ? 0 : 1;
 }
