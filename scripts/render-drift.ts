@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { KeboolaClient } from "../provider/api/client";
 import { resolveSettings } from "../provider/config";
-import { openMermaidPage } from "./lib/mermaid-browser";
+import { writePictureOf } from "./lib/mermaid-browser";
 import { describeResult, REPO_ROOT, runProcess } from "./lib/pulumi-workspace";
 import { quickstartStack } from "./lib/review-scenario";
 
@@ -42,17 +42,10 @@ async function main(): Promise<void> {
       timeoutMs: 300_000,
     });
     if (drift.code !== 2) throw new Error(`keboola-pulumi drift should find the drift (exit 2):\n${describeResult(drift)}`);
-    const diagram = /```mermaid\n([\s\S]*?)\n```/.exec(fs.readFileSync(out, "utf8"))?.[1];
-    if (!diagram) throw new Error("the drift report has no mermaid block");
-    const page = await openMermaidPage({ scale: 2 });
-    try {
-      const { nodes } = await page.render(diagram);
+    await writePictureOf(fs.readFileSync(out, "utf8"), path.join(REPO_ROOT, "docs", "drift-example.png"), (nodes) => {
       const marked = nodes.filter((n) => n.classes.includes("updated")).length;
       if (marked !== 4) throw new Error(`the picture marks ${marked} objects as changed in Keboola, not the 4 changed`);
-      await page.screenshot(path.join(REPO_ROOT, "docs", "drift-example.png"));
-    } finally {
-      await page.close();
-    }
+    });
   } finally {
     await s.cleanup();
   }

@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { renderReview } from "../provider/review/index";
-import { openMermaidPage } from "./lib/mermaid-browser";
+import { writePictureOf } from "./lib/mermaid-browser";
 import { REPO_ROOT } from "./lib/pulumi-workspace";
 
 // Regenerates the example of `keboola-pulumi review` in docs/: review-example.md, the review of
@@ -15,15 +15,7 @@ async function main(): Promise<void> {
   const preview = fs.readFileSync(path.join(REPO_ROOT, "test", "review", "fixtures", "quickstart-change.json"), "utf8");
   const markdown = renderReview(preview);
   fs.writeFileSync(path.join(REPO_ROOT, "docs", "review-example.md"), markdown);
-  const diagram = /```mermaid\n([\s\S]*?)\n```/.exec(markdown)?.[1];
-  if (!diagram) throw new Error("the review has no mermaid block");
-  const page = await openMermaidPage({ scale: 2 });
-  try {
-    await page.render(diagram);
-    await page.screenshot(path.join(REPO_ROOT, "docs", "review-example.png"));
-  } finally {
-    await page.close();
-  }
+  await writePictureOf(markdown, path.join(REPO_ROOT, "docs", "review-example.png"));
   process.stdout.write("wrote docs/review-example.md and docs/review-example.png\n");
 }
 

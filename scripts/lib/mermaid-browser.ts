@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { mermaidOf } from "./mermaid-block";
 import { REPO_ROOT } from "./pulumi-workspace";
 
 // Mermaid rendered as GitHub renders it: the `mermaid` package in a real headless Chromium (the
@@ -98,5 +99,19 @@ export async function openMermaidPage(options: { scale?: number } = {}): Promise
   } catch (err) {
     await browser.close();
     throw err;
+  }
+}
+
+/**
+ * A PNG of a Markdown report's Mermaid block, as the docs show it (2 device pixels per CSS
+ * pixel); `check` sees the rendered nodes first and throws to refuse the picture.
+ */
+export async function writePictureOf(markdown: string, file: string, check: (nodes: RenderedNode[]) => void = () => undefined): Promise<void> {
+  const page = await openMermaidPage({ scale: 2 });
+  try {
+    check((await page.render(mermaidOf(markdown))).nodes);
+    await page.screenshot(file);
+  } finally {
+    await page.close();
   }
 }

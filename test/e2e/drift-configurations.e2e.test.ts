@@ -9,11 +9,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, REPO_ROOT } from "./helpers/pulumi";
-import { keboolaPulumi, uiClient } from "./helpers/drift";
+import { keboolaPulumi, renderedInChromium, uiClient } from "./helpers/drift";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import type { KeboolaClient } from "../../provider/api/client";
 import { parse as parseYaml } from "yaml";
-import { openMermaidPage } from "../../scripts/lib/mermaid-browser";
 
 const FIXTURE = path.join(REPO_ROOT, "test", "drift", "fixtures", "configurations.yaml");
 const COMPONENT = "keboola.ex-generic-v2";
@@ -182,16 +181,10 @@ describe("e2e: drift and pull of configurations, rows, a flow and schedules", ()
     expect(text.stdout).toContain("ComponentConfig legacy-extractor (keboola.ex-generic-v2/legacy-extractor): deleted in Keboola");
     // The report's picture in a headless Chromium: the deleted configuration in the review's "deleted" class, the rest plain.
     const md = fs.readFileSync(path.join(path.dirname(manifest), "drift.md"), "utf8");
-    const page = await openMermaidPage();
-    try {
-      const { nodes, svg } = await page.render(/```mermaid\n([\s\S]*?)\n```/.exec(md)![1]);
-      expect(svg).not.toMatch(/class="error-icon"|Syntax error in text/);
-      expect(nodes.filter((n) => n.classes.some((c) => ["created", "updated", "replaced", "deleted"].includes(c))).map((n) => [n.id, n.classes.filter((c) => c === "deleted"), n.text])).toEqual([
-        ["componentconfig_legacy_extractor", ["deleted"], "ComponentConfiglegacy-extractor(deleted in Keboola)"],
-      ]);
-    } finally {
-      await page.close();
-    }
+    const nodes = await renderedInChromium(md);
+    expect(nodes.filter((n) => n.classes.some((c) => ["created", "updated", "replaced", "deleted"].includes(c))).map((n) => [n.id, n.classes.filter((c) => c === "deleted"), n.text])).toEqual([
+      ["componentconfig_legacy_extractor", ["deleted"], "ComponentConfiglegacy-extractor(deleted in Keboola)"],
+    ]);
     expect(text.stdout).toContain("the next pulumi up creates it again");
 
     const before = fs.readFileSync(manifest, "utf8");

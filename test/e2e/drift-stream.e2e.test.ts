@@ -12,24 +12,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
-import { keboolaPulumi, uiClient } from "./helpers/drift";
+import { keboolaPulumi, renderedInChromium, uiClient } from "./helpers/drift";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import type { KeboolaClient } from "../../provider/api/client";
-import { openMermaidPage } from "../../scripts/lib/mermaid-browser";
 
 const FIXTURES = path.join(REPO_ROOT, "test", "drift", "fixtures");
-
-/** A diagram rendered by mermaid in headless Chromium; fails on mermaid's error picture. */
-async function renderedInChromium(definition: string) {
-  const page = await openMermaidPage();
-  try {
-    const result = await page.render(definition);
-    expect(/class="error-icon"|Syntax error in text/.test(result.svg), "mermaid drew its error picture").toBe(false);
-    return result;
-  } finally {
-    await page.close();
-  }
-}
 
 describe("e2e: drift and pull of Stream and Storage objects", () => {
   let emu: Emulator;
@@ -90,7 +77,7 @@ describe("e2e: drift and pull of Stream and Storage objects", () => {
     expect(md).toContain("Columns (`+` added, `−` removed, `~` changed, `↕` moved):");
     expect(md).toContain("- `targetImportTrigger.count`: `5000` → `10000`");
     // The picture as GitHub draws it: mermaid in a headless Chromium, each drifted object in the review's "updated" class.
-    const { nodes } = await renderedInChromium(/```mermaid\n([\s\S]*?)\n```/.exec(md)![1]);
+    const nodes = await renderedInChromium(md);
     const highlighted = [...nodes].filter((n) => n.classes.includes("updated")).map((n) => [n.id, n.text]);
     expect(highlighted.sort()).toEqual([
       ["sink_events_raw", "Sinkevents-raw(changed in Keboola)"],

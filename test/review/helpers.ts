@@ -57,9 +57,4 @@ export function stepOf(preview: PreviewJson, name: string): StepJson {
   return step;
 }
 
-/** The Mermaid block of a review. */
-export function mermaidOf(markdown: string): string {
-  const m = /```mermaid\n([\s\S]*?)\n```/.exec(markdown);
-  if (!m) throw new Error("no mermaid block");
-  return m[1];
-}
+export { mermaidOf } from "../../scripts/lib/mermaid-block";

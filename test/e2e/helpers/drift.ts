@@ -2,6 +2,9 @@
 // directory, with the stack's environment; and a Keboola client standing in for the UI, which
 // changes objects through the same Storage and Stream APIs.
 import * as path from "node:path";
+import { expect } from "vitest";
+import { mermaidOf } from "../../../scripts/lib/mermaid-block";
+import { openMermaidPage, type RenderedNode } from "../../../scripts/lib/mermaid-browser";
 import { KeboolaClient } from "../../../provider/api/client";
 import { resolveSettings } from "../../../provider/config";
 import { REPO_ROOT, runProcess, type RunResult } from "../../../scripts/lib/pulumi-workspace";
@@ -20,4 +23,16 @@ export function keboolaPulumi(place: CliPlace, command: "drift" | "pull", args: 
 /** The client the tests change Keboola with, as the UI would (a master token's session). */
 export function uiClient(host: string, token: string): KeboolaClient {
   return new KeboolaClient(resolveSettings(undefined, { KBC_HOST: host, KBC_TOKEN: token }));
+}
+
+/** A drift report's picture as GitHub draws it: its Mermaid block rendered in headless Chromium; fails on mermaid's error picture. */
+export async function renderedInChromium(markdown: string): Promise<RenderedNode[]> {
+  const page = await openMermaidPage();
+  try {
+    const result = await page.render(mermaidOf(markdown));
+    expect(/class="error-icon"|Syntax error in text/.test(result.svg), "mermaid drew its error picture").toBe(false);
+    return result.nodes;
+  } finally {
+    await page.close();
+  }
 }
