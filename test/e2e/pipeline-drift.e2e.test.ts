@@ -8,10 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { AddressInfo } from "node:net";
+import { startJsonServer } from "../helpers/json-server";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { makePulumiWorkspace, ok, REPO_ROOT, runProcess, type PulumiWorkspace } from "./helpers/pulumi";
 import { uiClient } from "./helpers/drift";
@@ -59,49 +58,41 @@ async function fakeGithub(remote: string) {
   const pulls: Pull[] = [];
   const comments: Array<{ number: number; body: string }> = [];
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (d: Buffer) => (raw += d.toString()));
-    req.on("end", () => {
-      const url = new URL(req.url ?? "/", "http://x");
-      requests.push(`${req.method} ${url.pathname}`);
-      const answer = (status: number, body: unknown) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(body));
-      };
-      if (req.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) return answer(401, { message: "Bad credentials" });
-      const body = raw ? (JSON.parse(raw) as Record<string, string>) : {};
-      const one = /^\/repos\/acme\/shop\/pulls\/(\d+)$/.exec(url.pathname);
-      const note = /^\/repos\/acme\/shop\/issues\/(\d+)\/comments$/.exec(url.pathname);
-      if (url.pathname === "/repos/acme/shop/pulls" && req.method === "GET") {
-        const head = url.searchParams.get("head");
-        return answer(200, pulls.filter((p) => p.state === url.searchParams.get("state") && (!head || `acme:${p.head.ref}` === head)));
+  const answer = (status: number, body: unknown) => ({ status, body });
+  const server = await startJsonServer((req) => {
+    const url = req.url;
+    requests.push(`${req.method} ${url.pathname}`);
+    if (req.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) return answer(401, { message: "Bad credentials" });
+    const body = (req.body ?? {}) as Record<string, string>;
+    const one = /^\/repos\/acme\/shop\/pulls\/(\d+)$/.exec(url.pathname);
+    const note = /^\/repos\/acme\/shop\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    if (url.pathname === "/repos/acme/shop/pulls" && req.method === "GET") {
+      const head = url.searchParams.get("head");
+      return answer(200, pulls.filter((p) => p.state === url.searchParams.get("state") && (!head || `acme:${p.head.ref}` === head)));
+    }
+    if (url.pathname === "/repos/acme/shop/pulls" && req.method === "POST") {
+      try {
+        execFileSync("git", ["--git-dir", remote, "rev-parse", "--verify", `refs/heads/${body.head}`], { stdio: "ignore" });
+      } catch {
+        return answer(422, { message: "Validation Failed", errors: [{ resource: "PullRequest", field: "head", code: "invalid" }] });
       }
-      if (url.pathname === "/repos/acme/shop/pulls" && req.method === "POST") {
-        try {
-          execFileSync("git", ["--git-dir", remote, "rev-parse", "--verify", `refs/heads/${body.head}`], { stdio: "ignore" });
-        } catch {
-          return answer(422, { message: "Validation Failed", errors: [{ resource: "PullRequest", field: "head", code: "invalid" }] });
-        }
-        const p: Pull = { number: pulls.length + 1, state: "open", title: body.title, body: body.body, head: { ref: body.head }, base: { ref: body.base }, html_url: `https://github.com/acme/shop/pull/${pulls.length + 1}` };
-        pulls.push(p);
-        return answer(201, p);
-      }
-      if (one && req.method === "PATCH") {
-        const p = pulls.find((x) => x.number === Number(one[1]));
-        if (!p) return answer(404, { message: "Not Found" });
-        Object.assign(p, body.state ? { state: body.state } : { title: body.title, body: body.body });
-        return answer(200, p);
-      }
-      if (note && req.method === "POST") {
-        comments.push({ number: Number(note[1]), body: body.body });
-        return answer(201, { id: comments.length, body: body.body });
-      }
-      return answer(404, { message: "Not Found" });
-    });
+      const p: Pull = { number: pulls.length + 1, state: "open", title: body.title, body: body.body, head: { ref: body.head }, base: { ref: body.base }, html_url: `https://github.com/acme/shop/pull/${pulls.length + 1}` };
+      pulls.push(p);
+      return answer(201, p);
+    }
+    if (one && req.method === "PATCH") {
+      const p = pulls.find((x) => x.number === Number(one[1]));
+      if (!p) return answer(404, { message: "Not Found" });
+      Object.assign(p, body.state ? { state: body.state } : { title: body.title, body: body.body });
+      return answer(200, p);
+    }
+    if (note && req.method === "POST") {
+      comments.push({ number: Number(note[1]), body: body.body });
+      return answer(201, { id: comments.length, body: body.body });
+    }
+    return answer(404, { message: "Not Found" });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pulls, comments, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: server.url, pulls, comments, requests, close: server.close };
 }
 
 let emu: Emulator;

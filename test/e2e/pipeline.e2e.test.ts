@@ -6,9 +6,8 @@
 // or branch), closed (its stack and branch gone, the comment says so), merged (production deployed).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as path from "node:path";
-import type { AddressInfo } from "node:net";
+import { startJsonServer } from "../helpers/json-server";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
 import { pr } from "../../provider/pipeline/cli";
@@ -30,45 +29,36 @@ async function fakeGithub(): Promise<FakeGithub> {
   const comments = new Map<number, Array<{ id: number; body: string }>>();
   const requests: string[] = [];
   let nextId = 1000;
-  const server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (d: Buffer) => (raw += d.toString()));
-    req.on("end", () => {
-      const url = new URL(req.url ?? "/", "http://x");
-      requests.push(`${req.method} ${url.pathname}`);
-      const answer = (status: number, body: unknown) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(body));
-      };
-      if (req.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) return answer(401, { message: "Bad credentials" });
-      const list = /^\/repos\/acme\/keboola-project\/issues\/(\d+)\/comments$/.exec(url.pathname);
-      const one = /^\/repos\/acme\/keboola-project\/issues\/comments\/(\d+)$/.exec(url.pathname);
-      if (list && req.method === "GET") {
-        const all = comments.get(Number(list[1])) ?? [];
-        const page = Number(url.searchParams.get("page") ?? 1);
-        const per = Number(url.searchParams.get("per_page") ?? 30);
-        return answer(200, all.slice((page - 1) * per, page * per));
-      }
-      if (list && req.method === "POST") {
-        const c = { id: nextId++, body: (JSON.parse(raw) as { body: string }).body };
-        comments.set(Number(list[1]), [...(comments.get(Number(list[1])) ?? []), c]);
-        return answer(201, c);
-      }
-      if (one && req.method === "PATCH") {
-        for (const all of comments.values()) {
-          const c = all.find((x) => x.id === Number(one[1]));
-          if (c) {
-            c.body = (JSON.parse(raw) as { body: string }).body;
-            return answer(200, c);
-          }
+  const server = await startJsonServer((req) => {
+    const url = req.url;
+    requests.push(`${req.method} ${url.pathname}`);
+    if (req.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) return { status: 401, body: { message: "Bad credentials" } };
+    const list = /^\/repos\/acme\/keboola-project\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    const one = /^\/repos\/acme\/keboola-project\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    if (list && req.method === "GET") {
+      const all = comments.get(Number(list[1])) ?? [];
+      const page = Number(url.searchParams.get("page") ?? 1);
+      const per = Number(url.searchParams.get("per_page") ?? 30);
+      return { status: 200, body: all.slice((page - 1) * per, page * per) };
+    }
+    if (list && req.method === "POST") {
+      const c = { id: nextId++, body: String(req.body?.body) };
+      comments.set(Number(list[1]), [...(comments.get(Number(list[1])) ?? []), c]);
+      return { status: 201, body: c };
+    }
+    if (one && req.method === "PATCH") {
+      for (const all of comments.values()) {
+        const c = all.find((x) => x.id === Number(one[1]));
+        if (c) {
+          c.body = String(req.body?.body);
+          return { status: 200, body: c };
         }
-        return answer(404, { message: "Not Found" });
       }
-      return answer(404, { message: "Not Found" });
-    });
+      return { status: 404, body: { message: "Not Found" } };
+    }
+    return { status: 404, body: { message: "Not Found" } };
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, comments, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: server.url, comments, requests, close: server.close };
 }
 
 let emu: Emulator;

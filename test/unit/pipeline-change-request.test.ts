@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { startJsonServer, type JsonServer } from "../helpers/json-server";
 import { changeRequestsFromEnv, DRIFT_MARKER, gitlabMergeRequests } from "../../provider/pipeline/change-request";
 
 // The drift job's one merge request on GitLab, as the client uses the merge requests API
@@ -19,49 +18,40 @@ interface Mr {
   web_url: string;
 }
 
-let server: http.Server;
+let server: JsonServer;
 let url: string;
 const requests: string[] = [];
 const mrs: Mr[] = [{ iid: 1, state: "opened", source_branch: "feature", target_branch: "main", title: "A colleague's change", description: "", web_url: "https://gitlab.example.com/group/keboola/-/merge_requests/1" }];
 const notes: Array<{ iid: number; body: string }> = [];
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (d: Buffer) => (raw += d.toString()));
-    req.on("end", () => {
-      const u = new URL(req.url ?? "/", "http://x");
-      requests.push(`${req.method} ${u.pathname}${u.search.replace(/&per_page=100&page=1$/, "")} ${req.headers["private-token"]}`);
-      res.setHeader("content-type", "application/json");
-      const body = raw ? (JSON.parse(raw) as Record<string, string>) : {};
-      const one = /\/merge_requests\/(\d+)$/.exec(u.pathname);
-      const note = /\/merge_requests\/(\d+)\/notes$/.exec(u.pathname);
-      if (req.method === "GET") {
-        return res.end(JSON.stringify(mrs.filter((m) => m.state === u.searchParams.get("state") && m.source_branch === u.searchParams.get("source_branch"))));
-      }
-      if (req.method === "POST" && note) {
-        notes.push({ iid: Number(note[1]), body: body.body });
-        return res.end(JSON.stringify({ id: notes.length }));
-      }
-      if (req.method === "POST") {
-        const m: Mr = { iid: mrs.length + 1, state: "opened", source_branch: body.source_branch, target_branch: body.target_branch, title: body.title, description: body.description, web_url: `https://gitlab.example.com/group/keboola/-/merge_requests/${mrs.length + 1}` };
-        mrs.push(m);
-        return res.end(JSON.stringify(m));
-      }
-      const m = mrs.find((x) => x.iid === Number(one?.[1]));
-      if (!m) {
-        res.statusCode = 404;
-        return res.end(JSON.stringify({ message: "404 Not found" }));
-      }
-      if (body.state_event === "close") m.state = "closed";
-      else Object.assign(m, { title: body.title, description: body.description });
-      res.end(JSON.stringify(m));
-    });
+  server = await startJsonServer((req) => {
+    const u = req.url;
+    requests.push(`${req.method} ${u.pathname}${u.search.replace(/&per_page=100&page=1$/, "")} ${String(req.headers["private-token"])}`);
+    const body = (req.body ?? {}) as Record<string, string>;
+    const one = /\/merge_requests\/(\d+)$/.exec(u.pathname);
+    const note = /\/merge_requests\/(\d+)\/notes$/.exec(u.pathname);
+    if (req.method === "GET") {
+      return { status: 200, body: mrs.filter((m) => m.state === u.searchParams.get("state") && m.source_branch === u.searchParams.get("source_branch")) };
+    }
+    if (req.method === "POST" && note) {
+      notes.push({ iid: Number(note[1]), body: body.body });
+      return { status: 200, body: { id: notes.length } };
+    }
+    if (req.method === "POST") {
+      const m: Mr = { iid: mrs.length + 1, state: "opened", source_branch: body.source_branch, target_branch: body.target_branch, title: body.title, description: body.description, web_url: `https://gitlab.example.com/group/keboola/-/merge_requests/${mrs.length + 1}` };
+      mrs.push(m);
+      return { status: 200, body: m };
+    }
+    const m = mrs.find((x) => x.iid === Number(one?.[1]));
+    if (!m) return { status: 404, body: { message: "404 Not found" } };
+    if (body.state_event === "close") m.state = "closed";
+    else Object.assign(m, { title: body.title, description: body.description });
+    return { status: 200, body: m };
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v4`;
+  url = `${server.url}/api/v4`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => server.close());
 
 describe("the drift job's merge request on GitLab", () => {
   it("is found by its source branch only, opened once, then edited, then closed with a note", async () => {

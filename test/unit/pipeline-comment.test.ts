@@ -1,41 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { startJsonServer, type JsonServer } from "../helpers/json-server";
 import { commentBody, COMMENT_MARKER, gitlabThread, threadFromEnv } from "../../provider/pipeline/comment";
 
 // The pipeline's one comment: the body it posts, and GitLab's merge request notes API as it uses it
 // (docs.gitlab.com/api/notes: GET|POST /projects/:id/merge_requests/:iid/notes, PUT .../notes/:id,
 // token in PRIVATE-TOKEN). GitHub's side runs end to end in test/e2e/pipeline.e2e.test.ts.
 
-let server: http.Server;
+let server: JsonServer;
 let url: string;
 const requests: string[] = [];
 const notes: Array<{ id: number; body: string }> = [{ id: 1, body: "a reviewer's note" }];
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (d: Buffer) => (raw += d.toString()));
-    req.on("end", () => {
-      const u = new URL(req.url ?? "/", "http://x");
-      requests.push(`${req.method} ${u.pathname} ${req.headers["private-token"]}`);
-      res.setHeader("content-type", "application/json");
-      if (req.method === "GET") return res.end(JSON.stringify(notes));
-      const body = (JSON.parse(raw) as { body: string }).body;
-      if (req.method === "POST") {
-        const n = { id: notes.length + 1, body };
-        notes.push(n);
-        return res.end(JSON.stringify(n));
-      }
-      const n = notes.find((x) => u.pathname.endsWith(`/notes/${x.id}`))!;
-      n.body = body;
-      res.end(JSON.stringify(n));
-    });
+  server = await startJsonServer((req) => {
+    requests.push(`${req.method} ${req.url.pathname} ${String(req.headers["private-token"])}`);
+    if (req.method === "GET") return { status: 200, body: notes };
+    const body = String(req.body?.body);
+    if (req.method === "POST") {
+      const n = { id: notes.length + 1, body };
+      notes.push(n);
+      return { status: 200, body: n };
+    }
+    const n = notes.find((x) => req.url.pathname.endsWith(`/notes/${x.id}`))!;
+    n.body = body;
+    return { status: 200, body: n };
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v4`;
+  url = `${server.url}/api/v4`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => server.close());
 
 describe("the pull request's comment", () => {
   it("starts with the marker and is cut to a size GitHub accepts, saying so", () => {
