@@ -5,12 +5,11 @@
 // --expect-no-changes` passes and `drift` exits 0 again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, REPO_ROOT } from "./helpers/pulumi";
-import { keboolaPulumi, renderedInChromium, uiClient } from "./helpers/drift";
-import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
+import { deployedRootProject, keboolaPulumi, renderedInChromium, uiClient } from "./helpers/drift";
+import type { RootProject } from "../../scripts/lib/root-project";
 import type { KeboolaClient } from "../../provider/api/client";
 import { parse as parseYaml } from "yaml";
 
@@ -28,6 +27,7 @@ describe("e2e: drift and pull of configurations, rows, a flow and schedules", ()
   let emu: Emulator;
   let root: RootProject;
   let manifest: string;
+  let deployed: Awaited<ReturnType<typeof deployedRootProject>> | undefined;
   let ui: KeboolaClient;
 
   const drift = async (): Promise<DriftJson> => {
@@ -55,16 +55,12 @@ describe("e2e: drift and pull of configurations, rows, a flow and schedules", ()
     ui = uiClient(emu.url, "master");
     const res = await fetch(`${emu.urls.storage}/encryption/encrypt?componentId=${COMPONENT}&projectId=${emu.state.project.id}`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: "first-api-key" });
     const cipher = await res.text();
-    manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "drift-config-e2e-")), "keboola.yaml");
-    fs.writeFileSync(manifest, fs.readFileSync(FIXTURE, "utf8").replace("{{CIPHER}}", cipher));
-    root = await makeRootProject({ prefix: "drift-config", host: emu.url, token: "master", manifest });
-    const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
-    expect(up.code, describeResult(up)).toBe(0);
+    deployed = await deployedRootProject("drift-config", emu.url, fs.readFileSync(FIXTURE, "utf8").replace("{{CIPHER}}", cipher));
+    ({ root, manifest } = deployed);
   }, 30 * 60 * 1000);
 
   afterAll(async () => {
-    if (manifest) fs.rmSync(path.dirname(manifest), { recursive: true, force: true });
-    await root?.cleanup();
+    await deployed?.cleanup();
     await emu?.close();
   });
 

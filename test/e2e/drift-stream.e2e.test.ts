@@ -8,12 +8,11 @@
 // and says what to change.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
-import { keboolaPulumi, renderedInChromium, uiClient } from "./helpers/drift";
-import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
+import { deployedRootProject, keboolaPulumi, renderedInChromium, uiClient } from "./helpers/drift";
+import type { RootProject } from "../../scripts/lib/root-project";
 import type { KeboolaClient } from "../../provider/api/client";
 
 const FIXTURES = path.join(REPO_ROOT, "test", "drift", "fixtures");
@@ -22,6 +21,7 @@ describe("e2e: drift and pull of Stream and Storage objects", () => {
   let emu: Emulator;
   let root: RootProject;
   let manifest: string;
+  let deployed: Awaited<ReturnType<typeof deployedRootProject>> | undefined;
   let ui: KeboolaClient;
 
   const preview = async () => {
@@ -32,16 +32,12 @@ describe("e2e: drift and pull of Stream and Storage objects", () => {
   beforeAll(async () => {
     emu = await startEmulator({ token: "master", taskDurationMs: 20 });
     ui = uiClient(emu.url, "master");
-    manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "drift-stream-e2e-")), "keboola.yaml");
-    fs.copyFileSync(path.join(FIXTURES, "stream.yaml"), manifest);
-    root = await makeRootProject({ prefix: "drift-stream", host: emu.url, token: "master", manifest });
-    const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
-    expect(up.code, describeResult(up)).toBe(0);
+    deployed = await deployedRootProject("drift-stream", emu.url, fs.readFileSync(path.join(FIXTURES, "stream.yaml"), "utf8"));
+    ({ root, manifest } = deployed);
   }, 30 * 60 * 1000);
 
   afterAll(async () => {
-    if (manifest) fs.rmSync(path.dirname(manifest), { recursive: true, force: true });
-    await root?.cleanup();
+    await deployed?.cleanup();
     await emu?.close();
   });
 

@@ -1,14 +1,16 @@
 // Driving `keboola-pulumi drift` and `pull` as a user does: the built CLI in the Pulumi project's
 // directory, with the stack's environment; and a Keboola client standing in for the UI, which
 // changes objects through the same Storage and Stream APIs.
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { mermaidOf } from "../../../scripts/lib/mermaid-block";
 import { openMermaidPage, type RenderedNode } from "../../../scripts/lib/mermaid-browser";
 import { KeboolaClient } from "../../../provider/api/client";
 import { resolveSettings } from "../../../provider/config";
-import { REPO_ROOT, runProcess, type RunResult } from "../../../scripts/lib/pulumi-workspace";
-import type { RootProject } from "../../../scripts/lib/root-project";
+import { describeResult, REPO_ROOT, runProcess, type RunResult } from "../../../scripts/lib/pulumi-workspace";
+import { makeRootProject, type RootProject } from "../../../scripts/lib/root-project";
 
 /** Where a user runs the CLI: the root project (its stack named), or a program's directory with its environment. */
 export type CliPlace = RootProject | { cwd: string; env: NodeJS.ProcessEnv };
@@ -35,4 +37,21 @@ export async function renderedInChromium(markdown: string): Promise<RenderedNode
   } finally {
     await page.close();
   }
+}
+
+/** The root project deploying `manifestText` (written to a temporary keboola.yaml) to the emulator at `host`, brought up; cleanup removes both. */
+export async function deployedRootProject(prefix: string, host: string, manifestText: string): Promise<{ root: RootProject; manifest: string; cleanup(): Promise<void> }> {
+  const manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-e2e-`)), "keboola.yaml");
+  fs.writeFileSync(manifest, manifestText);
+  const root = await makeRootProject({ prefix, host, token: "master", manifest });
+  const up = await root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
+  expect(up.code, describeResult(up)).toBe(0);
+  return {
+    root,
+    manifest,
+    async cleanup() {
+      fs.rmSync(path.dirname(manifest), { recursive: true, force: true });
+      await root.cleanup();
+    },
+  };
 }
