@@ -8,6 +8,7 @@ import { compileTestBinary, runTestBinary, showCommand } from "./lib/go-test";
 import { parseGoTestJson, type TestRecord } from "./lib/go-test-json";
 import { harnessShim } from "./lib/harness-shim";
 import { readRequestLog } from "./lib/request-log";
+import { goSuiteOptions, goSuiteValues, type GoSuiteOptions } from "./lib/options";
 import { startStack } from "./lib/stack";
 import { writeFailureReport } from "./lib/reports";
 import type { FrontHook } from "./lib/storage-front";
@@ -47,20 +48,14 @@ const IMPORT_PATH = "github.com/keboola/keboola-as-code/test/cli";
 /** kbc's own requests; everything else through the fronts is the harness. */
 const isKbc = (userAgent: string) => userAgent.startsWith("keboola-cli");
 
-interface Options {
+interface Options extends GoSuiteOptions {
   kac: string;
   kbc?: string;
   groups?: string[];
-  run?: string;
   whatIfs: Set<WhatIf>;
-  parallel: number;
-  timeout: string;
-  work?: string;
   outDir: boolean;
   shim: boolean;
-  s3Bridge: boolean;
   publicHost: boolean;
-  keep: boolean;
 }
 
 function options(argv: string[]): Options | undefined {
@@ -71,17 +66,11 @@ function options(argv: string[]): Options | undefined {
       kbc: { type: "string" },
       groups: { type: "string" },
       "all-in-scope": { type: "boolean", default: false },
-      run: { type: "string" },
       "what-if": { type: "string" },
-      parallel: { type: "string", default: "2" },
-      timeout: { type: "string", default: "40m" },
-      work: { type: "string" },
       "no-out-dir": { type: "boolean", default: false },
       "no-shim": { type: "boolean", default: false },
-      "no-s3-bridge": { type: "boolean", default: false },
       "no-public-host": { type: "boolean", default: false },
-      keep: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
+      ...goSuiteOptions("40m"),
     },
   });
   if (values.help || !values.kac) return undefined;
@@ -91,23 +80,16 @@ function options(argv: string[]): Options | undefined {
     else if (isWhatIf(x)) whatIfs.add(x);
     else throw new Error(`--what-if: unknown ${x} (${WHAT_IFS.join(", ")}, all)`);
   }
-  const parallel = Number(values.parallel);
-  if (!(parallel >= 1 && parallel <= 4)) throw new Error("--parallel must be 1..4");
   const groups = values["all-in-scope"] ? IN_SCOPE : values.groups?.split(",").map((s) => s.trim()).filter(Boolean);
   return {
+    ...goSuiteValues(values),
     kac: path.resolve(values.kac),
     kbc: values.kbc,
     groups: groups ?? (values.run ? undefined : IN_SCOPE),
-    run: values.run,
     whatIfs,
-    parallel,
-    timeout: values.timeout,
-    work: values.work,
     outDir: !values["no-out-dir"],
     shim: !values["no-shim"],
-    s3Bridge: !values["no-s3-bridge"],
     publicHost: !values["no-public-host"],
-    keep: values.keep,
   };
 }
 

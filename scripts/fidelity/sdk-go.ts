@@ -5,6 +5,7 @@ import { makeCerts } from "./lib/certs";
 import { compileTestBinary, runTestBinary, showCommand } from "./lib/go-test";
 import { parseGoTestJson, type TestRecord } from "./lib/go-test-json";
 import { readRequestLog } from "./lib/request-log";
+import { goSuiteOptions, goSuiteValues, type GoSuiteOptions } from "./lib/options";
 import { startStack } from "./lib/stack";
 import { writeFailureReport } from "./lib/reports";
 import { firstFailureLine, groupCauses, normalize } from "./lib/symptoms";
@@ -25,14 +26,8 @@ const USAGE = `usage: npm run fidelity -- sdk-go --sdk <keboola-sdk-go tree at v
 
 const IMPORT_PATH = "github.com/keboola/keboola-sdk-go/v2/pkg/keboola";
 
-interface Options {
+interface Options extends GoSuiteOptions {
   sdk: string;
-  parallel: number;
-  timeout: string;
-  run?: string;
-  work?: string;
-  s3Bridge: boolean;
-  keep: boolean;
 }
 
 function options(argv: string[]): Options | undefined {
@@ -40,19 +35,11 @@ function options(argv: string[]): Options | undefined {
     args: argv,
     options: {
       sdk: { type: "string" },
-      parallel: { type: "string", default: "2" },
-      timeout: { type: "string", default: "20m" },
-      run: { type: "string" },
-      work: { type: "string" },
-      "no-s3-bridge": { type: "boolean", default: false },
-      keep: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
+      ...goSuiteOptions("20m"),
     },
   });
   if (values.help || !values.sdk) return undefined;
-  const parallel = Number(values.parallel);
-  if (!(parallel >= 1 && parallel <= 4)) throw new Error("--parallel must be 1..4");
-  return { sdk: path.resolve(values.sdk), parallel, timeout: values.timeout, run: values.run, work: values.work, s3Bridge: !values["no-s3-bridge"], keep: values.keep };
+  return { sdk: path.resolve(values.sdk), ...goSuiteValues(values) };
 }
 
 type Verdict = "pass" | "fail" | "skip" | "unfinished" | "not run";
