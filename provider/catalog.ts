@@ -1,6 +1,6 @@
 import type { AnyDefinition } from "./lifecycle/define";
 import { definitionOf } from "./lifecycle/define";
-import { KINDS, KIND_NAMES } from "./lifecycle/kinds";
+import { KINDS, KIND_NAMES } from "./kinds/registry";
 import "./index";
 
 // Every resource's definition (its one schema with the derived pieces), for schema.json and

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { CATALOG } from "../provider/catalog";
 import { describedAs, jsonSchemaOf, referenced, type JsonSchema as Json } from "../provider/json-schema";
 import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "../provider/lifecycle/define";
-import { KINDS, KIND_NAMES, kindOfType, type ResourceKind } from "../provider/lifecycle/kinds";
+import { KINDS, KIND_NAMES, kindOfType, type ResourceKind } from "../provider/kinds/registry";
 import { manifestJsonSchema, REFERENCES, type ManifestSection } from "../provider/manifest/schema";
 
 // docs/resources/: one reference page per kind and an index, generated from the kinds' zod
@@ -459,7 +459,7 @@ export interface KindModule {
 
 /** A kind's module (provider/kinds/<file>.ts), as the runtime loads it. */
 async function kindModule(kind: ResourceKind): Promise<KindModule> {
-  const mod: KindModule = await import(/* @vite-ignore */ `../provider/kinds/${KINDS[kind].file}`);
+  const mod: KindModule = await import(/* @vite-ignore */ `../provider/kinds/${KINDS[kind].module}`);
   return mod;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { KINDS, KIND_NAMES } from "../provider/lifecycle/kinds";
+import { KINDS, KIND_NAMES } from "../provider/kinds/registry";
 
 // Writes one module per row of the kinds table, dist/kinds/<file>.js, whose whole export
 // is that kind's provider object (see provider/lifecycle/kind-provider.ts for why a module each). Run by
@@ -11,7 +11,7 @@ export function kindModules(): Record<string, string> {
   return Object.fromEntries(
     KIND_NAMES.map((kind) => [
       `${KINDS[kind].file}.js`,
-      `"use strict";\n// Generated from provider/lifecycle/kinds.ts by scripts/gen-kinds.ts: the provider object of every ${KINDS[kind].type}.\nmodule.exports = require("../provider/shim").providerFor(${JSON.stringify(kind)});\n`,
+      `"use strict";\n// Generated from provider/lifecycle/kinds.ts by scripts/gen-kinds.ts: the provider object of every ${KINDS[kind].type}.\nmodule.exports = require("../provider/dynamic/shim").providerFor(${JSON.stringify(kind)});\n`,
     ]),
   );
 }

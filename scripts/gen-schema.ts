@@ -5,7 +5,7 @@ import { CATALOG } from "../provider/catalog";
 import { manifestJsonSchema } from "../provider/manifest/schema";
 import { packageSchema, type PackageSpec } from "../provider/plugin/package-schema";
 import { isKindLookup, LOOKUPS } from "../provider/lookups/lookups";
-import { KINDS } from "../provider/lifecycle/kinds";
+import { KINDS } from "../provider/kinds/registry";
 
 // schema.json: the Pulumi package schema of the kinds (`pulumi schema check schema.json` passes),
 // and keboola.schema.json, the JSON Schema of the manifest (keboola.yaml) for the YAML language

@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../keboola/json";
 import { diffValues, type Change } from "../review/diff";
 import { compareResources } from "../review/changes";
-import { KINDS } from "../lifecycle/kinds";
+import { KINDS } from "../kinds/registry";
 import type { Live, Provenance } from "./live";
 import type { ManagedResource } from "./stack";
 

@@ -1,6 +1,6 @@
 import { KeboolaClient } from "../api/client";
 import { resolveSettings } from "../config";
-import { load, invoke } from "../runtime";
+import { load, invoke } from "../dynamic/runtime";
 import { isRecord } from "../../keboola/json";
 import { VARIABLES_COMPONENT } from "../lifecycle/configurations";
 import { SCHEDULER_COMPONENT_ID } from "../../keboola/scheduler";

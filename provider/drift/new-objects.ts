@@ -4,7 +4,7 @@ import { FLOW_COMPONENT_ID } from "../../keboola/flow";
 import { SCHEDULER_COMPONENT_ID } from "../../keboola/scheduler";
 import { configOwner, VARIABLES_COMPONENT } from "../lifecycle/configurations";
 import { METADATA_PROVIDER, OWNER_KEY, splitMarker } from "../lifecycle/ownership";
-import type { ResourceKind } from "../lifecycle/kinds";
+import type { ResourceKind } from "../kinds/registry";
 import { exportProject } from "../manifest/export";
 import type { ManifestInput } from "../manifest/schema";
 import { bucketIdOf } from "../validation/storage";

@@ -1,7 +1,7 @@
 import { parseDocument, type Document } from "yaml";
 import { isRecord, type JsonValue } from "../../keboola/json";
 import { FLOW_COMPONENT_ID } from "../../keboola/flow";
-import type { ResourceKind } from "../lifecycle/kinds";
+import type { ResourceKind } from "../kinds/registry";
 import { formatPath, showValue } from "../review/values";
 import { manifestDefaultAt, parseManifest, ManifestError } from "../manifest/parse";
 import type { ResourceDrift } from "./compare";

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../../keboola/json";
-import { KINDS } from "../lifecycle/kinds";
+import { KINDS } from "../kinds/registry";
 import type { ResourceChange, Review, StateView } from "../review/changes";
 import { compareResources, visible } from "../review/changes";
 import { columnsDiffTable } from "../review/columns";

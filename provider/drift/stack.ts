@@ -1,5 +1,5 @@
 import { isRecord, parseJson } from "../../keboola/json";
-import { KIND_NAMES, KINDS, type ResourceKind } from "../lifecycle/kinds";
+import { KIND_NAMES, KINDS, type ResourceKind } from "../kinds/registry";
 import { ownerOfUrn } from "../lifecycle/ownership";
 import type { Props } from "../lifecycle/types";
 import type { PulumiCli } from "../pipeline/pulumi";

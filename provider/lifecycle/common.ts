@@ -1,21 +1,7 @@
-import * as pulumi from "@pulumi/pulumi";
 import type { Props } from "./types";
 import { isRecord } from "../../keboola/json";
 
-// Pieces every resource file uses: the argument types of the classes, comparing and diffing.
-
-/** Deep `pulumi.Input` of a plain input type, so nested values may be outputs of other resources. */
-// Scalars are not distributed: `string | undefined` becomes Input<string | undefined>, which an
-// Output<string | undefined> (such as VariableConfig.valuesRowId) satisfies.
-export type DeepInput<T> = [T] extends [string | number | boolean | undefined | null]
-  ? pulumi.Input<T>
-  : T extends Array<infer U>
-    ? pulumi.Input<Array<DeepInput<U>>>
-    : T extends object
-      ? pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>
-      : pulumi.Input<T>;
-
-export type ArgsOf<T> = { [K in keyof T]: DeepInput<T[K]> };
+// Pieces every kind uses: comparing values as JSON, naming the resource.
 
 /** Canonical JSON for comparing nested values regardless of key order. */
 export function stableJson(v: unknown): string {

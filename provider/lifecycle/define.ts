@@ -1,13 +1,8 @@
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { FactsInput, ProgramFacts } from "./facts";
-import { quietStacks } from "../registration";
+import type { ProgramFacts } from "./facts";
 import type { Props, ResourceContext } from "./types";
 import { same } from "./common";
-import { kindOfType } from "./kinds";
-import { kindProvider } from "./kind-provider";
-import { branchDeclaration } from "./program";
 import { partlyKnown, unknownsAsOld, withExpected, type PartlyKnown, type RuleContext } from "../validation/check";
 
 // One zod schema per resource says all there is about its data: the inputs a program passes,
@@ -246,13 +241,6 @@ export type StateOf<D extends AnyDefinition> = z.output<D["state"]>;
 /** State as recorded: any field may be missing (import, a half-finished create, an older version). */
 export type RecordedOf<D extends AnyDefinition> = Partial<StateOf<D>>;
 
-// The keys of the class's properties. Extract<> keeps the mapped type below non-homomorphic, so an
-// optional field becomes an Output that may hold undefined rather than an optional property.
-type Keys<T> = Extract<keyof T, string>;
-
-/** The properties of a resource class: every input and output as a `pulumi.Output`. */
-export type OutputsOf<D extends AnyDefinition> = { readonly [K in Keys<z.output<D["visible"]>>]: pulumi.Output<z.output<D["visible"]>[K]> };
-
 /** Who a call is about: what the resource class adds to the inputs (never user data). */
 export interface CallIdentity {
   /** The resource's name in the program (its id for state written before names were recorded). */
@@ -286,54 +274,4 @@ export interface Handler<D extends AnyDefinition> {
   read(ctx: CallContext, id: string, recorded: RecordedOf<D>): Promise<{ id: string; props?: StateOf<D>; inputs?: Partial<CheckedOf<D>> }>;
   update(ctx: CallContext, id: string, olds: RecordedOf<D>, news: CheckedOf<D>): Promise<{ outs: StateOf<D> }>;
   delete(ctx: CallContext, id: string, recorded: RecordedOf<D>): Promise<void>;
-}
-
-/**
- * The arguments of `pulumi.dynamic.Resource` for a resource of this definition: every output
- * registered (so it exists as a property), the secret ones encrypted, plus the hidden inputs
- * with its owner marker (its URN, which also names it) and what the program declares around it.
- */
-export function registration(
-  /** The kind's provider object (lifecycle/kind-provider.ts): one per kind, so Pulumi serializes it once. */
-  provider: dynamic.ResourceProvider,
-  def: AnyDefinition,
-  name: string,
-  args: object,
-  opts: pulumi.CustomResourceOptions | undefined,
-  facts?: FactsInput,
-): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
-  const token = `pulumi-nodejs:dynamic/keboola:${def.type}`;
-  // Whatever else the program says, a branchId naming a Branch of it says the branch is a
-  // development one before it exists (for the kinds the service keeps out of such branches).
-  const branch = branchDeclaration("branchId" in args ? args.branchId : undefined);
-  const all = branch ? { ...facts, branch } : facts;
-  const props: pulumi.Inputs = {
-    ...Object.fromEntries(def.outputNames.map((o) => [o, undefined])),
-    ...args,
-    ...(all ? { __program: all } : {}),
-    // The owner marker written onto every object this resource creates (see ownership.ts).
-    __owner: pulumi.createUrn(name, token, opts?.parent),
-  };
-  const options: pulumi.CustomResourceOptions = {
-    ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...def.secretState],
-  };
-  return [provider, name, props, options, "keboola", def.type];
-}
-
-/**
- * The base of every resource class: registers the resource as `registration()` describes, without
- * the SDK's per-promise debug stack traces (see provider/registration.ts).
- */
-export abstract class KeboolaResource extends pulumi.dynamic.Resource {
-  protected constructor(def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: FactsInput) {
-    const stacks = quietStacks();
-    try {
-      super(...registration(kindProvider(kindOfType(def.type)), def, name, args, opts, facts));
-    } catch (err) {
-      throw stacks.explain(err);
-    } finally {
-      stacks.restore();
-    }
-  }
 }

@@ -1,4 +1,3 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { isRecord } from "../../keboola/json";
 
@@ -74,6 +73,3 @@ export function programFacts(props: Record<string, unknown>): ProgramFacts {
   const f = props.__program;
   return isRecord(f) ? programFactsSchema.parse(f) : {};
 }
-
-/** ProgramFacts as a resource class passes them: any of them may still be an Output. */
-export type FactsInput = { [K in keyof ProgramFacts]?: pulumi.Input<NonNullable<ProgramFacts[K]>> };

@@ -4,7 +4,7 @@ import { KeboolaApiError } from "../api/errors";
 import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
-import { STACK_BRANCH_RESOURCE } from "./program";
+import { STACK_BRANCH_RESOURCE } from "../program/declarations";
 import { configOwner, findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
 import type { ProgramConfiguration, ProgramFacts } from "./facts";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";

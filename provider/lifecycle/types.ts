@@ -11,7 +11,6 @@ export interface ResourceContext {
   client(): KeboolaClient;
 }
 
-export type { ResourceKind } from "./kinds";
 export type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
 
 /** What each method answers the dynamic provider host. */

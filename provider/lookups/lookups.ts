@@ -4,7 +4,8 @@
 // `pulumi import`), so a lookup and an imported resource show the same properties, secrets kept secret.
 import { z } from "zod";
 import { optionalBranchSchema } from "../validation/ids";
-import type { Props, ResourceKind } from "../lifecycle/types";
+import type { Props } from "../lifecycle/types";
+import type { ResourceKind } from "../kinds/registry";
 import type { CallContext } from "../lifecycle/define";
 import { notFoundAsUndefined } from "../api/errors";
 

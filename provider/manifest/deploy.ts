@@ -1,18 +1,18 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { Source } from "../kinds/source";
-import { Sink } from "../kinds/sink";
-import { SourceSettings } from "../kinds/source-settings";
-import { SinkSettings } from "../kinds/sink-settings";
-import { VariableConfig } from "../kinds/variable-config";
-import { ComponentConfig } from "../kinds/component-config";
-import { JobRun } from "../kinds/job-run";
-import { Flow } from "../kinds/flow";
-import { Schedule } from "../kinds/schedule";
-import { Bucket } from "../kinds/bucket";
-import { Table } from "../kinds/table";
+import { Source } from "../kinds/source/resource";
+import { Sink } from "../kinds/sink/resource";
+import { SourceSettings } from "../kinds/settings/resource";
+import { SinkSettings } from "../kinds/settings/resource";
+import { VariableConfig } from "../kinds/variable-config/resource";
+import { ComponentConfig } from "../kinds/component-config/resource";
+import { JobRun } from "../kinds/job-run/resource";
+import { Flow } from "../kinds/flow/resource";
+import { Schedule } from "../kinds/schedule/resource";
+import { Bucket } from "../kinds/bucket/resource";
+import { Table } from "../kinds/table/resource";
 import { loadManifest } from "./parse";
-import { stackBranchName } from "../kinds/branch";
+import { stackBranchName } from "../kinds/branch/resource";
 import type { Manifest } from "./schema";
 
 // keboola.yaml -> the same resource classes a TypeScript program uses, named by their manifest

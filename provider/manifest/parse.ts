@@ -5,16 +5,16 @@ import { pathOf } from "../validation/paths";
 import { schemaDef, type Schema } from "../validation/schema-def";
 import { isRecord } from "../../keboola/json";
 import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
-import { sinkInputsSchema } from "../kinds/sink";
-import { sourceSettingsInputsSchema } from "../kinds/source-settings";
-import { variableConfigInputsSchema } from "../kinds/variable-config";
-import { componentConfigInputsSchema } from "../kinds/component-config";
-import { jobRunInputsSchema } from "../kinds/job-run";
-import { sourceInputsSchema } from "../kinds/source";
-import { flowInputsSchema } from "../kinds/flow";
-import { scheduleInputsSchema } from "../kinds/schedule";
-import { bucketInputsSchema } from "../kinds/bucket";
-import { tableInputsSchema } from "../kinds/table";
+import { sinkInputsSchema } from "../kinds/sink/kind";
+import { sourceSettingsInputsSchema } from "../kinds/settings/source-settings";
+import { variableConfigInputsSchema } from "../kinds/variable-config/kind";
+import { componentConfigInputsSchema } from "../kinds/component-config/kind";
+import { jobRunInputsSchema } from "../kinds/job-run/kind";
+import { sourceInputsSchema } from "../kinds/source/kind";
+import { flowInputsSchema } from "../kinds/flow/kind";
+import { scheduleInputsSchema } from "../kinds/schedule/kind";
+import { bucketInputsSchema } from "../kinds/bucket/kind";
+import { tableInputsSchema } from "../kinds/table/kind";
 import { manifestSchema, REFERENCES, type Manifest, type ManifestSection } from "./schema";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the

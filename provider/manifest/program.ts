@@ -2,7 +2,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { deployManifest } from "./deploy";
 import { ManifestError } from "./parse";
-import { linkCheckoutPackage } from "../checkout-link";
+import { linkCheckoutPackage } from "../program/checkout-link";
 
 // The Pulumi program of the repository's root Pulumi.yaml (and of a user's own Pulumi.yaml
 // pointing at it, see README): deploys the manifest named by stack config `keboola:manifest`

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { sourceInputsSchema } from "../kinds/source";
-import { sinkInputsSchema } from "../kinds/sink";
-import { variableConfigInputsSchema } from "../kinds/variable-config";
-import { componentConfigInputsSchema, rowInputsSchema } from "../kinds/component-config";
-import { jobRunInputsSchema } from "../kinds/job-run";
-import { flowInputsSchema, flowTaskInputsSchema, flowPhaseInputsSchema } from "../kinds/flow";
-import { scheduleInputsSchema, scheduleTargetSchema } from "../kinds/schedule";
-import { bucketInputsSchema } from "../kinds/bucket";
-import { tableInputsSchema } from "../kinds/table";
+import { sourceInputsSchema } from "../kinds/source/kind";
+import { sinkInputsSchema } from "../kinds/sink/kind";
+import { variableConfigInputsSchema } from "../kinds/variable-config/kind";
+import { componentConfigInputsSchema, rowInputsSchema } from "../kinds/component-config/kind";
+import { jobRunInputsSchema } from "../kinds/job-run/kind";
+import { flowInputsSchema, flowTaskInputsSchema, flowPhaseInputsSchema } from "../kinds/flow/kind";
+import { scheduleInputsSchema, scheduleTargetSchema } from "../kinds/schedule/kind";
+import { bucketInputsSchema } from "../kinds/bucket/kind";
+import { tableInputsSchema } from "../kinds/table/kind";
 import { settingsShape } from "../validation/settings";
 import { optionalBranchSchema } from "../validation/ids";
 

@@ -4,10 +4,11 @@
 // from the id alone, its secret outputs marked secret.
 import * as grpc from "@grpc/grpc-js";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { invoke, type ResourceModule } from "../runtime";
+import { invoke, type ResourceModule } from "../dynamic/runtime";
 import { isKindLookup, LOOKUPS } from "../lookups/lookups";
 import { checkWith } from "../validation/check";
-import type { Props, ResourceContext, ResourceKind } from "../lifecycle/types";
+import type { Props, ResourceContext } from "../lifecycle/types";
+import type { ResourceKind } from "../kinds/registry";
 import type { CallContext } from "../lifecycle/define";
 import { fromStruct, toStruct, visible } from "./values";
 import { resourceToken } from "./package-schema";

@@ -16,8 +16,8 @@ import { PluginConfig, configSourceOf } from "./provider-config";
 import { CallError } from "./call-error";
 import { engineLog } from "./engine-log";
 import type { PluginResources } from "./resources";
-import type { ResourceModule } from "../runtime";
-import type { ResourceKind } from "../lifecycle/types";
+import type { ResourceModule } from "../dynamic/runtime";
+import type { ResourceKind } from "../kinds/registry";
 
 /** The package root: schema.json and package.json, beside dist/ (or provider/, run from the sources). */
 const ROOT = path.resolve(__dirname, "..", "..", fs.existsSync(path.join(__dirname, "..", "..", "package.json")) ? "" : "..");
@@ -78,7 +78,7 @@ export async function startPluginServer(options: PluginServerOptions = {}): Prom
   let loaded: Promise<{ resources: PluginResources; invoke: (req: proto.InvokeRequest) => Promise<proto.InvokeResponse> }> | undefined;
   const kinds = () =>
     (loaded ??= (async () => {
-      const [{ PluginResources: Resources, clientOf }, { invokeLookup }, { load }] = await Promise.all([import("./resources"), import("./invoke"), import("../runtime")]);
+      const [{ PluginResources: Resources, clientOf }, { invokeLookup }, { load }] = await Promise.all([import("./resources"), import("./invoke"), import("../dynamic/runtime")]);
       const loadKind = options.load ?? load;
       const context = clientOf(config);
       return { resources: new Resources(context, log, loadKind), invoke: (req: proto.InvokeRequest) => invokeLookup(req, context, loadKind) };

@@ -1,17 +1,17 @@
-import type { ResourceModule } from "../runtime";
-import type { ResourceKind } from "../lifecycle/types";
-import * as source from "../kinds/source";
-import * as sink from "../kinds/sink";
-import * as sourceSettings from "../kinds/source-settings";
-import * as sinkSettings from "../kinds/sink-settings";
-import * as componentConfig from "../kinds/component-config";
-import * as variableConfig from "../kinds/variable-config";
-import * as jobRun from "../kinds/job-run";
-import * as flow from "../kinds/flow";
-import * as schedule from "../kinds/schedule";
-import * as bucket from "../kinds/bucket";
-import * as table from "../kinds/table";
-import * as branch from "../kinds/branch";
+import type { ResourceModule } from "../dynamic/runtime";
+import type { ResourceKind } from "../kinds/registry";
+import * as source from "../kinds/source/kind";
+import * as sink from "../kinds/sink/kind";
+import * as sourceSettings from "../kinds/settings/source-settings";
+import * as sinkSettings from "../kinds/settings/sink-settings";
+import * as componentConfig from "../kinds/component-config/kind";
+import * as variableConfig from "../kinds/variable-config/kind";
+import * as jobRun from "../kinds/job-run/kind";
+import * as flow from "../kinds/flow/kind";
+import * as schedule from "../kinds/schedule/kind";
+import * as bucket from "../kinds/bucket/kind";
+import * as table from "../kinds/table/kind";
+import * as branch from "../kinds/branch/kind";
 
 // Every kind's module imported statically, for what cannot load them by path at run time as the
 // runtime's `load` does (`require(\`./kinds/${file}\`)`): a bundler (the self-contained plugin,

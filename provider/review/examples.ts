@@ -1,5 +1,5 @@
 import { isOtlpExample, type ExampleOutcome, type SinkExample } from "../../keboola/stream-examples";
-import { sinkExampleRows } from "../lifecycle/sink-examples";
+import { sinkExampleRows } from "../kinds/sink/examples";
 import type { ResourceChange, Review } from "./changes";
 import { code } from "./values";
 

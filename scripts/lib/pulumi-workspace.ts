@@ -15,7 +15,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { linkCheckoutPackage } from "../../provider/checkout-link";
+import { linkCheckoutPackage } from "../../provider/program/checkout-link";
 
 /** Root of this repository (the `keboola-pulumi` package), from the source tree or from dist/. */
 export const REPO_ROOT = findPackageRoot(__dirname);

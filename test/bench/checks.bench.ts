@@ -1,7 +1,7 @@
 import { bench, describe } from "vitest";
 import { checkWith } from "../../provider/validation/check";
 import { templateFailures } from "../../provider/validation/templates";
-import { sinkInputsSchema } from "../../provider/kinds/sink";
+import { sinkInputsSchema } from "../../provider/kinds/sink/kind";
 import { getJsonnetEngine } from "../../jsonnet/engine";
 
 // What a preview costs per resource: validating a full 100-column sink (schema and templates),

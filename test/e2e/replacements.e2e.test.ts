@@ -12,7 +12,7 @@ import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import { call, pollUntil } from "../emulator/helpers";
-import { KINDS, KIND_NAMES, type ResourceKind } from "../../provider/lifecycle/kinds";
+import { KINDS, KIND_NAMES, type ResourceKind } from "../../provider/kinds/registry";
 import { definitionOf } from "../../provider/lifecycle/define";
 import "../../provider/index";
 

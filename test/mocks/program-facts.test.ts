@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import * as keboola from "../../provider/index";
-import { declareBranch, declareSource } from "../../provider/lifecycle/program";
+import { declareBranch, declareSource } from "../../provider/program/declarations";
 
 // What the resource classes tell the provider about the objects a resource references from the
 // same program (the hidden input `__program`, see provider/lifecycle/program.ts), under Pulumi's

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import * as keboola from "../../provider/index";
-import { hasSdkStackTracing, quietStacks, sdkStackTracing } from "../../provider/registration";
+import { hasSdkStackTracing, quietStacks, sdkStackTracing } from "../../provider/program/registration";
 
 // Registering a resource captures no stack traces beyond the one the SDK records for the
 // resource's source position (provider/registration.ts), unless the SDK's promise-leak debugging

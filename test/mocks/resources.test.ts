@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import * as keboola from "../../provider/index";
-import { providerFor } from "../../provider/shim";
-import { source as sourceDefinition } from "../../provider/kinds/source";
-import { componentConfig as componentConfigDefinition } from "../../provider/kinds/component-config";
+import { providerFor } from "../../provider/dynamic/shim";
+import { source as sourceDefinition } from "../../provider/kinds/source/kind";
+import { componentConfig as componentConfigDefinition } from "../../provider/kinds/component-config/kind";
 
 // Resource wiring under Pulumi's mocks: types, inputs passed through, outputs as properties, and
 // the serialized provider kept tiny and free of secrets.

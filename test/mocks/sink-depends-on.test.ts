@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import * as keboola from "../../provider/index";
-import { withDependency } from "../../provider/kinds/sink";
+import { withDependency } from "../../provider/program/resource";
 
 // A Sink writing a Table of the same program depends on it (provider/kinds/sink.ts), beside
 // whatever the program's own dependsOn says in any of the forms Pulumi takes: a resource, a list,

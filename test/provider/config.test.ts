@@ -4,7 +4,7 @@ import { componentConfig, variableConfig, jobRun } from "./hosted";
 import type { Props, ResourceContext } from "../../provider/lifecycle/types";
 import type { HostedHandler as ResourceHandler } from "./hosted";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
-import { durationOf, jobRequest } from "../../provider/kinds/job-run";
+import { durationOf, jobRequest } from "../../provider/kinds/job-run/kind";
 import { UNKNOWN } from "../../provider/validation/check";
 
 // ComponentConfig, VariableConfig and JobRun handlers against the emulator, called as the

@@ -3,7 +3,7 @@ import { componentConfig, flow } from "./hosted";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, withOneFault, type Harness } from "./harness";
 import type { Props } from "../../provider/lifecycle/types";
 import { UNKNOWN } from "../../provider/validation/check";
-import { flowConfiguration, phasesOf } from "../../provider/kinds/flow";
+import { flowConfiguration, phasesOf } from "../../provider/kinds/flow/kind";
 import { OWNER_KEY } from "../../provider/lifecycle/ownership";
 
 // Flow's handler in detail (provider/kinds/flow.ts): what check says of each bad input, which

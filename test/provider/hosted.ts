@@ -1,18 +1,19 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { invoke, type ResourceModule } from "../../provider/runtime";
-import type { Props, ResourceContext, ResourceKind } from "../../provider/lifecycle/types";
-import * as sourceModule from "../../provider/kinds/source";
-import * as sinkModule from "../../provider/kinds/sink";
-import * as sourceSettingsModule from "../../provider/kinds/source-settings";
-import * as sinkSettingsModule from "../../provider/kinds/sink-settings";
-import * as componentConfigModule from "../../provider/kinds/component-config";
-import * as variableConfigModule from "../../provider/kinds/variable-config";
-import * as jobRunModule from "../../provider/kinds/job-run";
-import * as flowModule from "../../provider/kinds/flow";
-import * as scheduleModule from "../../provider/kinds/schedule";
-import * as bucketModule from "../../provider/kinds/bucket";
-import * as tableModule from "../../provider/kinds/table";
-import * as branchModule from "../../provider/kinds/branch";
+import { invoke, type ResourceModule } from "../../provider/dynamic/runtime";
+import type { Props, ResourceContext } from "../../provider/lifecycle/types";
+import type { ResourceKind } from "../../provider/kinds/registry";
+import * as sourceModule from "../../provider/kinds/source/kind";
+import * as sinkModule from "../../provider/kinds/sink/kind";
+import * as sourceSettingsModule from "../../provider/kinds/settings/source-settings";
+import * as sinkSettingsModule from "../../provider/kinds/settings/sink-settings";
+import * as componentConfigModule from "../../provider/kinds/component-config/kind";
+import * as variableConfigModule from "../../provider/kinds/variable-config/kind";
+import * as jobRunModule from "../../provider/kinds/job-run/kind";
+import * as flowModule from "../../provider/kinds/flow/kind";
+import * as scheduleModule from "../../provider/kinds/schedule/kind";
+import * as bucketModule from "../../provider/kinds/bucket/kind";
+import * as tableModule from "../../provider/kinds/table/kind";
+import * as branchModule from "../../provider/kinds/branch/kind";
 
 // The resource handlers as the dynamic provider host calls them: raw inputs and state in, through
 // the runtime's own dispatch (schema parsing of inputs and state, identity, presentable errors).

@@ -5,7 +5,7 @@ import type { Props } from "../../provider/lifecycle/types";
 import { createVia, LIMITED_TOKEN, ownerUrn, startHarness, throttled, updateVia, type Harness, withOneFault } from "./harness";
 import { exportProject } from "../../provider/manifest/export";
 import { UNKNOWN } from "../../provider/validation/check";
-import { scheduleFromConfiguration, schedulerConfiguration } from "../../provider/kinds/schedule";
+import { scheduleFromConfiguration, schedulerConfiguration } from "../../provider/kinds/schedule/kind";
 import { PartialFailure } from "../../provider/lifecycle/types";
 import { parseManifest } from "../../provider/manifest/parse";
 

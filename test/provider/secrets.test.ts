@@ -4,7 +4,7 @@ import { componentConfig } from "./hosted";
 import type { Props, ResourceContext } from "../../provider/lifecycle/types";
 import { createVia, MASTER_TOKEN, startHarness, updateVia, type Harness } from "./harness";
 import { isEncrypted, secretLeaves } from "../../keboola/secrets";
-import { PLAIN_IN_KEBOOLA } from "../../provider/lifecycle/secret-values";
+import { PLAIN_IN_KEBOOLA } from "../../provider/kinds/component-config/secret-values";
 
 // `#` values of a ComponentConfig: written to Storage only as ciphertexts of the Encryption API,
 // compared without encrypting again, and drift (someone else's ciphertext, a plain value) noticed.

@@ -3,7 +3,7 @@ import { sink, source } from "./hosted";
 import { PartialFailure, type Props } from "../../provider/lifecycle/types";
 import { createVia, ownerUrn, startHarness, updateVia, type Harness } from "./harness";
 import { StreamApi, type StreamSink, type StreamTestResult } from "../../provider/api/stream";
-import { confirmExamples, ExamplesNotConfirmed, sameMapping, sinkExampleRows, type ExampleMapping } from "../../provider/lifecycle/sink-examples";
+import { confirmExamples, ExamplesNotConfirmed, sameMapping, sinkExampleRows, type ExampleMapping } from "../../provider/kinds/sink/examples";
 import type { SinkExample } from "../../keboola/stream-examples";
 import { KeboolaApiError } from "../../provider/api/errors";
 import { canonicalColumn, columnsSchema } from "../../provider/validation/columns";

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import * as keboola from "../../provider/index";
-import { KIND_NAMES, type ResourceKind } from "../../provider/lifecycle/kinds";
+import { KIND_NAMES, type ResourceKind } from "../../provider/kinds/registry";
 import * as hosted from "./hosted";
 import type { HostedHandler } from "./hosted";
 import type { Props } from "../../provider/lifecycle/types";

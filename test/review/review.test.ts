@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderReview } from "../../provider/review/index";
 import { KIND_ORDER } from "../../provider/review/kinds";
-import { KINDS } from "../../provider/lifecycle/kinds";
+import { KINDS } from "../../provider/kinds/registry";
 import { UNKNOWN } from "../../provider/review/values";
 import { fixture, fixtureText, GOLDEN, mermaidOf, stepOf, type PreviewJson } from "./helpers";
 

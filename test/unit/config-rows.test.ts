@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConfigRow, Configuration, StorageApi } from "../../provider/api/storage";
 import { KeboolaApiError } from "../../provider/api/errors";
-import { orderedRows, reconcileRows } from "../../provider/lifecycle/config-rows";
+import { orderedRows, reconcileRows } from "../../provider/kinds/component-config/rows";
 import { DEFAULT_CHANGE_DESCRIPTION } from "../../provider/lifecycle/configurations";
 
 // reconcileRows (provider/lifecycle/config-rows.ts) on a stand-in Storage that records each write:

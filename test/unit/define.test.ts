@@ -3,10 +3,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { CATALOG } from "../../provider/catalog";
-import { KIND_NAMES } from "../../provider/lifecycle/kinds";
-import { source } from "../../provider/kinds/source";
-import { sink } from "../../provider/kinds/sink";
-import { componentConfig } from "../../provider/kinds/component-config";
+import { KIND_NAMES } from "../../provider/kinds/registry";
+import { source } from "../../provider/kinds/source/kind";
+import { sink } from "../../provider/kinds/sink/kind";
+import { componentConfig } from "../../provider/kinds/component-config/kind";
 import { keepsUnique } from "../../provider/lifecycle/define";
 import type { Props } from "../../provider/lifecycle/types";
 
@@ -80,13 +80,15 @@ describe("reading state", () => {
 });
 
 describe("module boundaries", () => {
-  const resourceFiles = ["source", "sink", "source-settings", "sink-settings", "component-config", "variable-config", "job-run"];
+  const kindFolders = ["source", "sink", "settings", "component-config", "variable-config", "job-run"];
 
-  it("resource files do not import each other (shared pieces live in shared modules)", () => {
-    for (const file of resourceFiles) {
-      const text = fs.readFileSync(path.join(root, "provider", "kinds", `${file}.ts`), "utf8");
-      const imports = [...text.matchAll(/from "\.\/([\w-]+)"/g)].map((m) => m[1]);
-      expect({ file, imports: imports.filter((i) => resourceFiles.includes(i)) }).toEqual({ file, imports: [] });
+  it("kinds do not import each other (shared pieces live in shared modules)", () => {
+    for (const folder of kindFolders) {
+      for (const file of fs.readdirSync(path.join(root, "provider", "kinds", folder))) {
+        const text = fs.readFileSync(path.join(root, "provider", "kinds", folder, file), "utf8");
+        const imports = [...text.matchAll(/from "\.\.\/([\w-]+)\//g)].map((m) => m[1]);
+        expect({ file: `${folder}/${file}`, imports: imports.filter((i) => kindFolders.includes(i)) }).toEqual({ file: `${folder}/${file}`, imports: [] });
+      }
     }
   });
 
@@ -117,7 +119,7 @@ describe("module boundaries", () => {
   it("a program using the provider, and the provider process running every kind, never load the emulator or its server libraries", () => {
     const script = `
       const keboola = require(${JSON.stringify(path.join(root, "dist", "provider", "index.js"))});
-      const runtime = require(${JSON.stringify(path.join(root, "dist", "provider", "runtime.js"))});
+      const runtime = require(${JSON.stringify(path.join(root, "dist", "provider", "dynamic", "runtime.js"))});
       for (const kind of ${JSON.stringify(KIND_NAMES)}) {
         runtime.call(kind, "check", [{}, {}]).catch(() => undefined);
       }

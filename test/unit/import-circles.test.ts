@@ -77,8 +77,8 @@ describe("import circles", () => {
   it("reads the layers' imports, type-only ones included", () => {
     const graph = importGraph();
     // runtime.ts takes the shim's Runtime type: an `import type` line is read as an import.
-    expect(graph.get(path.join("provider", "runtime.ts"))).toContain(path.join("provider", "shim.ts"));
-    expect(graph.get(path.join("provider", "kinds", "source.ts"))).toContain(path.join("provider", "lifecycle", "define.ts"));
+    expect(graph.get(path.join("provider", "dynamic", "runtime.ts"))).toContain(path.join("provider", "dynamic", "shim.ts"));
+    expect(graph.get(path.join("provider", "kinds", "source", "kind.ts"))).toContain(path.join("provider", "lifecycle", "define.ts"));
   });
 
   it("keeps the kinds above their machinery: provider/lifecycle/ imports no kind", () => {

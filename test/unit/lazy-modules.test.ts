@@ -11,7 +11,7 @@ it("loads the AWS SDK only for an upload, not with the package or the Table kind
     const loaded = () => Object.keys(require.cache).some((k) => k.includes("/@aws-sdk/client-s3/"));
     require("./dist/provider");
     const withPackage = loaded();
-    require("./dist/provider/kinds/table");
+    require("./dist/provider/kinds/table/kind");
     const withTable = loaded();
     const upload = require("./dist/provider/api/upload");
     // An upload as far as its S3 client: the file to send is missing, so it fails before any request.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkGenericExtractor, didYouMean, isGenericExtractor, rowJobsSchema } from "../../provider/validation/pagination";
+import { checkGenericExtractor, didYouMean, isGenericExtractor, rowJobsSchema } from "../../provider/kinds/component-config/generic-extractor";
 
 // Generic Extractor configurations: `parameters.api.pagination` and `parameters.config.jobs`.
 

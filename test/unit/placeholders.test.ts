@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { UNKNOWN } from "../../provider/validation/check";
 import { checkPlaceholders, findPlaceholders, placeholdersIn, scanPlaceholders, undeclaredMessage } from "../../provider/validation/placeholders";
 import { componentConfig } from "../provider/hosted";
-import { planRows } from "../../provider/lifecycle/config-rows";
+import { planRows } from "../../provider/kinds/component-config/rows";
 import type { ConfigRow } from "../../provider/api/storage";
 import type { KeboolaClient } from "../../provider/api/client";
 import type { ResourceContext } from "../../provider/lifecycle/types";

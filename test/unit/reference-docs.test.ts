@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { CATALOG } from "../../provider/catalog";
-import { KINDS, KIND_NAMES, kindOfType, type ResourceKind } from "../../provider/lifecycle/kinds";
+import { KINDS, KIND_NAMES, kindOfType, type ResourceKind } from "../../provider/kinds/registry";
 import { manifestSchema } from "../../provider/manifest/schema";
 import type { Props } from "../../provider/lifecycle/types";
 import { cell, collectExamples, DOCS_DIR, EXAMPLE_SOURCES, KIND_FACTS, renderDocs, slug, snippetsOf } from "../../scripts/gen-docs";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectedRemote, PLAIN_IN_KEBOOLA, sealForWrite, withoutPlainText, type Encrypt } from "../../provider/lifecycle/secret-values";
+import { expectedRemote, PLAIN_IN_KEBOOLA, sealForWrite, withoutPlainText, type Encrypt } from "../../provider/kinds/component-config/secret-values";
 import { EncryptionApi } from "../../provider/api/encryption";
 import type { HttpClient } from "../../provider/api/http";
 import { formatPath, isEncrypted, isVariablePlaceholder, maskIngestionSecrets, secretLeaves } from "../../keboola/secrets";

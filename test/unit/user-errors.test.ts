@@ -4,14 +4,14 @@ import type { AddressInfo } from "node:net";
 import { HttpClient } from "../../provider/api/http";
 import { KeboolaClient } from "../../provider/api/client";
 import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError } from "../../provider/api/errors";
-import { userFacingError } from "../../provider/errors";
+import { userFacingError } from "../../provider/lifecycle/errors";
 import * as path from "node:path";
-import type * as Runtime from "../../provider/runtime";
+import type * as Runtime from "../../provider/dynamic/runtime";
 
 // The runtime loads resource modules with require() at call time, so it runs from the build: loaded
 // by its path (the build is an output of the same compilation, not one of its inputs), typed by its
 // source.
-const { call, configure }: typeof Runtime = require(path.join(__dirname, "..", "..", "dist", "provider", "runtime.js"));
+const { call, configure }: typeof Runtime = require(path.join(__dirname, "..", "..", "dist", "provider", "dynamic", "runtime.js"));
 
 // What a person reads when something fails: hosts that are not Keboola APIs are named as such, a
 // host that never answers fails within the request deadline, and errors reaching Pulumi carry the
@@ -69,14 +69,14 @@ describe("hosts that are not a Keboola API", () => {
 describe("errors as Pulumi prints them", () => {
   it("name the resource, the operation and a fix, with no stack trace or token", () => {
     const api = new KeboolaApiError(503, undefined, `upstream failed for token ${TOKEN}`, info);
-    const e = userFacingError("source", "delete", { __resourceName: "events" }, api);
+    const e = userFacingError("Source", "delete", { __resourceName: "events" }, api);
     expect(e.message).toMatch(/^Source "events": deleting failed: POST .* failed with 503: .* run the same `pulumi up` \(or destroy\) again/);
     expect(printed(e)).not.toMatch(/\n\s+at /);
     expect(printed(e)).not.toContain(TOKEN);
   });
 
   it("take the name from the owner URN in state written before names were recorded", () => {
-    const e = userFacingError("sink", "read", { __owner: "urn:pulumi:dev::app::pulumi-nodejs:dynamic/keboola:Sink::raw" }, new KeboolaNetworkError(info, "ECONNRESET", true));
+    const e = userFacingError("Sink", "read", { __owner: "urn:pulumi:dev::app::pulumi-nodejs:dynamic/keboola:Sink::raw" }, new KeboolaNetworkError(info, "ECONNRESET", true));
     expect(e.message).toMatch(/^Sink "raw": reading \(refresh\) failed: .*check keboola:host/);
   });
 

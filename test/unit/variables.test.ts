@@ -5,7 +5,7 @@ import type { ResourceContext } from "../../provider/lifecycle/types";
 import { variableConfig as variables, jobRun } from "../provider/hosted";
 import { declarationsIn, valueIssues, valuesIn, variableNameSchema, variableValuesSchema } from "../../provider/validation/variables";
 import { componentAccessProblem } from "../../provider/lifecycle/configurations";
-import { jobRequest, jobRunInputsSchema } from "../../provider/kinds/job-run";
+import { jobRequest, jobRunInputsSchema } from "../../provider/kinds/job-run/kind";
 
 // VariableConfig inputs: declarations and default values, checked at preview (check needs no API).
 
