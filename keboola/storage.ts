@@ -214,3 +214,6 @@ export function snowflakeStoredDefinition(name: string, def: ColumnDefinition): 
   if (def.default !== undefined && def.default !== null && def.default !== "") out.definition.default = String(def.default);
   return out;
 }
+
+/** The component of variables configurations (bound to a configuration by its `variables_id`). */
+export const VARIABLES_COMPONENT = "keboola.variables";

@@ -87,3 +87,18 @@ export class KeboolaClient {
     return this.services;
   }
 }
+
+// One client per distinct settings, whoever asks: the dynamic provider process (one provider
+// object per resource, each configured with the same stack config), the plugin (configured again
+// with the same settings on every run of the engine) and drift (a client per explicit provider).
+// A client keeps its service discovery, its connection pool and what it learnt of the stack (the
+// token's permissions, the branches) for as long as the settings are the same.
+const clients = new Map<string, KeboolaClient>();
+
+/** The client of these settings (made on first use). */
+export function clientFor(settings: ClientSettings): KeboolaClient {
+  const key = JSON.stringify(settings);
+  let client = clients.get(key);
+  if (!client) clients.set(key, (client = new KeboolaClient(settings)));
+  return client;
+}

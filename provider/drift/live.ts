@@ -1,10 +1,10 @@
-import { KeboolaClient } from "../api/client";
+import { clientFor, type KeboolaClient } from "../api/client";
 import { resolveSettings } from "../config";
-import { load, invoke } from "../dynamic/runtime";
+import { runMethod } from "../lifecycle/dispatch";
+import { KINDS, type KindRow, type KindTable } from "../kinds/registry";
+import { ownerOfUrn } from "../lifecycle/ownership";
+import { withoutHidden } from "../dynamic/props";
 import { isRecord } from "../../keboola/json";
-import { VARIABLES_COMPONENT } from "../lifecycle/configurations";
-import { SCHEDULER_COMPONENT_ID } from "../../keboola/scheduler";
-import { FLOW_COMPONENT_ID } from "../../keboola/flow";
 import type { Props } from "../lifecycle/types";
 import type { ManagedResource, StackSnapshot } from "./stack";
 
@@ -31,7 +31,6 @@ export type ClientOf = (r: ManagedResource) => KeboolaClient;
 
 /** A client per distinct setting: the stack's config, or an explicit provider's own host and token. */
 export function clientsOf(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): ClientOf {
-  const made = new Map<string, KeboolaClient>();
   return (r) => {
     const own = r.providerInputs ?? {};
     const get = (key: string) => {
@@ -39,17 +38,13 @@ export function clientsOf(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = proc
       const v = own[name];
       return typeof v === "string" ? v : typeof v === "number" ? String(v) : snapshot.config[key];
     };
-    const settings = resolveSettings({ get }, env);
-    const key = JSON.stringify(settings);
-    let client = made.get(key);
-    if (!client) made.set(key, (client = new KeboolaClient(settings)));
-    return client;
+    return clientFor(resolveSettings({ get }, env));
   };
 }
 
 /** The client of the stack's own config (keboola:host, keboola:token): its default provider's. */
 export function stackClient(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): KeboolaClient {
-  return new KeboolaClient(resolveSettings({ get: (key: string) => snapshot.config[key] }, env));
+  return clientFor(resolveSettings({ get: (key: string) => snapshot.config[key] }, env));
 }
 
 /** Runs `work` on every item, PARALLEL at a time. */
@@ -61,10 +56,14 @@ async function eachParallel<T>(items: readonly T[], work: (item: T) => Promise<v
   await Promise.all(Array.from({ length: Math.min(PARALLEL, queue.length) }, worker));
 }
 
-export async function readLive(resources: readonly ManagedResource[], clientOf: ClientOf): Promise<Map<string, Live>> {
+/** A resource as drift reads it: what the state names (its kind a key of the kinds table). */
+export type ReadResource = Pick<ManagedResource, "urn" | "name" | "id" | "outputs"> & { kind: string };
+
+/** Each resource's kind's own read, as a refresh runs it (`table`: the kinds table, which the tests extend). */
+export async function readLive<R extends ReadResource>(resources: readonly R[], clientOf: (r: R) => KeboolaClient, table: KindTable = KINDS): Promise<Map<string, Live>> {
   const out = new Map<string, Live>();
   await eachParallel(resources, async (r) => {
-    out.set(r.urn, await readOne(r, clientOf(r)));
+    out.set(r.urn, await readOne(r, table[r.kind], clientOf(r)));
   });
   return out;
 }
@@ -73,21 +72,24 @@ export async function readLive(resources: readonly ManagedResource[], clientOf: 
  * Who changed each drifted object last, asked only of those (an object that did not drift needs
  * none, and its answer would cost a request more per object). Unknown when Keboola cannot say.
  */
-export async function provenanceOfChanged(drift: ReadonlyArray<{ resource: ManagedResource; status: string; found?: { props: Props }; provenance?: Provenance }>, clientOf: ClientOf): Promise<void> {
+export async function provenanceOfChanged(drift: ReadonlyArray<{ resource: ManagedResource; status: string; found?: { props: Props }; provenance?: Provenance }>, clientOf: ClientOf, table: KindTable = KINDS): Promise<void> {
   await eachParallel(
     drift.filter((d) => d.status === "changed" && d.found),
     async (d) => {
-      const provenance = await provenanceOf(d.resource, d.found!.props, clientOf(d.resource)).catch(() => undefined);
+      const provenance = await provenanceOf(d.resource, table[d.resource.kind], d.found!.props, clientOf(d.resource)).catch(() => undefined);
       if (provenance) d.provenance = provenance;
     },
   );
 }
 
-async function readOne(r: ManagedResource, client: KeboolaClient): Promise<Live> {
+async function readOne(r: ReadResource, row: KindRow | undefined, client: KeboolaClient): Promise<Live> {
+  if (!row) return { state: "error", message: `no kind "${r.kind}" in this version` };
   try {
-    const read = await invoke(load(r.kind), r.kind, "read", [r.id, r.outputs], { client: () => client });
+    // The read a refresh makes, for the resource the state names (its owner from its URN, as both doors know it).
+    const call = { name: r.name, urn: r.urn, owner: ownerOfUrn(r.urn), facts: {}, importing: false, preview: false };
+    const read = await runMethod(await row.load(), "read", { call, client: () => client }, { id: r.id, recorded: withoutHidden(r.outputs) });
     if (!read.id || !read.props) return { state: "gone" };
-    return { state: "found", id: read.id, props: read.props as Props, inputs: (read.inputs ?? read.props) as Props };
+    return { state: "found", id: read.id, props: read.props, inputs: read.inputs ?? read.props };
   } catch (err) {
     return { state: "error", message: err instanceof Error ? err.message : String(err) };
   }
@@ -96,7 +98,7 @@ async function readOne(r: ManagedResource, client: KeboolaClient): Promise<Live>
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
 /** Who, when and why, from the object's own record: a configuration's current version, a Stream entity's version, a table's last change. */
-async function provenanceOf(r: ManagedResource, props: Props, client: KeboolaClient): Promise<Provenance | undefined> {
+async function provenanceOf(r: ManagedResource, row: KindRow | undefined, props: Props, client: KeboolaClient): Promise<Provenance | undefined> {
   const branch = str(props.branchId) ?? "default";
   const config = async (componentId: string | undefined, configId: string | undefined, inBranch = branch): Promise<Provenance | undefined> => {
     if (!componentId || !configId) return undefined;
@@ -117,25 +119,13 @@ async function provenanceOf(r: ManagedResource, props: Props, client: KeboolaCli
     const by = isRecord(v.by) ? (str(v.by.tokenDesc) ?? str(v.by.userName) ?? str(v.by.type)) : undefined;
     return { ...(str(v.at) ? { at: str(v.at) } : {}), ...(by ? { by } : {}), ...(str(v.description) ? { description: str(v.description) } : {}) };
   };
-  switch (r.kind) {
-    case "componentConfig":
-      return config(str(props.componentId), str(props.configId));
-    case "variableConfig":
-      return config(VARIABLES_COMPONENT, str(props.configId));
-    case "flow":
-      return config(FLOW_COMPONENT_ID, str(props.configId));
-    case "schedule":
-      return config(SCHEDULER_COMPONENT_ID, str(props.configId), "default");
-    case "source":
-    case "sink":
-    case "sourceSettings":
-    case "sinkSettings":
-      return stream();
-    case "table": {
-      const t = await client.storage.findTable(branch, str(props.tableId) ?? r.id);
-      return t?.lastChangeDate ? { at: t.lastChangeDate } : undefined;
-    }
-    default:
-      return undefined;
+  // What the kind's row says Keboola records of who changed one of its objects.
+  const from = row?.drift.provenance ?? "none";
+  if (from === "stream") return stream();
+  if (from === "table") {
+    const t = await client.storage.findTable(branch, str(props.tableId) ?? r.id);
+    return t?.lastChangeDate ? { at: t.lastChangeDate } : undefined;
   }
+  if (from === "none") return undefined;
+  return config(from.configuration === "componentId" ? str(props.componentId) : from.configuration, str(props.configId), from.branch ?? branch);
 }

@@ -1,6 +1,5 @@
 import { isRecord, parseJson } from "../../keboola/json";
 import { KIND_NAMES, KINDS, type ResourceKind } from "../kinds/registry";
-import { ownerOfUrn } from "../lifecycle/ownership";
 import type { Props } from "../lifecycle/types";
 import type { PulumiCli } from "../pipeline/pulumi";
 import { SECRET_SIG, SIG_KEY } from "../lifecycle/secret-sig";
@@ -110,8 +109,7 @@ export async function readStack(pulumi: PulumiCli, stack: string | undefined): P
       ...of,
       id: r.id,
       inputs,
-      // The plugin keeps no identity in state: a read names the resource and knows its owner as the plugin does.
-      outputs: { __resourceName: name, __owner: ownerOfUrn(r.urn), ...outputs },
+      outputs,
       dependencies: Array.isArray(r.dependencies) ? r.dependencies.filter((d): d is string => typeof d === "string") : [],
       propertyDependencies: isRecord(r.propertyDependencies)
         ? Object.fromEntries(Object.entries(r.propertyDependencies).map(([k, v]) => [k, Array.isArray(v) ? v.filter((d): d is string => typeof d === "string") : []]))

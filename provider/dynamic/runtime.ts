@@ -1,170 +1,157 @@
-import { KeboolaClient } from "../api/client";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { clientFor, type KeboolaClient } from "../api/client";
 import { resolveSettings, type ConfigSource } from "../config";
-import { PartialFailure, type Method, type Props, type ResourceContext, type Results } from "../lifecycle/types";
-import type { ResourceKind } from "../kinds/registry";
-import { markerDiff, type AnyDefinition, type CallContext, type Handler } from "../lifecycle/define";
-import { ownerOf } from "../lifecycle/ownership";
-import { programFacts } from "../lifecycle/facts";
-import { failuresForEngine, parseChecked } from "../validation/check";
-import { userFacingError } from "../lifecycle/errors";
-import { resourceName } from "../lifecycle/common";
-import { KINDS } from "../kinds/registry";
-import { isRecord } from "../../keboola/json";
+import { PartialFailure, type Method, type Props } from "../lifecycle/types";
+import type { CallContext, CallIdentity } from "../lifecycle/call";
+import { runMethod, type KindModule, type RawRequests, type Responses, type RunOptions } from "../lifecycle/dispatch";
+import { ownerOfUrn } from "../lifecycle/ownership";
+import type { ProgramFacts } from "../lifecycle/facts";
+import { isResourceKind, loadKind, type ResourceKind } from "../kinds/registry";
+import { factsOf, hiddenOf, legacyIdentity, legacyIdentityProps, nameOfUrn, withoutHidden } from "./props";
+import type { ProviderReference } from "./reference";
 import type { Runtime } from "./shim";
+import { isRecord } from "../../keboola/json";
 
-// Loaded by the serialized provider shim at call time, inside the dynamic provider process.
-// Holds the stack config and the client for that process; nothing here is serialized to state.
+// The dynamic resources' door, in the dynamic provider process Pulumi starts for them. Each
+// resource's provider reference (reference.ts) evaluates to `resourceProvider(ref)`: a provider
+// object that knows whose methods it runs. It builds each call's request once (identity from the
+// reference, program facts from the check's hidden input, data without hidden keys) and hands it
+// to the kind (lifecycle/dispatch.ts). State written by earlier versions names only the kind in its
+// reference and keeps the identity in its properties: `call` serves it (shim.ts).
+//
+// Loaded by the reference at call time, from the program's node_modules: this module can change
+// from one version to the next without touching any state.
 
 let config: ConfigSource | undefined;
-let client: KeboolaClient | undefined;
+let settings: { source: ConfigSource | undefined; client: KeboolaClient } | undefined;
 
-let clientKey: string | undefined;
-
-/**
- * Called once per provider object, so once per resource kind in a process: the client (its
- * service discovery and connection pool) is kept as long as the settings are the same.
- */
+/** The stack config the dynamic provider host hands every provider object it makes (the same one). */
 export function configure(source: ConfigSource): void {
   config = source;
-  let key: string | undefined;
-  try {
-    key = JSON.stringify(resolveSettings(source));
-  } catch {
-    key = undefined; // incomplete settings fail on first use, with their own message
-  }
-  if (key === undefined || key !== clientKey) client = undefined;
-  clientKey = key;
 }
 
-
-const context: ResourceContext = {
-  client() {
-    client ??= new KeboolaClient(resolveSettings(config));
-    return client;
-  },
-};
-
-/** What each module under kinds/ exports for its kind. */
-export interface ResourceModule {
-  definition: AnyDefinition;
-  handler: Handler<AnyDefinition>;
+/** The client of the configured stack, made on first use (a check that needs no API works offline). */
+function client(): KeboolaClient {
+  if (!settings || settings.source !== config) settings = { source: config, client: clientFor(resolveSettings(config)) };
+  return settings.client;
 }
 
-// Resource modules load lazily so a process handling only sources never loads the jsonnet engine.
-export function load(kind: ResourceKind): ResourceModule {
-  // A path built from the kinds table: kinds/<file>.js beside this module.
-  const mod: ResourceModule = require(`../kinds/${KINDS[kind].module}`);
-  return mod;
-}
+const contextOf = (call: CallIdentity): CallContext => ({ call, client });
+
+/**
+ * Per resource (URN), the program facts of its last check. The engine checks a resource and then,
+ * in the same run and process, diffs, creates or updates it with the inputs that check returned;
+ * the facts ride only in the check's new inputs (`__program`), never in what check returns, so
+ * that state keeps none of them.
+ */
+const factsByUrn = new Map<string, ProgramFacts>();
 
 const props = (v: unknown): Props => (isRecord(v) ? v : {});
 
 /**
- * Runs one method of a kind's handler: inputs parsed by the kind's schema (create, update), state
- * parsed by it (diff, read, update, delete), and errors made presentable.
+ * Runs a method for the dynamic provider host. A partial failure keeps the resource's provider
+ * reference (and `kept`, the identity an earlier version's state carries) in what it leaves in
+ * state, so that delete and refresh find the object (no orphan).
  */
-export function call<M extends Method>(kind: ResourceKind, method: M, args: unknown[]): Promise<Results[M]> {
-  return invoke(load(kind), kind, method, args, context, { forEngine: true });
+async function runFor<M extends Method>(mod: KindModule, method: M, ctx: CallContext, raw: RawRequests[M], about: Props, kept: Props = {}, options: RunOptions = { forEngine: true }): Promise<Responses[M]> {
+  try {
+    return await runMethod(mod, method, ctx, raw, options);
+  } catch (err) {
+    if (err instanceof PartialFailure) throw new PartialFailure(err.message, err.id, { ...err.properties, __provider: about.__provider, ...kept }, err.reasons);
+    throw err;
+  }
 }
 
-/** What one call of a method has: the handler, its definition, the call's context and arguments. */
-interface Call {
-  mod: ResourceModule;
-  ctx: CallContext;
-  args: unknown[];
-  /** The inputs (or recorded state) the call is about: where the resource's name and owner are found. */
-  about: Props;
-  label: string;
-  /** Check failures at nested paths as the engine prints them (see failuresForEngine); tests read them as they are. */
-  forEngine: boolean;
+async function run<M extends Method>(kind: ResourceKind, method: M, call: CallIdentity, raw: RawRequests[M], about: Props): Promise<Responses[M]> {
+  return runFor(await loadKind(kind), method, contextOf(call), raw, about);
 }
 
-// One function per method. Results carry the resource's name and owner into state, so that delete
-// and refresh (which see only the state) can name the resource and recognise its objects.
-const METHODS: { [M in Method]: (c: Call) => Promise<Results[M]> } = {
-  async check({ mod: { handler: h }, ctx, args, forEngine }) {
-    const r = await h.check(ctx, props(args[0]), props(args[1]));
-    const failures = r.failures && forEngine ? failuresForEngine(r.failures) : r.failures;
-    return { ...(r.inputs !== undefined ? { inputs: withoutUndefined(r.inputs) } : {}), ...(failures ? { failures } : {}) };
+/** The provider object of one resource (what its `__provider` reference evaluates to). */
+export function resourceProvider(ref: ProviderReference): dynamic.ResourceProvider {
+  if (!isResourceKind(ref.kind)) throw new Error(`keboola-pulumi: no kind "${ref.kind}" in this version (kinds/registry.ts); the state was written by a newer version`);
+  const kind = ref.kind;
+  const identity = (facts: ProgramFacts): CallIdentity => ({
+    name: nameOfUrn(ref.urn),
+    urn: ref.urn,
+    owner: ownerOfUrn(ref.urn),
+    ...(ref.root !== undefined ? { root: ref.root } : {}),
+    facts,
+    importing: false,
+    preview: false,
+  });
+  const remembered = () => identity(factsByUrn.get(ref.urn) ?? {});
+  return {
+    configure: async (req) => configure(req.config),
+    async check(olds, news) {
+      const facts = factsOf(props(news));
+      factsByUrn.set(ref.urn, facts);
+      return run(kind, "check", identity(facts), { olds: withoutHidden(props(olds)), news: withoutHidden(props(news)) }, props(news));
+    },
+    diff: async (id, olds, news) => run(kind, "diff", remembered(), { id, olds: withoutHidden(props(olds)), news: withoutHidden(props(news)) }, props(news)),
+    create: async (inputs) => run(kind, "create", remembered(), { inputs: withoutHidden(props(inputs)) }, props(inputs)),
+    read: async (id, recorded) => run(kind, "read", identity({}), { id, recorded: withoutHidden(props(recorded)) }, props(recorded)),
+    update: async (id, olds, news) => run(kind, "update", remembered(), { id, olds: withoutHidden(props(olds)), news: withoutHidden(props(news)) }, props(news)),
+    async delete(id, recorded) {
+      await run(kind, "delete", identity({}), { id, recorded: withoutHidden(props(recorded)) }, props(recorded));
+    },
+  };
+}
+
+type Legacy<M extends Method> = (mod: KindModule, client: () => KeboolaClient, args: unknown[], options: RunOptions) => Promise<Responses[M]>;
+
+/** A legacy call's context and the properties its answer keeps the identity in. */
+function legacy(client: () => KeboolaClient, about: Props, id?: string): { ctx: CallContext; kept: Props } {
+  return { ctx: { call: legacyIdentity(about, id), client }, kept: legacyIdentityProps(about) };
+}
+
+// The host's positional arguments, per method, as the shim passes them on.
+const LEGACY: { [M in Method]: Legacy<M> } = {
+  async check(mod, client, [olds, news], options) {
+    const { ctx } = legacy(client, props(news));
+    const r = await runFor(mod, "check", ctx, { olds: withoutHidden(props(olds)), news: withoutHidden(props(news)) }, props(news), {}, options);
+    // Those versions' create and update read the identity and facts from the checked inputs.
+    return r.inputs ? { ...r, inputs: { ...r.inputs, ...hiddenOf(props(news)) } } : r;
   },
-  async diff({ mod: { definition: def, handler: h }, ctx, args }) {
-    const olds = def.parseState(props(args[1]));
-    return h.diff ? h.diff(ctx, String(args[0]), olds, props(args[2])) : markerDiff(def, olds, props(args[2]), ctx.call.facts);
+  async diff(mod, client, [id, olds, news], options) {
+    const { ctx } = legacy(client, props(news), String(id));
+    return runFor(mod, "diff", ctx, { id: String(id), olds: withoutHidden(props(olds)), news: withoutHidden(props(news)) }, props(news), {}, options);
   },
-  async create({ mod: { definition: def, handler: h }, ctx, args, about, label }) {
-    const r = await h.create(ctx, parseChecked(def.inputs, props(args[0]), label));
-    return { id: r.id, outs: withIdentity(r.outs, about) };
+  async create(mod, client, [inputs], options) {
+    const { ctx, kept } = legacy(client, props(inputs));
+    const r = await runFor(mod, "create", ctx, { inputs: withoutHidden(props(inputs)) }, props(inputs), kept, options);
+    return { ...r, outs: { ...r.outs, ...kept } };
   },
-  async read({ mod: { definition: def, handler: h }, ctx, args, about }) {
-    const r = await h.read(ctx, String(args[0]), def.parseState(props(args[1])));
-    if (!r.props) return { id: r.id };
-    return { id: r.id, props: withIdentity(r.props, about), ...(r.inputs ? { inputs: withIdentity(r.inputs, about) } : {}) };
+  async read(mod, client, [id, recorded], options) {
+    const { ctx, kept } = legacy(client, props(recorded), String(id));
+    const r = await runFor(mod, "read", ctx, { id: String(id), recorded: withoutHidden(props(recorded)) }, props(recorded), kept, options);
+    return r.props ? { ...r, props: { ...r.props, ...kept }, ...(r.inputs ? { inputs: { ...r.inputs, ...kept } } : {}) } : r;
   },
-  async update({ mod: { definition: def, handler: h }, ctx, args, about, label }) {
-    const r = await h.update(ctx, String(args[0]), def.parseState(props(args[1])), parseChecked(def.inputs, props(args[2]), label));
-    return { outs: withIdentity(r.outs, about) };
+  async update(mod, client, [id, olds, news], options) {
+    const { ctx, kept } = legacy(client, props(news), String(id));
+    const r = await runFor(mod, "update", ctx, { id: String(id), olds: withoutHidden(props(olds)), news: withoutHidden(props(news)) }, props(news), kept, options);
+    return { outs: { ...r.outs, ...kept } };
   },
-  async delete({ mod: { definition: def, handler: h }, ctx, args }) {
-    await h.delete(ctx, String(args[0]), def.parseState(props(args[1])));
+  async delete(mod, client, [id, recorded], options) {
+    const { ctx } = legacy(client, props(recorded), String(id));
+    await runFor(mod, "delete", ctx, { id: String(id), recorded: withoutHidden(props(recorded)) }, props(recorded), {}, options);
   },
 };
 
-/** `call` for a loaded module and a given client: what tests use to drive a handler as the host does. */
-export async function invoke<M extends Method>(mod: ResourceModule, kind: ResourceKind, method: M, args: unknown[], base: ResourceContext, options: { forEngine?: boolean } = {}): Promise<Results[M]> {
-  const about = propsOf(method, args);
-  // State written by 0.1.0 has no name in a source's or sink's outputs: errors name it by its id then.
-  const named = resourceName(about) === "(unnamed)" && method !== "create" && method !== "check" && typeof args[0] === "string" ? { ...about, __resourceName: args[0] } : about;
-  const ctx: CallContext = { client: () => base.client(), call: { name: resourceName(named), owner: ownerOf(named), facts: programFacts(named), ...(typeof about.__root === "string" ? { root: about.__root } : {}), ...(about.__import === true ? { importing: true } : {}) } };
-  const label = `${mod.definition.type} "${ctx.call.name}"`;
-  try {
-    return await METHODS[method]({ mod, ctx, args, about, label, forEngine: options.forEngine ?? false });
-  } catch (err) {
-    if (err instanceof PartialFailure) {
-      const failed = userFacingError(mod.definition.type, method, named, err);
-      // The object exists: its state keeps the provider, so delete and refresh can find it.
-      const properties = { ...err.properties, __provider: about.__provider, ...identity(about) };
-      throw new PartialFailure(failed.message, err.id, withoutUndefinedProps(properties), err.reasons);
-    }
-    throw userFacingError(mod.definition.type, method, named, err);
-  }
+/**
+ * A method with the host's positional arguments and the identity in the properties, as state
+ * written by earlier versions has it: identity from the hidden properties those versions kept, and
+ * kept in what is answered, so that the resource's next read or delete (run by its recorded
+ * reference, this same path) finds it again. `client`: the stack's client (the tests give theirs).
+ */
+export function legacyCall<M extends Method>(mod: KindModule, method: M, args: unknown[], client: () => KeboolaClient, options: RunOptions = { forEngine: true }): Promise<Responses[M]> {
+  const run: Legacy<M> = LEGACY[method];
+  return run(mod, client, args, options);
 }
 
-/** The inputs (or recorded state) a call is about: where the resource's name and owner are found. */
-function propsOf(method: Method, args: unknown[]): Props {
-  switch (method) {
-    case "check":
-    case "diff":
-    case "update":
-      return props(args[method === "check" ? 1 : 2]);
-    case "create":
-      return props(args[0]);
-    case "read":
-    case "delete":
-      return props(args[1]);
-  }
+/** The provider objects of state written by earlier versions (shim.ts). */
+export async function call<M extends Method>(kind: ResourceKind, method: M, args: unknown[]): Promise<Responses[M]> {
+  return legacyCall(await loadKind(kind), method, args, client);
 }
-
-const identity = (props: Props): Props => ({ __resourceName: props.__resourceName, __owner: props.__owner });
-
-/** Outputs (or read inputs) with the resource's name and owner, ready for the host. */
-const withIdentity = (values: unknown, about: Props): Props => withoutUndefinedProps({ ...props(values), ...identity(about) });
-
-/** The host turns results into protobuf Structs, which reject `undefined`: absent means absent. */
-export function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) return withoutUndefinedProps(Object.fromEntries(Object.entries(value)));
-  return value;
-}
-
-function withoutUndefinedProps(value: Props): Props {
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, withoutUndefined(v)]),
-  );
-}
-
-export type { Props, Results };
 
 // The module is what the shim requires: it must offer what the shim calls (compile-time check only).
 void ({ configure, call } satisfies Runtime);

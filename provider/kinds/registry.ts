@@ -1,32 +1,58 @@
-// The resource kinds: one row each. Everything that lists kinds is derived from this table: the
-// `ResourceKind` type, the runtime's lazy loading of a kind's module (provider/kinds/<file>), the class
-// name in error messages, the catalog (schema.json) and each kind's provider object module
-// (dist/kinds/<file>.js, written at build by scripts/gen-kinds.ts, exported by package.json's
-// `./kinds/*`). What TypeScript cannot derive, the class export in index.ts, is
-// checked against it by test/unit/kinds.test.ts.
+import type { KindModule } from "../lifecycle/dispatch";
+import type { KindRow } from "./row";
+import { branchRow } from "./branch/row";
+import { sourceRow } from "./source/row";
+import { sourceSettingsRow, sinkSettingsRow } from "./settings/row";
+import { sinkRow } from "./sink/row";
+import { bucketRow } from "./bucket/row";
+import { tableRow } from "./table/row";
+import { variableConfigRow } from "./variable-config/row";
+import { componentConfigRow } from "./component-config/row";
+import { flowRow } from "./flow/row";
+import { scheduleRow } from "./schedule/row";
+import { jobRunRow } from "./job-run/row";
+
+// The resource kinds: one row each, in the order every list of kinds takes (what a kind needs
+// first comes first: a branch, a source before its sink, a bucket before its tables, variables
+// before the configurations bound to them). Everything that lists kinds is derived from this
+// table: the plugin's type tokens and package schema, the package index (provider/index.ts),
+// the review's order and wording, the reference docs, drift's reads, the manifest's sections and
+// the modules earlier versions' state requires.
 //
-// Adding a kind: its file under provider/kinds/ (schema, class, handler), one row here, the
-// class's export line in index.ts, and its tests.
+// A kind is a folder under provider/kinds/: kind.ts (its schema and lifecycle, which the provider
+// processes load), resource.ts (its class, which a program loads), row.ts (what its row says,
+// row.ts describes it), and its own helpers beside them. Adding a kind is that folder and one
+// line here (test/unit/registry.test.ts registers a throwaway kind and finds it in every list).
+
+export type { KindRow };
+
+/** A table of kinds: this one, or (in a test) this one with a kind more. */
+export type KindTable = Readonly<Record<string, KindRow>>;
 
 export const KINDS = {
-  source: { type: "Source", file: "source", module: "source/kind" },
-  sink: { type: "Sink", file: "sink", module: "sink/kind" },
-  sourceSettings: { type: "SourceSettings", file: "source-settings", module: "settings/source-settings" },
-  sinkSettings: { type: "SinkSettings", file: "sink-settings", module: "settings/sink-settings" },
-  componentConfig: { type: "ComponentConfig", file: "component-config", module: "component-config/kind" },
-  variableConfig: { type: "VariableConfig", file: "variable-config", module: "variable-config/kind" },
-  jobRun: { type: "JobRun", file: "job-run", module: "job-run/kind" },
-  flow: { type: "Flow", file: "flow", module: "flow/kind" },
-  schedule: { type: "Schedule", file: "schedule", module: "schedule/kind" },
-  bucket: { type: "Bucket", file: "bucket", module: "bucket/kind" },
-  table: { type: "Table", file: "table", module: "table/kind" },
-  branch: { type: "Branch", file: "branch", module: "branch/kind" },
-} as const satisfies Record<string, { type: string; file: string; module: string }>;
+  branch: branchRow,
+  source: sourceRow,
+  sourceSettings: sourceSettingsRow,
+  sink: sinkRow,
+  sinkSettings: sinkSettingsRow,
+  bucket: bucketRow,
+  table: tableRow,
+  variableConfig: variableConfigRow,
+  componentConfig: componentConfigRow,
+  flow: flowRow,
+  schedule: scheduleRow,
+  jobRun: jobRunRow,
+} as const satisfies Record<string, KindRow>;
 
 export type ResourceKind = keyof typeof KINDS;
 
+/** A kind's row, as the row type says it (each row's literal type narrows its optional fields away). */
+export function rowOf(kind: ResourceKind): KindRow {
+  return KINDS[kind];
+}
+
 /** Whether a name is a kind of the table above (its own key, not one inherited from Object). */
-function isResourceKind(name: string): name is ResourceKind {
+export function isResourceKind(name: string): name is ResourceKind {
   return Object.hasOwn(KINDS, name);
 }
 
@@ -35,6 +61,24 @@ export const KIND_NAMES: readonly ResourceKind[] = Object.keys(KINDS).filter(isR
 /** The kind whose row has this class name. */
 export function kindOfType(type: string): ResourceKind {
   const kind = KIND_NAMES.find((k) => KINDS[k].type === type);
-  if (!kind) throw new Error(`No row of the kinds table (provider/lifecycle/kinds.ts) has the type ${type}.`);
+  if (!kind) throw new Error(`No row of the kinds table (provider/kinds/registry.ts) has the type ${type}.`);
   return kind;
+}
+
+const loaded = new Map<ResourceKind, Promise<KindModule>>();
+
+/** A kind's schema and lifecycle (loaded once per process). */
+export function loadKind(kind: ResourceKind): Promise<KindModule> {
+  let mod = loaded.get(kind);
+  if (!mod) loaded.set(kind, (mod = KINDS[kind].load()));
+  return mod;
+}
+
+/**
+ * A kind's name in files and URLs: its class name in kebab case (`SourceSettings`:
+ * `source-settings`), as its reference page (docs/resources/<slug>.md) and the module that state of
+ * earlier versions requires (`keboola-pulumi/kinds/<slug>`, scripts/gen-kinds.ts) are named.
+ */
+export function slugOf(kind: ResourceKind): string {
+  return KINDS[kind].type.replace(/(?<=[a-z0-9])([A-Z])/g, "-$1").toLowerCase();
 }

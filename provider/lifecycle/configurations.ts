@@ -321,7 +321,7 @@ export const adoptExistingSchema = z
 
 export const ADOPT_NEEDS_ID = "needs configId: set the id of the existing configuration to take over, or remove adoptExisting";
 
-export const VARIABLES_COMPONENT = "keboola.variables";
+export { VARIABLES_COMPONENT } from "../../keboola/storage";
 export const VALUES_ROW_NAME = "Default values";
 export const DEFAULT_CHANGE_DESCRIPTION = "Updated by Pulumi";
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ProgramFacts } from "./facts";
-import type { Props, ResourceContext } from "./types";
+import type { DiffResponse, Props } from "./types";
 import { same } from "./common";
 import { partlyKnown, unknownsAsOld, withExpected, type PartlyKnown, type RuleContext } from "../validation/check";
 
@@ -188,7 +187,7 @@ export interface Lifecycle {
  * updates in place. Values compare as JSON regardless of key order; state was read through the
  * schema (parseState), so both sides are in canonical form.
  */
-export function markerDiff(def: Pick<AnyDefinition, "lifecycle" | "expectedOf">, olds: Props, news: Props, facts: ProgramFacts = {}): dynamic.DiffResult {
+export function markerDiff(def: Pick<AnyDefinition, "lifecycle" | "expectedOf">, olds: Props, news: Props, facts: ProgramFacts = {}): DiffResponse {
   const { fields, replace, replaceWhenSet, update, unique: uniques } = def.lifecycle;
   // A value unknown at preview is what the program says it will be (a reference to a resource of
   // the same program), else it counts as unchanged: a dynamic provider cannot preview an update,
@@ -240,38 +239,3 @@ export type CheckedOf<D extends AnyDefinition> = z.output<D["inputs"]>;
 export type StateOf<D extends AnyDefinition> = z.output<D["state"]>;
 /** State as recorded: any field may be missing (import, a half-finished create, an older version). */
 export type RecordedOf<D extends AnyDefinition> = Partial<StateOf<D>>;
-
-/** Who a call is about: what the resource class adds to the inputs (never user data). */
-export interface CallIdentity {
-  /** The resource's name in the program (its id for state written before names were recorded). */
-  name: string;
-  /** The owner marker written onto every object the resource creates: its URN. */
-  owner?: string;
-  /** What the program declares around the resource (see program.ts). */
-  facts: ProgramFacts;
-  /** The program's directory, which relative paths in inputs are relative to (Table's data). */
-  root?: string;
-  /**
-   * A read from the id alone, as `pulumi import` asks (the provider plugin only): there is no
-   * recorded state, so what to manage is learnt from the object itself.
-   */
-  importing?: boolean;
-}
-
-export interface CallContext extends ResourceContext {
-  call: CallIdentity;
-}
-
-/**
- * A resource's lifecycle, typed by its definition. `check` and `diff` see the inputs as the engine
- * passes them (values unknown at preview included); the others get them parsed by the schema.
- */
-export interface Handler<D extends AnyDefinition> {
-  check(ctx: CallContext, olds: Props, news: Props): Promise<dynamic.CheckResult>;
-  /** Omitted: the diff the schema's markers say (markerDiff). */
-  diff?(ctx: CallContext, id: string, olds: RecordedOf<D>, news: Props): Promise<dynamic.DiffResult>;
-  create(ctx: CallContext, inputs: CheckedOf<D>): Promise<{ id: string; outs: StateOf<D> }>;
-  read(ctx: CallContext, id: string, recorded: RecordedOf<D>): Promise<{ id: string; props?: StateOf<D>; inputs?: Partial<CheckedOf<D>> }>;
-  update(ctx: CallContext, id: string, olds: RecordedOf<D>, news: CheckedOf<D>): Promise<{ outs: StateOf<D> }>;
-  delete(ctx: CallContext, id: string, recorded: RecordedOf<D>): Promise<void>;
-}

@@ -1,7 +1,6 @@
 import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, KeboolaTaskError, KeboolaTimeoutError, redact } from "../api/errors";
 import { ConfigurationError } from "../config";
-import { resourceName } from "./common";
-import type { Method, Props } from "./types";
+import type { Method } from "./types";
 
 // What a user reads when an operation fails. The dynamic provider host prints `${err}: ${err.stack}`
 // for check, read and delete failures, which is a JavaScript stack trace of our internals; the
@@ -62,9 +61,8 @@ function fixFor(err: unknown, method: Method): string | undefined {
   return undefined;
 }
 
-/** `cls`: the kind's class name (its definition's type). */
-export function userFacingError(cls: string, method: Method, props: Props, err: unknown): Error {
-  const name = resourceName(props);
+/** A failure of `method` of the resource named `name` of the kind whose class is `cls`, as its user reads it. */
+export function userFacingError(cls: string, method: Method, name: string, err: unknown): Error {
   const raw = err instanceof Error ? err.message : String(err);
   // Our own messages already name the resource (`Sink "a/b" (resource "x")`, `VariableConfig "x"`).
   const named = raw.includes(`resource "${name}"`) || raw.startsWith(`${cls} "${name}"`);

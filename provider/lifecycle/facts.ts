@@ -73,3 +73,6 @@ export function programFacts(props: Record<string, unknown>): ProgramFacts {
   const f = props.__program;
   return isRecord(f) ? programFactsSchema.parse(f) : {};
 }
+
+/** The resource name of the stack's own Branch (stack config keboola:branch; kinds/branch.ts, stackBranch). */
+export const STACK_BRANCH_RESOURCE = "keboola-branch";

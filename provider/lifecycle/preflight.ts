@@ -1,10 +1,9 @@
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
 import { KeboolaApiError } from "../api/errors";
 import { nearest } from "../validation/messages";
 import { MAX_SINKS_PER_SOURCE, MAX_SOURCES_PER_BRANCH } from "../validation/ids";
 import { describeOwner, splitMarker } from "./ownership";
-import { STACK_BRANCH_RESOURCE } from "../program/declarations";
+import { STACK_BRANCH_RESOURCE } from "./facts";
 import { configOwner, findLiveConfig, VARIABLES_COMPONENT } from "./configurations";
 import type { ProgramConfiguration, ProgramFacts } from "./facts";
 import type { ConfigRow, Configuration, StorageApi } from "../api/storage";
@@ -12,6 +11,7 @@ import { containsUnknown, isUnknown, UNKNOWN, whenKnown, type Partly } from "../
 import { declarationsIn, missingValues, noValueMessage, valueIssues, type VariableDeclaration } from "../validation/variables";
 import { isRecord } from "../../keboola/json";
 import type { Props, ResourceContext } from "./types";
+import type { CheckFailure } from "../validation/messages";
 
 // What `check` asks the stack before anything is written, so that preview refuses what the
 // service would refuse only later, in the middle of an `up`: references that do not exist, ids
@@ -19,7 +19,7 @@ import type { Props, ResourceContext } from "./types";
 // Each answers a check failure (property and reason with the fix) or undefined.
 
 
-type Failure = dynamic.CheckFailure | undefined;
+type Failure = CheckFailure | undefined;
 
 /**
  * A preflight the token may not make (a limited token reading configurations gets 403) checks
@@ -281,13 +281,13 @@ interface JobTarget {
   /** How messages name it. */
   label: string;
   /** Why the job would not find it, or undefined. */
-  missing?: dynamic.CheckFailure;
+  missing?: CheckFailure;
   disabled?: boolean;
   disabledFix: string;
   /** Whether it binds variables (undefined: not known at preview). */
   bound?: boolean;
   bindFix: string;
-  variables?: JobVariables | dynamic.CheckFailure;
+  variables?: JobVariables | CheckFailure;
 }
 
 /** The bound variables configuration, as far as `check` can know it. */
@@ -420,7 +420,7 @@ export async function jobFailures(
   facts: ProgramFacts,
   /** How the fix names the resource that would start the job. */
   starter = "this JobRun",
-): Promise<dynamic.CheckFailure[]> {
+): Promise<CheckFailure[]> {
   if (facts.declared && !facts.configuration) return []; // declared here, by a program of an older version: not known
   const storage = ctx.client().storage;
   const t = facts.configuration ? await jobTargetFromProgram(storage, p.branchId, facts.configuration) : await jobTargetFromStack(storage, p);
@@ -438,7 +438,7 @@ export async function jobFailures(
   if (!("row" in vars)) return [{ ...vars, property: givesValues ? property : vars.property }];
 
   const data = values ?? {};
-  const failures: dynamic.CheckFailure[] = [];
+  const failures: CheckFailure[] = [];
   // The values the job renders with, and where a missing one is reported.
   let given: string[] | typeof UNKNOWN;
   let at: { property: string; where: string; declaredBy: string; fix: string };

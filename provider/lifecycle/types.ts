@@ -1,8 +1,8 @@
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KeboolaClient } from "../api/client";
+import type { CheckFailure } from "../validation/messages";
 
-// What the dynamic provider host hands over (plain JSON records) and what every handler gets.
-// Each resource types its own inputs and state: see define.ts.
+// The plain records calls carry (each kind types its own inputs and state: define.ts, call.ts),
+// the client every helper reaches the stack with, and the failure that leaves an object behind.
 
 export type Props = Record<string, unknown>;
 
@@ -13,16 +13,20 @@ export interface ResourceContext {
 
 export type Method = "check" | "diff" | "create" | "read" | "update" | "delete";
 
-/** What each method answers the dynamic provider host. */
-export interface Results {
-  check: dynamic.CheckResult;
-  diff: dynamic.DiffResult;
-  create: dynamic.CreateResult;
-  read: dynamic.ReadResult;
-  update: dynamic.UpdateResult;
-  delete: void;
+/** What a check answers (call.ts): the inputs to record and the properties it refuses. */
+export interface CheckResponse {
+  /** The inputs to record: parsed, defaults applied (absent: as given). */
+  inputs?: Props;
+  failures?: CheckFailure[];
 }
-
+/** What a diff answers (call.ts). */
+export interface DiffResponse {
+  /** Undefined: not known (the engine decides). */
+  changes?: boolean;
+  replaces?: string[];
+  stables?: string[];
+  deleteBeforeReplace?: boolean;
+}
 /**
  * Thrown when the remote object exists but did not reach the declared state: the dynamic
  * provider host turns it into "created but failed to initialize", so Pulumi keeps tracking the

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { optionalBranchSchema } from "../validation/ids";
 import type { Props } from "../lifecycle/types";
 import type { ResourceKind } from "../kinds/registry";
-import type { CallContext } from "../lifecycle/define";
+import type { CallContext } from "../lifecycle/call";
 import { notFoundAsUndefined } from "../api/errors";
 
 /** A lookup of the objects of one kind: its arguments, and how they address the object. */

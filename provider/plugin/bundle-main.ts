@@ -1,8 +1,7 @@
 // pulumi-resource-keboola as one file: the entry scripts/plugin-package/build.ts bundles (esbuild)
-// into the self-contained plugin executable (a Node.js single-executable application). It is
-// main.ts with every kind's module imported statically (static-kinds.ts), so that the bundler sees
-// them: inside a single-executable application `require` reaches only Node's built-in modules.
+// into the self-contained plugin executable (a Node.js single-executable application). The same
+// as main.ts; a file of its own so the executable's entry has no shebang line. The registry's
+// `import()` of each kind (kinds/registry.ts) is literal, so the bundler takes every kind in.
 import { serve } from "./serve";
-import { KIND_MODULES } from "./static-kinds";
 
-serve({ load: (kind) => KIND_MODULES[kind] });
+serve();

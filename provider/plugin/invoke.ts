@@ -4,17 +4,17 @@
 // from the id alone, its secret outputs marked secret.
 import * as grpc from "@grpc/grpc-js";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { invoke, type ResourceModule } from "../dynamic/runtime";
+import { runMethod, type KindModule } from "../lifecycle/dispatch";
 import { isKindLookup, LOOKUPS } from "../lookups/lookups";
 import { checkWith } from "../validation/check";
 import type { Props, ResourceContext } from "../lifecycle/types";
 import type { ResourceKind } from "../kinds/registry";
-import type { CallContext } from "../lifecycle/define";
+import type { CallContext } from "../lifecycle/call";
 import { fromStruct, toStruct, visible } from "./values";
 import { resourceToken } from "./package-schema";
 import { CallError } from "./call-error";
 
-export async function invokeLookup(req: proto.InvokeRequest, context: ResourceContext, loadKind: (kind: ResourceKind) => ResourceModule): Promise<proto.InvokeResponse> {
+export async function invokeLookup(req: proto.InvokeRequest, context: ResourceContext, loadModule: (kind: ResourceKind) => Promise<KindModule>): Promise<proto.InvokeResponse> {
   const token = req.getTok();
   const lookup = LOOKUPS.find((l) => resourceToken(l.name) === token);
   if (!lookup) {
@@ -26,7 +26,7 @@ export async function invokeLookup(req: proto.InvokeRequest, context: ResourceCo
     return new proto.InvokeResponse().setFailuresList(failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
   }
   const args: Record<string, unknown> = { ...value };
-  const ctx: CallContext = { client: () => context.client(), call: { name: lookup.name, facts: {}, importing: true } };
+  const ctx: CallContext = { client: () => context.client(), call: { name: lookup.name, facts: {}, importing: true, preview: false } };
   const notFound = () => new CallError({ code: grpc.status.NOT_FOUND, details: `${lookup.name}: nothing found for ${JSON.stringify(args)}` });
   if (!isKindLookup(lookup)) {
     const out = await lookup.run(args, ctx);
@@ -35,10 +35,10 @@ export async function invokeLookup(req: proto.InvokeRequest, context: ResourceCo
   }
   const at = await lookup.address(args, ctx);
   if (!at) throw notFound();
-  const mod = loadKind(lookup.kind);
+  const mod = await loadModule(lookup.kind);
   let result;
   try {
-    result = await invoke(mod, lookup.kind, "read", [at.id, { ...at.recorded, __resourceName: lookup.name, __import: true }], context, { forEngine: true });
+    result = await runMethod(mod, "read", ctx, { id: at.id, recorded: at.recorded }, { forEngine: true });
   } catch (err) {
     throw new CallError({ code: grpc.status.UNKNOWN, details: err instanceof Error ? err.message : String(err) });
   }

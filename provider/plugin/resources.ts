@@ -1,21 +1,21 @@
 // The plugin's resource methods: Check, Diff, Create, Read, Update, Delete of every kind, through
-// the same handlers the dynamic resources run (runtime.ts `invoke`). What differs is only what
-// the call is told about the resource: the dynamic resources send their name and owner as hidden
-// inputs (`__resourceName`, `__owner`) and keep them in state; the engine tells the plugin both in
-// every request (its URN and name), so the plugin adds them to each call and keeps them out of
-// what it answers: a plugin resource's state holds its inputs and outputs, nothing else.
+// the same dispatch the dynamic resources use (lifecycle/dispatch.ts). The engine tells the plugin
+// who each call is about in the request itself (its URN and name): the call's identity is built
+// from it once, apart from the properties, and nothing of it is answered: a plugin resource's
+// state holds its inputs and outputs, nothing else.
 import * as grpc from "@grpc/grpc-js";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
-import { invoke, load, type ResourceModule } from "../dynamic/runtime";
-import { KIND_NAMES, KINDS } from "../kinds/registry";
+import { runMethod, type KindModule, type RawRequests, type Responses } from "../lifecycle/dispatch";
+import type { CallIdentity } from "../lifecycle/call";
+import type { ProgramFacts } from "../lifecycle/facts";
+import { KIND_NAMES, KINDS, loadKind, type ResourceKind } from "../kinds/registry";
 import { ownerOfUrn, resourceTypeOf } from "../lifecycle/ownership";
 import { PartialFailure, type Method, type Props, type ResourceContext } from "../lifecycle/types";
-import type { ResourceKind } from "../kinds/registry";
 import { fromStruct, toStruct, visible } from "./values";
-import { KeboolaClient } from "../api/client";
+import { clientFor } from "../api/client";
 import { resolveSettings } from "../config";
 import type { PluginConfig } from "./provider-config";
 import type { EngineLog } from "./engine-log";
@@ -46,19 +46,20 @@ function about(req: { getUrn(): string; getName(): string; getType(): string }):
 }
 
 /**
- * The hidden inputs the kinds read a call's identity from (runtime.ts): the resource's name, its
- * owner (the same marker for both front doors, see ownerOfUrn) and the program's directory, which
- * a Table's relative data path is relative to (the engine starts a plugin in the program's directory).
+ * The call's identity, from the request: the resource's name and URN, its owner (the same marker
+ * for both front doors, see ownerOfUrn) and the program's directory, which a Table's relative data
+ * path is relative to (the engine starts a plugin in the program's directory). A plugin sees one
+ * resource at a time: it knows no program facts, but what a check assumes (see check).
  */
-function identity(a: About): Props {
-  return { __resourceName: a.name, __owner: ownerOfUrn(a.urn), __root: process.cwd() };
+function identity(a: About, options: { facts?: ProgramFacts; importing?: boolean; preview?: boolean } = {}): CallIdentity {
+  return { name: a.name, urn: a.urn, owner: ownerOfUrn(a.urn), root: process.cwd(), facts: options.facts ?? {}, importing: options.importing ?? false, preview: options.preview ?? false };
 }
 
 /**
  * What a check assumes when it cannot know whether an object it references is created by the same
  * program (see PluginResources.check): that it is, as program facts say for the dynamic resources.
  */
-function assumedDeclared(news: Props): Props {
+function assumedDeclared(news: Props): ProgramFacts {
   const phases = Array.isArray(news.phases) ? news.phases : [];
   const declaredTasks = phases.map((p: unknown) => (isRecord(p) && Array.isArray(p.tasks) ? p.tasks.map(() => true) : []));
   return { declared: true, declaredTasks };
@@ -68,18 +69,9 @@ const sameFailure = (a: Failure, b: Failure) => a.property === b.property && a.r
 
 type Failure = { property: string; reason: string };
 
-/**
- * The client of the plugin's configuration, made on first use and again after a Configure with
- * other settings (its service discovery and connection pool kept while they are the same).
- */
+/** The client of the plugin's configuration: the one client of its resolved settings (api/client.ts clientFor). */
 export function clientOf(config: PluginConfig): ResourceContext {
-  let made: { source: PluginConfig["source"]; client: KeboolaClient } | undefined;
-  return {
-    client() {
-      if (!made || made.source !== config.source) made = { source: config.source, client: new KeboolaClient(resolveSettings(config.source)) };
-      return made.client;
-    },
-  };
+  return { client: () => clientFor(resolveSettings(config.source)) };
 }
 
 export class PluginResources {
@@ -89,15 +81,14 @@ export class PluginResources {
   constructor(
     private readonly context: ResourceContext,
     private readonly log: EngineLog,
-    /** A kind's module (the runtime's lazy loading; tests that run the sources give theirs). */
-    private readonly loadKind: (kind: ResourceKind) => ResourceModule = load,
+    /** A kind's module (the registry's lazy loading; tests may give theirs). */
+    private readonly loadModule: (kind: ResourceKind) => Promise<KindModule> = loadKind,
   ) {}
 
-  private async run<M extends Method>(a: About, method: M, args: unknown[]) {
-    const kind = kindOfToken(a.type);
-    const mod = this.loadKind(kind);
+  private async run<M extends Method>(a: About, method: M, call: CallIdentity, raw: RawRequests[M]): Promise<{ mod: KindModule; result: Responses[M] }> {
+    const mod = await this.loadModule(kindOfToken(a.type));
     try {
-      return { mod, result: await invoke(mod, kind, method, args, this.context, { forEngine: true }) };
+      return { mod, result: await runMethod(mod, method, { call, client: () => this.context.client() }, raw, { forEngine: true }) };
     } catch (err) {
       throw new CallError(failureOf(err, mod));
     }
@@ -117,11 +108,11 @@ export class PluginResources {
     const a = about(req);
     const olds = fromStruct(req.getOlds());
     const news = fromStruct(req.getNews());
-    const strict = (await this.run(a, "check", [olds, { ...news, ...identity(a) }])).result;
+    const strict = (await this.run(a, "check", identity(a), { olds, news })).result;
     let result = strict;
     let deferred: Failure[] = [];
     if (strict.failures?.length) {
-      result = (await this.run(a, "check", [olds, { ...news, ...identity(a), __program: assumedDeclared(news) }])).result;
+      result = (await this.run(a, "check", identity(a, { facts: assumedDeclared(news) }), { olds, news })).result;
       const own = result.failures ?? [];
       deferred = strict.failures.filter((f) => !own.some((o) => sameFailure(o, f)));
     }
@@ -138,7 +129,7 @@ export class PluginResources {
   /** Before a write: the failures the last Check deferred, checked again now (see check). */
   private async recheck(a: About, olds: Props, news: Props): Promise<void> {
     if (!this.deferred.has(a.urn)) return;
-    const { result } = await this.run(a, "check", [olds, { ...news, ...identity(a) }]);
+    const { result } = await this.run(a, "check", identity(a), { olds, news });
     const failures = result.failures ?? [];
     if (failures.length === 0) {
       this.deferred.delete(a.urn);
@@ -150,7 +141,7 @@ export class PluginResources {
 
   async diff(req: proto.DiffRequest): Promise<proto.DiffResponse> {
     const a = about(req);
-    const { result } = await this.run(a, "diff", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...fromStruct(req.getNews()), ...identity(a) }]);
+    const { result } = await this.run(a, "diff", identity(a), { id: req.getId(), olds: fromStruct(req.getOlds()), news: fromStruct(req.getNews()) });
     const changes = result.changes === true ? proto.DiffResponse.DiffChanges.DIFF_SOME : result.changes === false ? proto.DiffResponse.DiffChanges.DIFF_NONE : proto.DiffResponse.DiffChanges.DIFF_UNKNOWN;
     return new proto.DiffResponse()
       .setChanges(changes)
@@ -166,9 +157,9 @@ export class PluginResources {
     // handshake: it then takes every plugin to support preview (provider_plugin.go, NewProvider).
     if (req.getPreview()) return new proto.CreateResponse().setProperties(req.getProperties());
     const a = about(req);
-    const props = fromStruct(req.getProperties());
-    await this.recheck(a, {}, props);
-    const { mod, result } = await this.run(a, "create", [{ ...props, ...identity(a) }]);
+    const inputs = fromStruct(req.getProperties());
+    await this.recheck(a, {}, inputs);
+    const { mod, result } = await this.run(a, "create", identity(a), { inputs });
     return new proto.CreateResponse().setId(result.id).setProperties(outputs(mod, result.outs));
   }
 
@@ -176,8 +167,8 @@ export class PluginResources {
     const a = about(req);
     const recorded = fromStruct(req.getProperties());
     // No properties: `pulumi import` (or `get`) reading the object from its id alone.
-    const importing = Object.keys(recorded).length === 0 ? { __import: true } : {};
-    const { mod, result } = await this.run(a, "read", [req.getId(), { ...recorded, ...identity(a), ...importing }]);
+    const importing = Object.keys(recorded).length === 0;
+    const { mod, result } = await this.run(a, "read", identity(a, { importing }), { id: req.getId(), recorded });
     const resp = new proto.ReadResponse().setId(result.id ?? "");
     // Gone: an empty answer, which the engine reads as "deleted outside Pulumi".
     if (!result.props) return resp;
@@ -192,13 +183,13 @@ export class PluginResources {
     const a = about(req);
     const news = fromStruct(req.getNews());
     await this.recheck(a, fromStruct(req.getOldInputs()), news);
-    const { mod, result } = await this.run(a, "update", [req.getId(), { ...fromStruct(req.getOlds()), ...identity(a) }, { ...news, ...identity(a) }]);
+    const { mod, result } = await this.run(a, "update", identity(a), { id: req.getId(), olds: fromStruct(req.getOlds()), news });
     return new proto.UpdateResponse().setProperties(outputs(mod, result.outs));
   }
 
   async delete(req: proto.DeleteRequest): Promise<void> {
     const a = about(req);
-    await this.run(a, "delete", [req.getId(), { ...fromStruct(req.getProperties()), ...identity(a) }]);
+    await this.run(a, "delete", identity(a), { id: req.getId(), recorded: fromStruct(req.getProperties()) });
   }
 }
 
@@ -206,7 +197,7 @@ export class PluginResources {
 const describeFailure = (f: Failure): string => (f.property ? `${f.property} ${f.reason}` : f.reason);
 
 /** A kind's outputs as the engine keeps them: its secret ones marked, the hidden ones left out. */
-function outputs(mod: ResourceModule, outs: unknown): Struct {
+function outputs(mod: KindModule, outs: unknown): Struct {
   const props: Props = outs !== null && typeof outs === "object" ? Object.fromEntries(Object.entries(outs)) : {};
   return toStruct(visible(props), mod.definition.secretState);
 }
@@ -216,7 +207,7 @@ function outputs(mod: ResourceModule, outs: unknown): Struct {
  * declared state) carries the object's id and properties in Pulumi's ErrorResourceInitFailed
  * detail, so the engine keeps tracking the object and the next `up` updates it (no orphan).
  */
-function failureOf(err: unknown, mod: ResourceModule): CallFailure {
+function failureOf(err: unknown, mod: KindModule): CallFailure {
   const message = err instanceof Error ? err.message : String(err);
   if (!(err instanceof PartialFailure)) return { code: grpc.status.UNKNOWN, details: message };
   const detail = new proto.ErrorResourceInitFailed().setId(err.id).setProperties(outputs(mod, err.properties)).setReasonsList(err.reasons);

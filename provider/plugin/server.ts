@@ -16,7 +16,7 @@ import { PluginConfig, configSourceOf } from "./provider-config";
 import { CallError } from "./call-error";
 import { engineLog } from "./engine-log";
 import type { PluginResources } from "./resources";
-import type { ResourceModule } from "../dynamic/runtime";
+import type { KindModule } from "../lifecycle/dispatch";
 import type { ResourceKind } from "../kinds/registry";
 
 /** The package root: schema.json and package.json, beside dist/ (or provider/, run from the sources). */
@@ -61,7 +61,7 @@ const PROTOCOL = { acceptSecrets: false, acceptResources: false, acceptOutputs: 
 
 export interface PluginServerOptions {
   /** How a kind's module is loaded (default: the runtime's, from dist/ beside this module). */
-  load?: (kind: ResourceKind) => ResourceModule;
+  load?: (kind: ResourceKind) => Promise<KindModule>;
   /** The engine's address, for messages to the user (absent: they are kept in `messages`). */
   engine?: string;
   messages?: string[];
@@ -78,7 +78,7 @@ export async function startPluginServer(options: PluginServerOptions = {}): Prom
   let loaded: Promise<{ resources: PluginResources; invoke: (req: proto.InvokeRequest) => Promise<proto.InvokeResponse> }> | undefined;
   const kinds = () =>
     (loaded ??= (async () => {
-      const [{ PluginResources: Resources, clientOf }, { invokeLookup }, { load }] = await Promise.all([import("./resources"), import("./invoke"), import("../dynamic/runtime")]);
+      const [{ PluginResources: Resources, clientOf }, { invokeLookup }, { loadKind: load }] = await Promise.all([import("./resources"), import("./invoke"), import("../kinds/registry")]);
       const loadKind = options.load ?? load;
       const context = clientOf(config);
       return { resources: new Resources(context, log, loadKind), invoke: (req: proto.InvokeRequest) => invokeLookup(req, context, loadKind) };

@@ -1,17 +1,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isRecord } from "../../keboola/json";
-import { KINDS } from "../kinds/registry";
+import { KIND_NAMES, slugOf } from "../kinds/registry";
 
 // Deploying from a checkout of this package (its root Pulumi project, or a test program linked to
-// it) rather than from an installed copy: the dynamic provider process loads
-// `keboola-pulumi/runtime` from the node_modules beside @pulumi/pulumi, so the checkout needs a
-// `node_modules/keboola-pulumi` of its own. It is a small real directory, not a symlink to the
-// checkout: each kind's provider object is loaded through it (provider/lifecycle/kind-provider.ts), and a
-// module whose path runs through node_modules is what Pulumi records in state as a 276-byte
-// `require("keboola-pulumi/kinds/<kind>")` instead of the provider's code (about 2.5 KB, in each
-// resource's inputs and again in its outputs). Each file re-exports the checkout's built module by
-// a relative path, so the checkout may move.
+// it) rather than from an installed copy: every resource's provider reference requires
+// `keboola-pulumi/runtime` in the dynamic provider process (dynamic/reference.ts), which resolves
+// it from the program's node_modules, so the checkout needs a `node_modules/keboola-pulumi` of its
+// own: the runtime, the package index, and the per-kind modules that state written by earlier
+// versions requires (`keboola-pulumi/kinds/<kind>`, dynamic/shim.ts). It is a small real
+// directory, not a symlink to the checkout (which earlier versions made, and which is replaced):
+// each file re-exports the checkout's built module by a relative path, so the checkout may move.
 
 const PACKAGE = "keboola-pulumi";
 /** Bumped when the stub's layout changes, so an older one is rewritten. */
@@ -24,7 +23,7 @@ function stubFiles(): Record<string, string> {
     "index.js": reexport("../../dist/provider/index.js"),
     "runtime.js": reexport("../../dist/provider/dynamic/runtime.js"),
   };
-  for (const { file } of Object.values(KINDS)) files[`kinds/${file}.js`] = reexport(`../../../dist/kinds/${file}.js`);
+  for (const slug of KIND_NAMES.map(slugOf)) files[`kinds/${slug}.js`] = reexport(`../../../dist/kinds/${slug}.js`);
   return files;
 }
 

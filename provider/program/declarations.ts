@@ -6,6 +6,7 @@ import { VARIABLES_COMPONENT } from "../lifecycle/configurations";
 import { isRecord } from "../../keboola/json";
 import type { ProgramConfiguration, ProgramFacts } from "../lifecycle/facts";
 
+
 // What one Pulumi program declares, known in the program process while it runs (the provider
 // process sees one resource at a time). Two resources that would address the same remote object
 // are refused when the second is constructed, so the mistake surfaces at preview; and what a
@@ -46,8 +47,6 @@ function claim(key: string | undefined, type: string, name: string, what: string
 // ---------------------------------------------------------------------------------------------
 // Branches
 
-/** The resource name of the stack's own Branch (stack config keboola:branch; kinds/branch.ts, stackBranch). */
-export const STACK_BRANCH_RESOURCE = "keboola-branch";
 
 /** A Branch of this program: a development branch, which may not exist yet at preview. */
 export interface DeclaredBranch {
@@ -516,12 +515,5 @@ export function plainSecretPaths(value: unknown, path: JsonStep[] = []): pulumi.
 }
 
 /** The warning for a literal, non-secret `#` value. */
-export function plainSecretWarning(what: string, path: string): string {
-  return (
-    `warning: ${what}: ${path} is a literal, non-secret value, so Pulumi keeps it in plain text in the program and in its state ` +
-    `(Keboola gets it encrypted). Pass pulumi.secret(...) or read it from stack config (pulumi config set --secret <key> <value>, then config.requireSecret("<key>")).`
-  );
-}
-
 /** ProgramFacts as a resource class passes them: any of them may still be an Output. */
 export type FactsInput = { [K in keyof ProgramFacts]?: pulumi.Input<NonNullable<ProgramFacts[K]>> };

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
 import type { AnyDefinition } from "../lifecycle/define";
-import { kindOfType } from "../kinds/registry";
+import { kindOfType, type ResourceKind } from "../kinds/registry";
 import { quietStacks } from "./registration";
-import { kindProvider } from "./kind-provider";
+import { providerText } from "../dynamic/reference";
 import { branchDeclaration, type FactsInput } from "./declarations";
 
 // What every resource class of a program is built from (the program process only): the types of
@@ -31,47 +30,62 @@ type Keys<T> = Extract<keyof T, string>;
 export type OutputsOf<D extends AnyDefinition> = { readonly [K in Keys<z.output<D["visible"]>>]: pulumi.Output<z.output<D["visible"]>[K]> };
 
 /**
- * The arguments of `pulumi.dynamic.Resource` for a resource of this definition: every output
- * registered (so it exists as a property), the secret ones encrypted, plus the hidden inputs
- * with its owner marker (its URN, which also names it) and what the program declares around it.
+ * What registers a resource of this definition: its type token (the dynamic resources' own,
+ * `pulumi-nodejs:dynamic/keboola:<Kind>`, which the URNs of existing stacks carry), every output
+ * registered (so it exists as a property), the secret ones encrypted, and two hidden inputs: the
+ * provider reference that names the resource (dynamic/reference.ts: what `pulumi.dynamic.Resource`
+ * would store as the serialized provider) and what the program declares around it (`__program`,
+ * which only the resource's check reads, and which state never keeps).
  */
 export function registration(
-  /** The kind's provider object (lifecycle/kind-provider.ts): one per kind, so Pulumi serializes it once. */
-  provider: dynamic.ResourceProvider,
+  kind: ResourceKind,
   def: AnyDefinition,
   name: string,
   args: object,
   opts: pulumi.CustomResourceOptions | undefined,
   facts?: FactsInput,
-): [dynamic.ResourceProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
+): [string, string, pulumi.Inputs, pulumi.CustomResourceOptions] {
   const token = `pulumi-nodejs:dynamic/keboola:${def.type}`;
   // Whatever else the program says, a branchId naming a Branch of it says the branch is a
   // development one before it exists (for the kinds the service keeps out of such branches).
   const branch = branchDeclaration("branchId" in args ? args.branchId : undefined);
   const all = branch ? { ...facts, branch } : facts;
+  const root = rootDirectory();
   const props: pulumi.Inputs = {
     ...Object.fromEntries(def.outputNames.map((o) => [o, undefined])),
     ...args,
     ...(all ? { __program: all } : {}),
-    // The owner marker written onto every object this resource creates (see ownership.ts).
-    __owner: pulumi.createUrn(name, token, opts?.parent),
+    // URNs are known at preview, so the reference always is.
+    __provider: pulumi.createUrn(name, token, opts?.parent).apply((urn) => providerText({ kind, urn, root })),
   };
   const options: pulumi.CustomResourceOptions = {
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...def.secretState],
   };
-  return [provider, name, props, options, "keboola", def.type];
+  return [token, name, props, options];
+}
+
+/** The program's directory, which relative paths in inputs are relative to (a Table's data). */
+function rootDirectory(): string {
+  try {
+    return pulumi.runtime.getRootDirectory();
+  } catch {
+    return process.cwd();
+  }
 }
 
 /**
- * The base of every resource class: registers the resource as `registration()` describes, without
- * the SDK's per-promise debug stack traces (see provider/registration.ts).
+ * The base of every resource class: a dynamic resource (served by the dynamic provider process
+ * Pulumi starts, through dynamic/runtime.ts), registered as `registration()` describes, without the
+ * SDK's per-promise debug stack traces (see registration.ts). It extends CustomResource rather
+ * than `pulumi.dynamic.Resource`, which would serialize a provider object where the reference of
+ * this resource goes; the type token and what the engine receives are the same.
  */
-export abstract class KeboolaResource extends pulumi.dynamic.Resource {
+export abstract class KeboolaResource extends pulumi.CustomResource {
   protected constructor(def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: FactsInput) {
     const stacks = quietStacks();
     try {
-      super(...registration(kindProvider(kindOfType(def.type)), def, name, args, opts, facts));
+      super(...registration(kindOfType(def.type), def, name, args, opts, facts));
     } catch (err) {
       throw stacks.explain(err);
     } finally {

@@ -1,6 +1,7 @@
 import type { JsonValue } from "../../keboola/json";
 import type { ResourceChange } from "./changes";
-import { FIXED_COMPONENT, keboolaId } from "./kinds";
+import { keboolaId } from "./kinds";
+import { VARIABLES_COMPONENT } from "../../keboola/storage";
 import { UNKNOWN } from "./values";
 
 // Which resource refers to which: what a replacement's warning lists ("referenced by") and what the
@@ -82,8 +83,8 @@ function namedIds(kind: string, facts: Facts): Array<{ input: string; key: strin
       add("bucketId", str(facts.bucketId) && `bucket:${str(facts.bucketId)}`);
       break;
     case "ComponentConfig":
-      add("variables", config(FIXED_COMPONENT.VariableConfig, record(facts.variables)?.configId));
-      for (const row of list(facts.rows)) add("rows", config(FIXED_COMPONENT.VariableConfig, record(record(row)?.variables)?.configId));
+      add("variables", config(VARIABLES_COMPONENT, record(facts.variables)?.configId));
+      for (const row of list(facts.rows)) add("rows", config(VARIABLES_COMPONENT, record(record(row)?.variables)?.configId));
       break;
     case "JobRun":
       add("configId", config(facts.componentId, facts.configId));

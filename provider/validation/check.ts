@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isRecord } from "../../keboola/json";
 import { describeIssues } from "./messages";
 import { pathOf } from "./paths";
 import { schemaDef, type Schema } from "./schema-def";
+import type { CheckFailure } from "./messages";
 
 // Validation at `check`: parse the new inputs with a resource's zod schema. Values that are not
 // known yet at preview (outputs of other resources) are skipped, not reported.
@@ -90,12 +90,6 @@ function valueAt(obj: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return cur;
 }
 
-/** Strips the properties the dynamic provider host and our resource classes add. */
-export function userInputs(props: Record<string, unknown>): Record<string, unknown> {
-  const { __provider: _p, __resourceName: _n, __owner: _o, __program: _f, __root: _r, __import: _i, ...rest } = props;
-  return rest;
-}
-
 export interface Checked<T> {
   /**
    * The inputs parsed with their defaults applied, as far as they are known: a part not known yet
@@ -103,7 +97,7 @@ export interface Checked<T> {
    * wrong (then `failures` says what).
    */
   value?: PartlyKnown<T>;
-  failures: dynamic.CheckFailure[];
+  failures: CheckFailure[];
 }
 
 /** What checkWith needs of a resource's definition (define.ts): its inputs, their fields, the rules across them. */
@@ -137,7 +131,7 @@ export interface RuleContext {
  */
 export function checkWith<T>(def: CheckedDefinition<T> | z.ZodType<T>, props: Record<string, unknown>, expected: Readonly<Record<string, unknown>> = {}): Checked<T> {
   const schema = "lifecycle" in def ? def.inputs : def;
-  const input = userInputs(withExpected(props, expected));
+  const input = withExpected(props, expected);
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { value: partlyKnown(result.data), failures: [] };
   const atUnknown = (path: ReadonlyArray<PropertyKey>) => containsUnknown(valueAt(input, path));
@@ -218,13 +212,13 @@ export function parseKnown(schema: Schema, value: unknown): unknown {
  * nested path goes without a property, its path leading the reason (`<type> resource '<name>' has
  * a problem: configuration.parameters.x: <reason>`); a top-level one stays as it is.
  */
-export function failuresForEngine(failures: readonly dynamic.CheckFailure[]): dynamic.CheckFailure[] {
+export function failuresForEngine(failures: readonly CheckFailure[]): CheckFailure[] {
   return failures.map((f) => (f.property && /[.[]/.test(f.property) ? { property: "", reason: `${f.property}: ${f.reason}` } : f));
 }
 
 /** Parse inputs that `check` already accepted (create/update/delete): a failure here is a bug or corrupt state. */
 export function parseChecked<S extends z.ZodType>(schema: S, props: Record<string, unknown>, what: string): z.output<S> {
-  const result = schema.safeParse(userInputs(props), { reportInput: true });
+  const result = schema.safeParse(props, { reportInput: true });
   if (!result.success) {
     const detail = describeIssues(schema, result.error.issues).map((f) => `${f.property}: ${f.reason}`).join("; ");
     throw new Error(`${what}: invalid inputs: ${detail}`);

@@ -1,8 +1,13 @@
 import type { z } from "zod";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { editDistance } from "../../keboola/edit-distance";
 import { pathOf } from "./paths";
 import { descriptionOf, schemaDef as defOf, type Schema } from "./schema-def";
+
+/** A check's refusal of one property: its path (as the engine prints it; empty: the resource itself) and why. */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
 
 // Zod's issues as a person reads them: the property path, what is wrong, and the fix. Our schemas
 // carry their own messages where a rule needs explaining; zod's default texts ("Invalid input:
@@ -154,8 +159,8 @@ function rewrite(schema: z.ZodType, i: Issue): string {
 }
 
 /** Check failures for zod issues of `schema`, with rewritten default messages and "did you mean". */
-export function describeIssues(schema: z.ZodType, issues: readonly Issue[], skip: (issue: Issue) => boolean = () => false): dynamic.CheckFailure[] {
-  const failures: dynamic.CheckFailure[] = [];
+export function describeIssues(schema: z.ZodType, issues: readonly Issue[], skip: (issue: Issue) => boolean = () => false): CheckFailure[] {
+  const failures: CheckFailure[] = [];
   const unknownKeys = issues.filter((i): i is Issue & z.core.$ZodIssueUnrecognizedKeys => i.code === "unrecognized_keys");
   // A missing key whose misspelling is reported as unknown is the same mistake: say it once.
   const misspelled = new Set<string>();

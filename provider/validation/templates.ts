@@ -1,17 +1,17 @@
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isUnknown } from "./check";
 import { isRecord } from "../../keboola/json";
 import { failingGlobalCalls } from "../../jsonnet/calls";
 import { invalidColumnValueMessage, templateInvalidMessage } from "../../jsonnet/column";
 import { getJsonnetEngine } from "../../jsonnet/engine";
+import type { CheckFailure } from "./messages";
 
 // Template columns are compiled at check (preview), with the service's template globals, so a
 // broken template is reported with its line and column before anything is written. Calls of the
 // globals that fail for every record (wrong number or type of arguments) pass the service's own
 // check but refuse every record later, so they are refused here too, with the service's text.
 
-export async function templateFailures(columns: unknown[]): Promise<dynamic.CheckFailure[]> {
-  const failures: dynamic.CheckFailure[] = [];
+export async function templateFailures(columns: unknown[]): Promise<CheckFailure[]> {
+  const failures: CheckFailure[] = [];
   for (const [i, col] of columns.entries()) {
     if (!isRecord(col) || col.type !== "template") continue;
     const content = isRecord(col.template) ? col.template.content : undefined;

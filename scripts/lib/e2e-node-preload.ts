@@ -19,13 +19,12 @@
 //    never uses either; a program uses typescript when it serializes a dynamic provider and arborist
 //    never (it serves pulumi.runtime.computeCodePaths, for function serialization of cloud
 //    callbacks). Upstream meant typescript to be lazy (pulumi/pulumi#10185, "Avoid importing
-//    typescript unless necessary"); parseFunction.js made it eager again. The provider plugin does
-//    the same for itself (provider/plugin/defer-sdk-modules.ts, which this uses).
+//    typescript unless necessary"); parseFunction.js made it eager again (defer-sdk-modules.ts).
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vm from "node:vm";
-import { deferSdkModules } from "../../provider/plugin/defer-sdk-modules";
+import { deferSdkModules } from "./defer-sdk-modules";
 
 // The parts of node:module's CommonJS loader this file hooks: internal, but stable since Node.js 0.x
 // and what every code-cache loader (v8-compile-cache, used by yarn and eslint) relies on.

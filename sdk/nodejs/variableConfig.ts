@@ -76,7 +76,7 @@ export class VariableConfig extends pulumi.CustomResource {
     /**
      * Declared variables: [{name, type: "string"|"int"}].
      */
-    declare public readonly variables: pulumi.Output<outputs.ComponentConfigRowVariablesDeclaredItem[]>;
+    declare public readonly variables: pulumi.Output<outputs.VariableConfigVariable[]>;
     /**
      * Configuration version.
      */
@@ -169,5 +169,5 @@ export interface VariableConfigArgs {
     /**
      * Declared variables: [{name, type: "string"|"int"}].
      */
-    variables: pulumi.Input<pulumi.Input<inputs.ComponentConfigRowVariablesDeclaredItemArgs>[]>;
+    variables: pulumi.Input<pulumi.Input<inputs.VariableConfigVariableArgs>[]>;
 }

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, REPO_ROOT } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
+import { referenceOf } from "../../provider/dynamic/reference";
 
 const EXAMPLE = path.join(REPO_ROOT, "examples", "manifest", "keboola.yaml");
 const SECRET = "shop-api-token-1234";
@@ -67,17 +68,22 @@ describe("e2e: the manifest through the root Pulumi project", () => {
     const exported = await root.pulumi(["stack", "export"]);
     expect(exported.code, describeResult(exported)).toBe(0);
     expect(exported.stdout).not.toContain(SECRET);
-    // The root project's state stays small (README, "Large stacks"): each resource refers to its
-    // provider by module, as an installed package does, and records no stack of this package's
-    // code (a manifest has no program frame of its own).
-    const state = JSON.parse(exported.stdout) as { deployment: { resources: Array<{ type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown>; stackTrace?: unknown; sourcePosition?: unknown }> } };
+    // The root project's state stays small (README, "Large stacks"): each resource's provider is a
+    // reference naming its kind and the resource itself (provider/dynamic/reference.ts), no code of
+    // this package; it records no stack of this package's code (a manifest has no program frame of
+    // its own); and it holds the kind's inputs and outputs, with no hidden key of ours: the
+    // dynamic resource's own `__provider` alone.
+    const state = JSON.parse(exported.stdout) as { deployment: { resources: Array<{ urn: string; type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown>; stackTrace?: unknown; sourcePosition?: unknown }> } };
     const ours = state.deployment.resources.filter((r) => r.type.includes("keboola:"));
     expect(ours.length).toBeGreaterThan(5);
     for (const r of ours) {
-      for (const side of [r.inputs, r.outputs]) expect(String(side?.__provider)).toMatch(/^exports\.handler = __f0;\nconst provider = require\("keboola-pulumi\/kinds\/[a-z-]+"\);/);
+      for (const side of [r.inputs, r.outputs]) {
+        expect(referenceOf(side?.__provider), r.urn).toMatchObject({ urn: r.urn });
+        expect(String(side?.__provider).length, r.urn).toBeLessThan(r.urn.length + 200);
+        expect(Object.keys(side ?? {}).filter((k) => k.startsWith("__")), r.urn).toEqual(["__provider"]);
+      }
       expect(r.stackTrace, r.type).toBeUndefined();
       expect(r.sourcePosition, r.type).toBeUndefined();
-      expect(r.inputs?.__resourceName).toBeUndefined();
     }
 
     const same = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });

@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { packAndInstall } from "../../scripts/lib/packed";
 import { type PulumiWorkspace, REPO_ROOT, initEmulatorStack, makePulumiWorkspace, ok } from "./helpers/pulumi";
+import { referenceOf } from "../../provider/dynamic/reference";
 
 const TOKEN = "e2e-packed-token-0123456789";
 
@@ -107,13 +108,15 @@ describe("e2e: the packed package in a fresh TypeScript program", () => {
     ok(await ws.up([], { timeoutMs: 300_000 }));
     ok(await ws.previewExpectNoChanges([], { timeoutMs: 300_000 }));
 
-    // Each resource stores `require("keboola-pulumi/kinds/<kind>")`, not the provider's code.
+    // Each resource stores a reference to the installed package's runtime naming the resource
+    // (provider/dynamic/reference.ts), not the provider's code.
     const resources = (await ws.stackResources()).filter((r) => r.type.includes("keboola:"));
     expect(resources).toHaveLength(9);
     for (const r of resources) {
       const provider = String(r.inputs?.__provider ?? "");
-      expect(provider).toMatch(/require\("keboola-pulumi\/kinds\/[a-z-]+"\)/);
-      expect(provider.length).toBeLessThanOrEqual(400);
+      expect(provider).toMatch(/^exports\.handler = \(\) => require\("keboola-pulumi\/runtime"\)\.resourceProvider\(/);
+      expect(referenceOf(provider)?.urn).toBe(r.urn);
+      expect(provider.length).toBeLessThanOrEqual(r.urn.length + 200);
       // The recorded source position is the program's line that declared the resource, and the
       // stack holds the program's frames only (provider/registration.ts).
       const r2 = r as typeof r & { sourcePosition?: string; stackTrace?: Array<{ sourcePosition?: string }> };

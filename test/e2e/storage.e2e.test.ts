@@ -69,7 +69,7 @@ describe("e2e: buckets and tables through the root Pulumi project", () => {
 
   beforeAll(async () => {
     // The root project runs this checkout's build: make sure it has the Table resource.
-    expect(fs.existsSync(path.join(REPO_ROOT, "dist", "provider", "kinds", "table.js")), "run `npm run build` first").toBe(true);
+    expect(fs.existsSync(path.join(REPO_ROOT, "dist", "provider", "kinds", "table", "kind.js")), "run `npm run build` first").toBe(true);
     emu = await startEmulator({ token: "master", taskDurationMs: 20 });
     client = new KeboolaClient({ host: emu.url, token: "master", taskTimeoutSeconds: 30 });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "storage-e2e-"));

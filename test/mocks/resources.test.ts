@@ -4,6 +4,7 @@ import * as keboola from "../../provider/index";
 import { providerFor } from "../../provider/dynamic/shim";
 import { source as sourceDefinition } from "../../provider/kinds/source/kind";
 import { componentConfig as componentConfigDefinition } from "../../provider/kinds/component-config/kind";
+import { referenceOf } from "../../provider/dynamic/reference";
 
 // Resource wiring under Pulumi's mocks: types, inputs passed through, outputs as properties, and
 // the serialized provider kept tiny and free of secrets.
@@ -51,9 +52,10 @@ describe("resources under mocks", () => {
 
     const sinkArgs = created.find((c) => c.name === "raw")!;
     expect(sinkArgs.type).toBe("pulumi-nodejs:dynamic/keboola:Sink");
-    // The resource's owner marker, its URN, also names it (resourceName): no name of its own in state.
-    expect(sinkArgs.inputs.__owner).toMatch(/::pulumi-nodejs:dynamic\/keboola:Sink::raw$/);
-    expect(sinkArgs.inputs.__resourceName).toBeUndefined();
+    // Its provider reference names the kind and the resource by its URN (its owner marker too):
+    // no identity of its own among the inputs.
+    expect(referenceOf(sinkArgs.inputs.__provider)).toMatchObject({ kind: "sink", urn: expect.stringMatching(/::pulumi-nodejs:dynamic\/keboola:Sink::raw$/) });
+    expect(Object.keys(sinkArgs.inputs).filter((k) => k.startsWith("__")).sort()).toEqual(["__program", "__provider"]);
     expect(sinkArgs.inputs.sourceId).toBe("quick-events");
     expect(created.find((c) => c.name === "events")!.type).toBe("pulumi-nodejs:dynamic/keboola:Source");
   });

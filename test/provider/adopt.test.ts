@@ -45,7 +45,7 @@ describe("adoptExisting on configurations", () => {
   it("VariableConfig without adoptExisting still refuses an existing id", async () => {
     await storage().createConfig("default", "keboola.variables", { configurationId: "vars-b", name: "Vars", configuration: { variables: [] } });
     const checked = await variableConfig.check(h.ctx, {}, { __resourceName: "v", configId: "vars-b", name: "Vars", variables: [] });
-    await expect(variableConfig.create(h.ctx, checked.inputs)).rejects.toThrow(/already exists/);
+    await expect(variableConfig.create(h.ctx, checked.inputs ?? {})).rejects.toThrow(/already exists/);
   });
 
   it("ComponentConfig: matches rows by rowId, writes only the row and fields that differ", async () => {

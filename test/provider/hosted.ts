@@ -1,7 +1,6 @@
-import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { invoke, type ResourceModule } from "../../provider/dynamic/runtime";
+import { legacyCall } from "../../provider/dynamic/runtime";
+import type { KindModule, Responses } from "../../provider/lifecycle/dispatch";
 import type { Props, ResourceContext } from "../../provider/lifecycle/types";
-import type { ResourceKind } from "../../provider/kinds/registry";
 import * as sourceModule from "../../provider/kinds/source/kind";
 import * as sinkModule from "../../provider/kinds/sink/kind";
 import * as sourceSettingsModule from "../../provider/kinds/settings/source-settings";
@@ -15,38 +14,42 @@ import * as bucketModule from "../../provider/kinds/bucket/kind";
 import * as tableModule from "../../provider/kinds/table/kind";
 import * as branchModule from "../../provider/kinds/branch/kind";
 
-// The resource handlers as the dynamic provider host calls them: raw inputs and state in, through
-// the runtime's own dispatch (schema parsing of inputs and state, identity, presentable errors).
+// The resource handlers as the dynamic provider host calls them: raw inputs and state in, with the
+// call's identity in the properties (`__resourceName`, `__owner`, `__program`, `__root`) as state
+// written by earlier versions carries it, through that door's own dispatch (dynamic/runtime.ts
+// legacyCall: schema parsing of inputs and state, presentable errors, the identity kept in what it
+// answers; check failures at their paths, as the tests read them). Today's door (resourceProvider) reads the same identity from the provider reference:
+// test/provider/dynamic-door.test.ts.
 
 export interface HostedHandler {
-  check(ctx: ResourceContext, olds: Props, news: Props): Promise<dynamic.CheckResult>;
-  diff(ctx: ResourceContext, id: string, olds: Props, news: Props): Promise<dynamic.DiffResult>;
-  create(ctx: ResourceContext, inputs: Props): Promise<dynamic.CreateResult>;
-  read(ctx: ResourceContext, id: string, props: Props): Promise<dynamic.ReadResult>;
-  update(ctx: ResourceContext, id: string, olds: Props, news: Props): Promise<dynamic.UpdateResult>;
+  check(ctx: ResourceContext, olds: Props, news: Props): Promise<Responses["check"]>;
+  diff(ctx: ResourceContext, id: string, olds: Props, news: Props): Promise<Responses["diff"]>;
+  create(ctx: ResourceContext, inputs: Props): Promise<Responses["create"]>;
+  read(ctx: ResourceContext, id: string, props: Props): Promise<Responses["read"]>;
+  update(ctx: ResourceContext, id: string, olds: Props, news: Props): Promise<Responses["update"]>;
   delete(ctx: ResourceContext, id: string, props: Props): Promise<void>;
 }
 
-function hosted(mod: ResourceModule, kind: ResourceKind): HostedHandler {
+function hosted(mod: KindModule): HostedHandler {
   return {
-    check: (ctx, olds, news) => invoke(mod, kind, "check", [olds, news], ctx),
-    diff: (ctx, id, olds, news) => invoke(mod, kind, "diff", [id, olds, news], ctx),
-    create: (ctx, inputs) => invoke(mod, kind, "create", [inputs], ctx),
-    read: (ctx, id, props) => invoke(mod, kind, "read", [id, props], ctx),
-    update: (ctx, id, olds, news) => invoke(mod, kind, "update", [id, olds, news], ctx),
-    delete: (ctx, id, props) => invoke(mod, kind, "delete", [id, props], ctx),
+    check: (ctx, olds, news) => legacyCall(mod, "check", [olds, news], () => ctx.client(), {}),
+    diff: (ctx, id, olds, news) => legacyCall(mod, "diff", [id, olds, news], () => ctx.client(), {}),
+    create: (ctx, inputs) => legacyCall(mod, "create", [inputs], () => ctx.client(), {}),
+    read: (ctx, id, props) => legacyCall(mod, "read", [id, props], () => ctx.client(), {}),
+    update: (ctx, id, olds, news) => legacyCall(mod, "update", [id, olds, news], () => ctx.client(), {}),
+    delete: (ctx, id, props) => legacyCall(mod, "delete", [id, props], () => ctx.client(), {}),
   };
 }
 
-export const source = hosted(sourceModule, "source");
-export const sink = hosted(sinkModule, "sink");
-export const sourceSettings = hosted(sourceSettingsModule, "sourceSettings");
-export const sinkSettings = hosted(sinkSettingsModule, "sinkSettings");
-export const componentConfig = hosted(componentConfigModule, "componentConfig");
-export const variableConfig = hosted(variableConfigModule, "variableConfig");
-export const jobRun = hosted(jobRunModule, "jobRun");
-export const flow = hosted(flowModule, "flow");
-export const schedule = hosted(scheduleModule, "schedule");
-export const bucket = hosted(bucketModule, "bucket");
-export const table = hosted(tableModule, "table");
-export const branch = hosted(branchModule, "branch");
+export const source = hosted(sourceModule);
+export const sink = hosted(sinkModule);
+export const sourceSettings = hosted(sourceSettingsModule);
+export const sinkSettings = hosted(sinkSettingsModule);
+export const componentConfig = hosted(componentConfigModule);
+export const variableConfig = hosted(variableConfigModule);
+export const jobRun = hosted(jobRunModule);
+export const flow = hosted(flowModule);
+export const schedule = hosted(scheduleModule);
+export const bucket = hosted(bucketModule);
+export const table = hosted(tableModule);
+export const branch = hosted(branchModule);

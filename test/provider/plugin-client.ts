@@ -7,7 +7,6 @@ import { startPluginServer, type PluginServer } from "../../provider/plugin/serv
 import { fromStruct } from "../../provider/plugin/values";
 import type { Props } from "../../provider/lifecycle/types";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { KIND_MODULES } from "../../provider/plugin/static-kinds";
 
 // The provider plugin driven as the Pulumi engine drives it: a gRPC client of its server, requests
 // built from plain records, answers read back as plain records (secrets still marked).
@@ -47,7 +46,7 @@ export function initFailure(err: unknown): proto.ErrorResourceInitFailed | undef
 
 /** A plugin server on the kinds' sources; its messages to the user land in `messages`. */
 export async function startPlugin(options: { messages?: string[] } = {}): Promise<Plugin> {
-  const server = await startPluginServer({ load: (kind) => KIND_MODULES[kind], messages: options.messages ?? [] });
+  const server = await startPluginServer({ messages: options.messages ?? [] });
   const client = new ResourceProviderClient(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
   const unary = <Req, Res>(fn: (req: Req, cb: (err: grpc.ServiceError | null, res: Res) => void) => unknown, req: Req) =>
     new Promise<Res>((resolve, reject) => fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))));

@@ -152,7 +152,7 @@ describe("owners across the two front doors", () => {
 
   it("an unknown type token is refused naming the types the plugin serves", async () => {
     const err = await p.check({ type: "Bukket", name: "x" }, {}, {}).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('keboola: unknown resource type "keboola:index:Bukket"; this provider serves keboola:index:Source,') });
+    expect(err).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('keboola: unknown resource type "keboola:index:Bukket"; this provider serves keboola:index:Branch, keboola:index:Source,') });
   });
 });
 

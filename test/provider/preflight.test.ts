@@ -3,7 +3,7 @@ import { createVia, MASTER_TOKEN, ownerUrn, startHarness, throttled, type Harnes
 import { source } from "./hosted";
 import { KeboolaApiError } from "../../provider/api/errors";
 import { branchFailure, componentFailure, configSlotFailure, declaredBranchFailure, forgetBranches, isNew, sinkSlotFailure, sourceSlotFailure, streamBranchFailure, unlessForbidden } from "../../provider/lifecycle/preflight";
-import { STACK_BRANCH_RESOURCE } from "../../provider/program/declarations";
+import { STACK_BRANCH_RESOURCE } from "../../provider/lifecycle/facts";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { ResourceContext } from "../../provider/lifecycle/types";
 import type { ProgramFacts } from "../../provider/lifecycle/facts";

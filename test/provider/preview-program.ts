@@ -1,11 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { Props } from "../../provider/lifecycle/types";
+import { referenceOf } from "../../provider/dynamic/reference";
 
 // A program previewed as the Pulumi engine previews it, under Pulumi's mocks: resources not
 // created yet have no outputs, so what references them is unknown, and each resource registers
 // the inputs the engine would pass to its provider's check (unknowns as the engine's marker). The
-// resource classes derive their facts about the program (`__program`, provider/lifecycle/program.ts)
+// resource classes derive their facts about the program (`__program`, provider/program/declarations.ts)
 // exactly as in a real run.
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];
@@ -57,6 +58,9 @@ export async function previewInputs(build: () => pulumi.Resource[], name: string
   await Promise.all(resources.map((r) => new Promise<void>((resolve) => r.urn.apply(() => resolve()))));
   const found = registered.slice(from).find((r) => r.name === name);
   if (!found) throw new Error(`previewInputs: no resource "${name}" was registered`);
-  const { __provider: _p, ...inputs } = withMarkers(found.inputs) as Props;
-  return root !== undefined ? { ...inputs, __root: root } : inputs;
+  const { __provider: provider, ...inputs } = withMarkers(found.inputs) as Props;
+  // The identity its provider reference names, as the hosted handlers take it (hosted.ts).
+  const ref = referenceOf(provider);
+  if (!ref) throw new Error(`previewInputs: "${name}" registered no provider reference of ours`);
+  return { ...inputs, __owner: ref.urn, __root: root ?? ref.root };
 }

@@ -10,11 +10,11 @@ import {
   parseKnown,
   unknownAsOld,
   unknownsAsOld,
-  userInputs,
   whenKnown,
   withExpected,
   type CheckedDefinition,
 } from "../../provider/validation/check";
+import { withoutHidden } from "../../provider/dynamic/props";
 
 // What `check` does with inputs that are partly unknown at preview (provider/validation/check.ts),
 // called directly: the resources' tests reach these rules only through their own schemas.
@@ -52,7 +52,7 @@ describe("unknown values", () => {
 
 describe("inputs as the host gives them", () => {
   it("strips the properties the host and the resource classes add", () => {
-    expect(userInputs({ __provider: "p", __resourceName: "n", __owner: "o", __program: "f", __root: "r", name: "x", __other: 1 })).toEqual({ name: "x", __other: 1 });
+    expect(withoutHidden({ __provider: "p", __resourceName: "n", __owner: "o", __program: "f", __root: "r", __import: true, name: "x", __other: 1 })).toEqual({ name: "x", __other: 1 });
   });
 
   it("fills an unknown with the value the program says it will have, and nothing else", () => {

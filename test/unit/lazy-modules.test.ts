@@ -25,23 +25,23 @@ it("loads the AWS SDK only for an upload, not with the package or the Table kind
   expect(JSON.parse(res.stdout)).toMatchObject({ withPackage: false, withTable: false, afterUpload: true, error: expect.stringMatching(/ENOENT/) });
 });
 
-it("the provider plugin's server starts without the kinds, and its executable loads neither TypeScript nor npm's arborist, which the SDK requires at load", () => {
+it("the provider plugin's server starts without the kinds, and runs every kind without the Pulumi SDK's runtime (its protocol messages aside), so without TypeScript and npm's arborist", () => {
   // Asked only for its schema (a YAML program's type check starts it for that), it loads no kind and no SDK.
   const bare = spawnSync(process.execPath, ["-e", `require("./dist/provider/plugin/server"); console.log(Object.keys(require.cache).some((k) => k.includes("/node_modules/@pulumi/pulumi/index.js") || k.includes("/dist/provider/kinds/")))`], { cwd: ROOT, encoding: "utf8" });
   expect(bare.stdout.trim()).toBe("false");
-  // main.ts as far as its server and every kind, then what is loaded; and the SDK still works.
-  const script = `
-    const loaded = (name) => Object.keys(require.cache).some((k) => k.includes("/node_modules/" + name + "/"));
-    require("./dist/provider/plugin/defer-sdk-modules").deferSdkModules();
-    require("./dist/provider/plugin/server");
-    require("./dist/provider/plugin/static-kinds");
-    const before = { typescript: loaded("typescript"), arborist: loaded("@npmcli/arborist") };
-    const pulumi = require("@pulumi/pulumi");
-    console.log(JSON.stringify({ before, sdk: typeof pulumi.CustomResource }));`;
-  const res = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8" });
+  // Its server and every kind's schema and lifecycle, as the registry loads them for a call.
+  const sdkModules = (load: string) => `
+    ${load}.then(() => {
+      const sdk = Object.keys(require.cache).filter((k) => k.includes("/node_modules/@pulumi/pulumi/") && !k.includes("/node_modules/@pulumi/pulumi/proto/"));
+      const loaded = (name) => Object.keys(require.cache).some((k) => k.includes("/node_modules/" + name + "/"));
+      console.log(JSON.stringify({ sdk: sdk.length, typescript: loaded("typescript"), arborist: loaded("@npmcli/arborist") }));
+    });`;
+  const kinds = `require("./dist/provider/plugin/server"); const r = require("./dist/provider/kinds/registry"); Promise.all(r.KIND_NAMES.map(r.loadKind))`;
+  const res = spawnSync(process.execPath, ["-e", sdkModules(kinds)], { cwd: ROOT, encoding: "utf8" });
   expect(res.stderr).toBe("");
-  expect(JSON.parse(res.stdout)).toEqual({ before: { typescript: false, arborist: false }, sdk: "function" });
-  // Without the deferral, the same modules load TypeScript (the test would be vacuous otherwise).
-  const plain = spawnSync(process.execPath, ["-e", `require("./dist/provider/plugin/static-kinds"); console.log(Object.keys(require.cache).some((k) => k.includes("/node_modules/typescript/")))`], { cwd: ROOT, encoding: "utf8" });
-  expect(plain.stdout.trim()).toBe("true");
+  expect(JSON.parse(res.stdout)).toEqual({ sdk: 0, typescript: false, arborist: false });
+  // A resource class, which only a program loads, does load the SDK (the check above would be vacuous otherwise).
+  const program = spawnSync(process.execPath, ["-e", sdkModules(`Promise.resolve(require("./dist/provider/kinds/source/resource"))`)], { cwd: ROOT, encoding: "utf8" });
+  expect(JSON.parse(program.stdout)).toMatchObject({ typescript: true, arborist: true });
+  expect(JSON.parse(program.stdout).sdk).toBeGreaterThan(20);
 });

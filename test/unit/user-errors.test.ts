@@ -69,14 +69,14 @@ describe("hosts that are not a Keboola API", () => {
 describe("errors as Pulumi prints them", () => {
   it("name the resource, the operation and a fix, with no stack trace or token", () => {
     const api = new KeboolaApiError(503, undefined, `upstream failed for token ${TOKEN}`, info);
-    const e = userFacingError("Source", "delete", { __resourceName: "events" }, api);
+    const e = userFacingError("Source", "delete", "events", api);
     expect(e.message).toMatch(/^Source "events": deleting failed: POST .* failed with 503: .* run the same `pulumi up` \(or destroy\) again/);
     expect(printed(e)).not.toMatch(/\n\s+at /);
     expect(printed(e)).not.toContain(TOKEN);
   });
 
   it("take the name from the owner URN in state written before names were recorded", () => {
-    const e = userFacingError("Sink", "read", { __owner: "urn:pulumi:dev::app::pulumi-nodejs:dynamic/keboola:Sink::raw" }, new KeboolaNetworkError(info, "ECONNRESET", true));
+    const e = userFacingError("Sink", "read", "raw", new KeboolaNetworkError(info, "ECONNRESET", true));
     expect(e.message).toMatch(/^Sink "raw": reading \(refresh\) failed: .*check keboola:host/);
   });
 

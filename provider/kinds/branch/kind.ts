@@ -6,7 +6,8 @@ import type { StorageDevBranch } from "../../../keboola/storage-answers";
 import { isRecord } from "../../../keboola/json";
 import { checkWith, isUnknown } from "../../validation/check";
 import { createOnce } from "../../lifecycle/create-once";
-import { defineResource, untracked, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, untracked, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { Handler } from "../../lifecycle/call";
 import { describeOwner, OWNER_KEY, splitMarker, withMarker } from "../../lifecycle/ownership";
 import { tokenInfo } from "../../lifecycle/configurations";
 import { forgetBranches, isDeployed } from "../../lifecycle/preflight";
@@ -89,13 +90,14 @@ async function createProblem(client: KeboolaClient): Promise<string | undefined>
 }
 
 export const handler: Handler<typeof branch> = {
-  async check(ctx, olds, news) {
+  async check(req) {
+    const { olds, news } = req;
     const { value, failures } = checkWith(branch, news);
     if (!value) return { inputs: news, failures };
-    const storage = ctx.client().storage;
+    const storage = req.client().storage;
     const deployed = isDeployed(olds);
     if (!deployed) {
-      const problem = await createProblem(ctx.client());
+      const problem = await createProblem(req.client());
       // With failures the engine stops at them: the inputs are not used.
       if (problem) return { inputs: news, failures: [{ property: "name", reason: problem }] };
     }
@@ -104,7 +106,7 @@ export const handler: Handler<typeof branch> = {
     if (!isUnknown(value.name) && (!deployed || olds.name !== value.name)) {
       const found = await findByName(storage, value.name);
       const mine = deployed && found && String(found.branch.id) === String(olds.branchId ?? "");
-      if (found && !mine && !(found.owner !== undefined && found.owner === ctx.call.owner) && !(value.adoptExisting && !found.branch.isDefault)) {
+      if (found && !mine && !(found.owner !== undefined && found.owner === req.call.owner) && !(value.adoptExisting && !found.branch.isDefault)) {
         const whose = found.branch.isDefault ? "is the name of the default (production) branch" : `is taken: branch ${found.branch.id} has it and belongs to ${describeOwner(found.owner)}`;
         return {
           inputs: news,
@@ -115,10 +117,11 @@ export const handler: Handler<typeof branch> = {
     return { inputs: { ...news, ...value }, failures };
   },
 
-  async create(ctx, p) {
-    const storage = ctx.client().storage;
-    const label = what(ctx.call.name, p.name);
-    const owner = ctx.call.owner;
+  async create(req) {
+    const { inputs: p } = req;
+    const storage = req.client().storage;
+    const label = what(req.call.name, p.name);
+    const owner = req.call.owner;
     const created = await createOnce<{ branch: StorageDevBranch; owner: string | undefined }>({
       label,
       where: "in the project",
@@ -140,7 +143,7 @@ export const handler: Handler<typeof branch> = {
       // The name is taken while the create job runs, before the branch can be listed.
       whenExistsUnreadable: "wait",
     });
-    forgetBranches(ctx.client());
+    forgetBranches(req.client());
     const current = created.object.branch;
     const id = String(current.id);
     try {
@@ -151,31 +154,34 @@ export const handler: Handler<typeof branch> = {
     return { id, outs: stateOf(p, { ...current, description: p.description }) };
   },
 
-  async read(ctx, id, recorded) {
-    const b = await ctx.client().storage.findDevBranch(id);
+  async read(req) {
+    const { id, recorded } = req;
+    const b = await req.client().storage.findDevBranch(id);
     if (!b || b.isDefault) return { id: "" };
     const state = stateOf({ adoptExisting: recorded.adoptExisting ?? false }, b);
     const { branchId: _id, ...inputs } = state;
     return { id: String(b.id), props: state, inputs };
   },
 
-  async update(ctx, id, olds, p) {
-    const storage = ctx.client().storage;
+  async update(req) {
+    const { id, olds, news: p } = req;
+    const storage = req.client().storage;
     const current = await storage.findDevBranch(id);
-    if (!current) throw new Error(`${what(ctx.call.name, olds.name ?? id)} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
+    if (!current) throw new Error(`${what(req.call.name, olds.name ?? id)} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     const body = {
       ...(current.name !== p.name ? { name: p.name } : {}),
       ...(current.description !== p.description ? { description: p.description } : {}),
     };
     const updated = Object.keys(body).length > 0 ? await storage.updateDevBranch(id, body) : current;
-    forgetBranches(ctx.client());
+    forgetBranches(req.client());
     return { outs: stateOf(p, updated) };
   },
 
-  async delete(ctx, id, recorded) {
+  async delete(req) {
+    const { id, recorded } = req;
     // A branch already gone (deleted by hand, or by the first attempt of this delete) is deleted.
-    await ctx.client().storage.deleteDevBranch(id, what(ctx.call.name, recorded.name ?? id));
-    forgetBranches(ctx.client());
+    await req.client().storage.deleteDevBranch(id, what(req.call.name, recorded.name ?? id));
+    forgetBranches(req.client());
   },
 };
 

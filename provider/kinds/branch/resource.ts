@@ -2,7 +2,8 @@
 // by the kind's schema (./kind.ts), registered as program/resource.ts registers every kind.
 import * as pulumi from "@pulumi/pulumi";
 import { KeboolaResource, type ArgsOf, type OutputsOf } from "../../program/resource";
-import { declareBranch, declaredBranch, STACK_BRANCH_RESOURCE } from "../../program/declarations";
+import { declareBranch, declaredBranch } from "../../program/declarations";
+import { STACK_BRANCH_RESOURCE } from "../../lifecycle/facts";
 import { type BranchInputs, branch } from "./kind";
 
 export interface BranchArgs extends ArgsOf<BranchInputs> {}

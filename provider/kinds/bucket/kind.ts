@@ -6,7 +6,8 @@ import { checkWith, isUnknown, knownFields } from "../../validation/check";
 import { branchSchema } from "../../validation/ids";
 import { bucketDisplayNameSchema, bucketIdOf, bucketNameSchema, stageSchema } from "../../validation/storage";
 import { createOnce } from "../../lifecycle/create-once";
-import { defineResource, markerDiff, replaces, unique, untracked, type CallContext, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, markerDiff, replaces, unique, untracked, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CallContext, CheckResponse, Handler } from "../../lifecycle/call";
 import { branchFailure, isDeployed, isNew } from "../../lifecycle/preflight";
 import { describeOwner, foundWithOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, stackOf } from "../../lifecycle/ownership";
 import { PartialFailure, type Props } from "../../lifecycle/types";
@@ -92,32 +93,33 @@ async function ownerOfBucket(storage: StorageApi, p: Pick<Parsed, "branchId" | "
 }
 
 export const handler: Handler<typeof bucket> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
     const { value, failures } = checkWith(bucket, news);
     if (!value) return { inputs: news, failures };
     // A replacement (new stage, name or branch) deletes the old bucket: what it holds must be this
     // stack's tables (replaced with it), or given up with forceDelete, or the delete fails at `up`
     // after the new bucket was made.
     if (failures.length === 0 && isDeployed(olds)) {
-      const replacing = markerDiff(bucket, bucket.parseState(olds), news, ctx.call.facts);
+      const replacing = markerDiff(bucket, bucket.parseState(olds), news, req.call.facts);
       if (replacing.replaces?.length) {
-        const refusal = await replacementFailure(ctx, olds, replacing.replaces, replacing.deleteBeforeReplace === true);
+        const refusal = await replacementFailure(req, olds, replacing.replaces, replacing.deleteBeforeReplace === true);
         if (refusal) failures.push(refusal);
       }
     }
     // Against the stack: the branch exists; a new bucket's id (from its stage and name) is free or ours.
     const slot = knownFields(value, ["branchId", "stage", "name", "adoptExisting", "description"]);
     if (failures.length === 0 && !isUnknown(value.branchId) && isNew(olds, { branchId: value.branchId, stage: value.stage, name: value.name })) {
-      const branch = await branchFailure(ctx, value.branchId);
+      const branch = await branchFailure(req, value.branchId);
       if (branch) failures.push(branch);
       else if (slot && !slot.adoptExisting) {
         const id = bucketIdOf(slot.stage, slot.name);
         // The same rule the create applies to what it finds (ownerOfBucket), so a bucket the create
         // would refuse is refused here, before anything is written.
-        const storage = ctx.client().storage;
+        const storage = req.client().storage;
         const found = await storage.findBucket(slot.branchId, id);
-        const owner = found ? await ownerOfBucket(storage, slot, found, ctx.call.owner) : undefined;
-        if (found && (owner === undefined || owner !== ctx.call.owner)) {
+        const owner = found ? await ownerOfBucket(storage, slot, found, req.call.owner) : undefined;
+        if (found && (owner === undefined || owner !== req.call.owner)) {
           failures.push({
             property: "name",
             reason: `bucket "${id}" already exists and belongs to ${describeOwner(owner)}: choose another name, or set adoptExisting: true to take it over`,
@@ -128,11 +130,12 @@ export const handler: Handler<typeof bucket> = {
     return { inputs: { ...news, ...value }, failures };
   },
 
-  async create(ctx, p) {
-    const storage = ctx.client().storage;
+  async create(req) {
+    const { inputs: p } = req;
+    const storage = req.client().storage;
     const id = bucketIdOf(p.stage, p.name);
-    const label = what(ctx.call.name, id);
-    const owner = ctx.call.owner;
+    const label = what(req.call.name, id);
+    const owner = req.call.owner;
     let marked = false;
     const created = await createOnce<StorageBucket>({
       label,
@@ -164,8 +167,9 @@ export const handler: Handler<typeof bucket> = {
     return { id: current.id, outs: stateOf(p, current) };
   },
 
-  async read(ctx, id, recorded) {
-    const storage = ctx.client().storage;
+  async read(req) {
+    const { id, recorded } = req;
+    const storage = req.client().storage;
     const branchId = recorded.branchId ?? "default";
     const b = await storage.findBucket(branchId, recorded.bucketId ?? id);
     if (!b) return { id: "" };
@@ -174,21 +178,23 @@ export const handler: Handler<typeof bucket> = {
     return { id: b.id, props: state, inputs };
   },
 
-  async update(ctx, id, _olds, p) {
-    const storage = ctx.client().storage;
+  async update(req) {
+    const { id, news: p } = req;
+    const storage = req.client().storage;
     const current = await storage.findBucket(p.branchId, id);
-    if (!current) throw new Error(`${what(ctx.call.name, id)} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
+    if (!current) throw new Error(`${what(req.call.name, id)} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     return { outs: stateOf(p, await converge(storage, p, current)) };
   },
 
-  async delete(ctx, id, recorded) {
-    const storage = ctx.client().storage;
+  async delete(req) {
+    const { id, recorded } = req;
+    const storage = req.client().storage;
     const branchId = recorded.branchId ?? "default";
     const bucketId = recorded.bucketId ?? id;
-    const label = what(ctx.call.name, bucketId);
+    const label = what(req.call.name, bucketId);
     const tables = await storage.listBucketTables(branchId, bucketId);
     if (tables === undefined) return; // gone already
-    const foreign = (await foreignTables(ctx, branchId, bucketId)) ?? [];
+    const foreign = (await foreignTables(req, branchId, bucketId)) ?? [];
     if (foreign.length > 0 && !recorded.forceDelete) {
       throw new Error(
         `${label} still holds ${foreign.length} table(s) this stack does not manage: ${foreign.map((t) => t.id).join(", ")}. ` +

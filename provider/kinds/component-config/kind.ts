@@ -4,16 +4,16 @@ import { z } from "zod";
 import { branchSchema, storageIdSchema, STORAGE_ID } from "../../validation/ids";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration, StorageApi } from "../../api/storage";
-import { checkWith, containsUnknown, isUnknown, knownFields, userInputs } from "../../validation/check";
+import { checkWith, containsUnknown, isUnknown, knownFields } from "../../validation/check";
 import { variableDeclarationSchema, type VariableDeclaration } from "../../validation/variables";
 import { checkPlaceholders, undeclaredMessage, type PlaceholderSource } from "../../validation/placeholders";
 import { rowSharedCodeOf, sharedCodeOf, type SharedCodeUse } from "../../../keboola/shared-code";
 import { genericExtractorConfigurationSchema, isGenericExtractor, rowJobsSchema } from "./generic-extractor";
 import { same } from "../../lifecycle/common";
-import { defineResource, secret, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, secret, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CheckResponse, Handler } from "../../lifecycle/call";
 import { PartialFailure, type Props } from "../../lifecycle/types";
 import { withMarker } from "../../lifecycle/ownership";
-import { plainSecretWarning } from "../../program/declarations";
 import { encryptorFor, expectedRemote, sealForWrite, secretValuesSchema, withoutPlainText, type SealedDoc, type SecretValues } from "./secret-values";
 import { branchFailure, componentFailure, configSlotFailure, firstFailure, isNew } from "../../lifecycle/preflight";
 import {
@@ -170,7 +170,7 @@ const field = (v: unknown, key: string): unknown => (isRecord(v) ? v[key] : unde
 
 /** Generic Extractor pagination and jobs, on the raw inputs (values unknown at preview are skipped by checkWith). */
 function genericExtractorFailures(news: Props): dynamic.CheckFailure[] {
-  const input = userInputs(news);
+  const input = news;
   if (typeof input.componentId !== "string" || !isGenericExtractor(input.componentId)) return [];
   const rootPagination = field(field(field(input.configuration, "parameters"), "api"), "pagination");
   const schema = z.looseObject({
@@ -440,20 +440,21 @@ function expectedRows(news: unknown, olds: Partial<State>): unknown {
 // ---------------------------------------------------------------------------------------------
 
 export const handler: Handler<typeof componentConfig> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
     const main = checkWith(componentConfig, news);
     const failures = [...main.failures, ...genericExtractorFailures(news)];
-    const input = userInputs(news);
+    const input = news;
     // A binding whose declarations are not known yet (an Output): those of the VariableConfig of
     // this program it names, when there is one.
     const scopes = scopesOf(input);
-    if (scopes.root === null) scopes.root = knownDeclared(ctx.call.facts.boundVariables) ?? null;
+    if (scopes.root === null) scopes.root = knownDeclared(req.call.facts.boundVariables) ?? null;
     const { failures: ph, warnings } = placeholderProblems(input, scopes.root, scopes.rows);
     failures.push(...ph);
     // A dynamic provider cannot attach warnings to check results; its stderr is shown by the CLI.
-    for (const w of warnings) console.warn(`warning: ${what(ctx.call.name)}: ${w}`);
-    const plain = ctx.call.facts.plainSecrets;
-    if (Array.isArray(plain)) for (const path of plain) if (typeof path === "string") console.warn(plainSecretWarning(what(ctx.call.name), path));
+    for (const w of warnings) console.warn(`warning: ${what(req.call.name)}: ${w}`);
+    const plain = req.call.facts.plainSecrets;
+    if (Array.isArray(plain)) for (const path of plain) if (typeof path === "string") console.warn(plainSecretWarning(what(req.call.name), path));
     const unique = failures.filter((f, i) => failures.findIndex((g) => g.property === f.property && g.reason === f.reason) === i);
     if (!main.value) return { inputs: news, failures: unique };
     // Against the stack, each check on the inputs it needs, when they are known.
@@ -462,16 +463,17 @@ export const handler: Handler<typeof componentConfig> = {
     const slot = knownFields(v, ["branchId", "componentId", "configId", "adoptExisting"]);
     if (unique.length === 0 && !isUnknown(v.branchId)) {
       const found = await firstFailure(
-        () => branchFailure(ctx, v.branchId),
-        async () => (at ? componentFailure(ctx, at.componentId, at.branchId) : undefined),
-        async () => (slot && isNew(olds, { branchId: slot.branchId, componentId: slot.componentId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, adoptExisting: takesOverBranchCopy(ctx.call.facts, slot.adoptExisting) }, ctx.call.owner) : undefined),
+        () => branchFailure(req, v.branchId),
+        async () => (at ? componentFailure(req, at.componentId, at.branchId) : undefined),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, componentId: slot.componentId, configId: slot.configId }) ? configSlotFailure(req, { ...slot, adoptExisting: takesOverBranchCopy(req.call.facts, slot.adoptExisting) }, req.call.owner) : undefined),
       );
       if (found) unique.push(found);
     }
     return { inputs: { ...news, ...main.value }, failures: unique };
   },
 
-  async diff(_ctx, _id, olds, news) {
+  async diff(req) {
+    const { olds, news } = req;
     const replaces = [
       ...(!same(olds.branchId, news.branchId) ? ["branchId"] : []),
       ...(!same(olds.componentId, news.componentId) ? ["componentId"] : []),
@@ -491,24 +493,25 @@ export const handler: Handler<typeof componentConfig> = {
     return { changes: replaces.length + changed.length > 0, replaces, deleteBeforeReplace: false };
   },
 
-  async create(ctx, p) {
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, p.componentId, label);
+  async create(req) {
+    const { inputs: p } = req;
+    const label = what(req.call.name);
+    const token = await assertCanManage(req, p.componentId, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
-    const storage = ctx.client().storage;
+    const storage = req.client().storage;
     const warnings = await verifyBinding(storage, p, label);
-    const encrypt = encryptorFor(ctx.client(), p.componentId);
+    const encrypt = encryptorFor(req.client(), p.componentId);
     const root = await sealForWrite(encrypt, p.configuration, undefined);
     const intent = intentOf(p, warnings, { configuration: root.record, rows: {} });
-    const owner = ctx.call.owner;
+    const owner = req.call.owner;
     const w = { ...p, changeDescription: withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner) };
     const { config, existed } = await createConfigOnce(storage, {
       branch: p.branchId,
       componentId: p.componentId,
       configId: p.configId,
       owner,
-      adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
-      inBranchOfProgram: takesOverBranchCopy(ctx.call.facts, false),
+      adoptExisting: takesOverBranchCopy(req.call.facts, p.adoptExisting),
+      inBranchOfProgram: takesOverBranchCopy(req.call.facts, false),
       label,
       body: {
         name: p.name,
@@ -535,9 +538,10 @@ export const handler: Handler<typeof componentConfig> = {
     }
   },
 
-  async read(ctx, id, recorded) {
+  async read(req) {
+    const { id, recorded } = req;
     const { branch, componentId = "", configId = "" } = addressedConfig(id, recorded);
-    const c = await findLiveConfig(ctx.client().storage, branch, componentId, configId);
+    const c = await findLiveConfig(req.client().storage, branch, componentId, configId);
     if (!c) return { id: "" };
     const recordedRowsOf = recordedRows(recorded);
     const oldBinding = recorded.variables;
@@ -575,13 +579,14 @@ export const handler: Handler<typeof componentConfig> = {
     return { id: configResourceId(branch, componentId, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },
 
-  async update(ctx, _id, olds, p) {
-    const label = what(ctx.call.name);
+  async update(req) {
+    const { olds, news: p } = req;
+    const label = what(req.call.name);
     const configId = olds.configId ?? p.configId ?? "";
-    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, label, { branch: p.branchId, componentId: p.componentId, configId }, p, ctx.call.owner);
+    const { storage, current, changeDescription } = await beginConfigUpdate(req, label, { branch: p.branchId, componentId: p.componentId, configId }, p, req.call.owner);
     const warnings = await verifyBinding(storage, p, label);
     const w = { ...p, changeDescription };
-    const encrypt = encryptorFor(ctx.client(), p.componentId);
+    const encrypt = encryptorFor(req.client(), p.componentId);
     const root = await sealForWrite(encrypt, p.configuration, olds.secretValues?.configuration);
     const { rowIds, wrote, secrets } = await reconcileRows(storage, encrypt, w, configId, current, recordedRows(olds));
     // Re-read only when rows were written; otherwise `current` is still accurate.
@@ -589,10 +594,19 @@ export const handler: Handler<typeof componentConfig> = {
     return { outs: stateOf(intentOf(p, warnings, { configuration: root.record, rows: secrets }, rowIds), final) };
   },
 
-  async delete(ctx, id, recorded) {
+  async delete(req) {
+    const { id, recorded } = req;
     const { branch, componentId = "", configId = id } = addressedConfig(id, recorded);
-    await deleteConfigResource(ctx, what(ctx.call.name), { branch, componentId, configId }, recorded.purgeOnDelete === true, ctx.call.owner);
+    await deleteConfigResource(req, what(req.call.name), { branch, componentId, configId }, recorded.purgeOnDelete === true, req.call.owner);
   },
 };
 
 export const definition = componentConfig;
+
+/** The warning a literal, non-secret `#` value of the program gets (the program says which: plainSecretPaths). */
+export function plainSecretWarning(what: string, path: string): string {
+  return (
+    `warning: ${what}: ${path} is a literal, non-secret value, so Pulumi keeps it in plain text in the program and in its state ` +
+    `(Keboola gets it encrypted). Pass pulumi.secret(...) or read it from stack config (pulumi config set --secret <key> <value>, then config.requireSecret("<key>")).`
+  );
+}

@@ -5,7 +5,8 @@ import type { Configuration } from "../../api/storage";
 import { asError } from "../../api/errors";
 import { checkWith, containsUnknown, isUnknown, knownFields, type Partly } from "../../validation/check";
 import { FLOW_COMPONENT_ID, flowConfigurationSchema, flowProblems, type FlowConfiguration } from "../../../keboola/flow";
-import { defineResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, markerDiff, replaces, untracked, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CheckResponse, Handler } from "../../lifecycle/call";
 import { PartialFailure } from "../../lifecycle/types";
 import {
   ADOPT_NEEDS_ID,
@@ -278,34 +279,37 @@ async function taskFailures(ctx: Parameters<Handler<typeof flow>["check"]>[0], p
 }
 
 export const handler: Handler<typeof flow> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
     const { value, failures } = checkWith(flow, news);
     if (!value) return { inputs: news, failures };
     // Against the stack, each check on the inputs it needs, when they are known.
     const slot = knownFields(value, ["branchId", "configId", "adoptExisting"]);
     if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
-        () => branchFailure(ctx, value.branchId),
-        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: FLOW_COMPONENT_ID, adoptExisting: takesOverBranchCopy(ctx.call.facts, slot.adoptExisting) }, ctx.call.owner) : undefined),
+        () => branchFailure(req, value.branchId),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(req, { ...slot, componentId: FLOW_COMPONENT_ID, adoptExisting: takesOverBranchCopy(req.call.facts, slot.adoptExisting) }, req.call.owner) : undefined),
       );
       if (found) failures.push(found);
-      else failures.push(...((await unlessForbidden(taskFailures(ctx, value))) ?? []));
+      else failures.push(...((await unlessForbidden(taskFailures(req, value))) ?? []));
     }
     return { inputs: { ...news, ...value }, failures };
   },
 
-  async diff(_ctx, _id, olds, news) {
+  async diff(req) {
+    const { olds, news } = req;
     // A task's configId is unknown at preview while its ComponentConfig is updated: not a change
     // of the flow (see unknownAsOld); a replaced configuration is caught at `up` time.
     return markerDiff(flow, olds, { ...news, phases: unknownsAsOld(olds.phases, news.phases) });
   },
 
-  async create(ctx, p) {
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, FLOW_COMPONENT_ID, label);
+  async create(req) {
+    const { inputs: p } = req;
+    const label = what(req.call.name);
+    const token = await assertCanManage(req, FLOW_COMPONENT_ID, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
-    const storage = ctx.client().storage;
-    const owner = ctx.call.owner;
+    const storage = req.client().storage;
+    const owner = req.call.owner;
     const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner);
     const desired = desiredOf(p);
     const { config, existed } = await createConfigOnce(storage, {
@@ -313,8 +317,8 @@ export const handler: Handler<typeof flow> = {
       componentId: FLOW_COMPONENT_ID,
       configId: p.configId,
       owner,
-      adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
-      inBranchOfProgram: takesOverBranchCopy(ctx.call.facts, false),
+      adoptExisting: takesOverBranchCopy(req.call.facts, p.adoptExisting),
+      inBranchOfProgram: takesOverBranchCopy(req.call.facts, false),
       label,
       body: { ...desired, changeDescription },
     });
@@ -331,9 +335,10 @@ export const handler: Handler<typeof flow> = {
     return { id, outs: stateOf(intentOf(p), final) };
   },
 
-  async read(ctx, id, recorded) {
+  async read(req) {
+    const { id, recorded } = req;
     const { branch, configId = "" } = addressedConfig(id, recorded);
-    const c = await findLiveConfig(ctx.client().storage, branch, FLOW_COMPONENT_ID, configId);
+    const c = await findLiveConfig(req.client().storage, branch, FLOW_COMPONENT_ID, configId);
     if (!c) return { id: "" };
     const intent: Intent = {
       branchId: branch,
@@ -347,16 +352,18 @@ export const handler: Handler<typeof flow> = {
     return { id: configResourceId(branch, FLOW_COMPONENT_ID, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },
 
-  async update(ctx, _id, olds, p) {
+  async update(req) {
+    const { olds, news: p } = req;
     const configId = olds.configId ?? p.configId ?? "";
-    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, what(ctx.call.name), { branch: p.branchId, componentId: FLOW_COMPONENT_ID, configId }, p, ctx.call.owner);
+    const { storage, current, changeDescription } = await beginConfigUpdate(req, what(req.call.name), { branch: p.branchId, componentId: FLOW_COMPONENT_ID, configId }, p, req.call.owner);
     const { config } = await convergeWholeConfig(storage, { branch: p.branchId, componentId: FLOW_COMPONENT_ID, configId }, current, desiredOf(p), changeDescription);
     return { outs: stateOf(intentOf(p), normalizeConfig(config)) };
   },
 
-  async delete(ctx, id, recorded) {
+  async delete(req) {
+    const { id, recorded } = req;
     const { branch, configId = id } = addressedConfig(id, recorded);
-    await deleteConfigResource(ctx, what(ctx.call.name), { branch, componentId: FLOW_COMPONENT_ID, configId }, recorded.purgeOnDelete === true, ctx.call.owner);
+    await deleteConfigResource(req, what(req.call.name), { branch, componentId: FLOW_COMPONENT_ID, configId }, recorded.purgeOnDelete === true, req.call.owner);
   },
 };
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { branchSchema } from "../../validation/ids";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { JobRequest, QueueApi, QueueJob } from "../../api/queue";
 import { KeboolaTimeoutError, isAmbiguous, asError, notFoundAsUndefined } from "../../api/errors";
 import { checkWith, containsUnknown, isUnknown } from "../../validation/check";
 import { stringValue, variableValuesSchema } from "../../validation/variables";
 import { declaredBranchId, jobFailures, unlessForbidden } from "../../lifecycle/preflight";
 import { same } from "../../lifecycle/common";
-import { defineResource, type CallContext, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CallContext, CheckResponse, Handler } from "../../lifecycle/call";
 import { assertCanManage, unknownAsOld } from "../../lifecycle/configurations";
 
 // One run of a configuration through the Job Queue (`mode: "run"`). Create starts the job and
@@ -108,29 +108,32 @@ async function startJobOnce(queue: QueueApi, p: Parsed): Promise<QueueJob> {
 }
 
 export const handler: Handler<typeof jobRun> = {
-  async check(ctx, _olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { news } = req;
     const { value, failures } = checkWith(jobRun, news);
     if (!value) return { inputs: news, failures };
     // A configuration of this program is checked as the program declares it, even before it exists
     // (its configId may not be known yet at preview); any other one as the stack has it.
-    const facts = ctx.call.facts;
+    const facts = req.call.facts;
     if (failures.length === 0 && !isUnknown(value.branchId) && (facts.configuration || !containsUnknown([value.componentId, value.configId]))) {
-      failures.push(...((await unlessForbidden(jobFailures(ctx, value, facts))) ?? []));
+      failures.push(...((await unlessForbidden(jobFailures(req, value, facts))) ?? []));
     }
     return { inputs: { ...news, ...value }, failures };
   },
 
-  async diff(_ctx, _id, olds, news) {
+  async diff(req) {
+    const { olds, news } = req;
     // The configuration's id is unknown at preview while the ComponentConfig is updated: that is
     // not a new run (see unknownAsOld); a replaced configuration is caught at `up` time.
     const replaces = RERUN_FIELDS.filter((f) => !same(olds[f], unknownAsOld(olds[f], news[f])));
     return { changes: replaces.length > 0 || !same(olds.timeoutSeconds, news.timeoutSeconds), replaces: [...replaces], deleteBeforeReplace: false };
   },
 
-  async create(ctx, p) {
-    const label = what(ctx.call.name);
-    await assertCanManage(ctx, p.componentId, label, "run jobs of");
-    const queue = await ctx.client().queue();
+  async create(req) {
+    const { inputs: p } = req;
+    const label = what(req.call.name);
+    await assertCanManage(req, p.componentId, label, "run jobs of");
+    const queue = await req.client().queue();
     const target = `${p.componentId} configuration ${p.configId}`;
     let job: QueueJob;
     try {
@@ -152,14 +155,16 @@ export const handler: Handler<typeof jobRun> = {
     return { id: String(end.id), outs: stateOf(p, end) };
   },
 
-  async read(ctx, id, recorded) {
-    if (ctx.call.importing) return importedJob(ctx, id);
+  async read(req) {
+    const { id, recorded } = req;
+    if (req.call.importing) return importedJob(req, id);
     // A finished job does not change: state is what was recorded.
     const { branchId = "default", componentId = "", configId = "", jobId = id, status = "success", ...rest } = recorded;
     return { id, props: { ...rest, branchId, componentId, configId, jobId, status } };
   },
 
-  async update(_ctx, _id, olds, news) {
+  async update(req) {
+    const { olds, news } = req;
     // Only timeoutSeconds can change without a new run.
     const { branchId = news.branchId, componentId = news.componentId, configId = news.configId, jobId = "", status = "success", ...rest } = olds;
     return { outs: { ...rest, branchId, componentId, configId, jobId, status, timeoutSeconds: news.timeoutSeconds } };

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { storageIdSchema } from "../../validation/ids";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { Configuration, TokenInfo } from "../../api/storage";
 import type { ScheduleActivation, SchedulerApi } from "../../api/scheduler";
 import { asError } from "../../api/errors";
@@ -9,7 +8,8 @@ import { stringValue, variableValuesSchema } from "../../validation/variables";
 import { checkCronTab, checkTimezone, nextRuns } from "../../../keboola/cron";
 import { SCHEDULER_COMPONENT_ID, schedulerConfigurationSchema } from "../../../keboola/scheduler";
 import { createOnce } from "../../lifecycle/create-once";
-import { defineResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, markerDiff, replaces, untracked, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CheckResponse, Handler } from "../../lifecycle/call";
 import { PartialFailure } from "../../lifecycle/types";
 import {
   ADOPT_NEEDS_ID,
@@ -223,14 +223,15 @@ function assertMaster(token: TokenInfo, label: string): void {
 }
 
 export const handler: Handler<typeof schedule> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
     const { value, failures } = checkWith(schedule, news);
     if (!value) return { inputs: news, failures };
     // The Scheduler API has no branches: it activates scheduler configurations of the default
     // branch, and their jobs run there (emulator/scheduler/routes.ts cites keboola-as-code
     // internal/pkg/mapper/scheduler/remote.go isSchedulerConfigFromMainBranch). A stack in a
     // development branch would write its schedules to production.
-    const inBranch = ctx.call.facts.stackBranch;
+    const inBranch = req.call.facts.stackBranch;
     if (inBranch !== undefined) {
       failures.push({
         property: "target",
@@ -242,22 +243,23 @@ export const handler: Handler<typeof schedule> = {
     }
     const slot = knownFields(value, ["configId", "adoptExisting"]);
     if (failures.length === 0 && slot) {
-      const found = await firstFailure(async () => (isNew(olds, { configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, branchId: BRANCH, componentId: SCHEDULER_COMPONENT_ID }, ctx.call.owner) : undefined));
+      const found = await firstFailure(async () => (isNew(olds, { configId: slot.configId }) ? configSlotFailure(req, { ...slot, branchId: BRANCH, componentId: SCHEDULER_COMPONENT_ID }, req.call.owner) : undefined));
       if (found) failures.push(found);
     }
     // The target as a job of it would find it: declared in this program (then its ids may not be
     // known yet), or as the stack has it.
-    const facts = ctx.call.facts;
+    const facts = req.call.facts;
     const t = value.target;
     if (failures.length === 0 && !isUnknown(t) && (facts.configuration || !containsUnknown([t.componentId, t.configId]))) {
       const job = { branchId: BRANCH, componentId: t.componentId, configId: t.configId, variableValuesData: t.variableValuesData, variableValuesId: t.variableValuesId };
-      const found = (await unlessForbidden(jobFailures(ctx, job, facts, "this Schedule"))) ?? [];
+      const found = (await unlessForbidden(jobFailures(req, job, facts, "this Schedule"))) ?? [];
       failures.push(...found.map((f) => ({ ...f, property: f.property ? `target.${f.property}` : "target" })));
     }
     return { inputs: { ...news, ...value }, failures };
   },
 
-  async diff(_ctx, _id, olds, news) {
+  async diff(req) {
+    const { olds, news } = req;
     // The target's configId is unknown at preview while its Flow or ComponentConfig is updated: not a change (see unknownAsOld).
     const diff = markerDiff(schedule, olds, { ...news, target: unknownsAsOld(olds.target, news.target) });
     // An activation that went missing (deleted behind Pulumi's back, or never made): an update activates it.
@@ -265,15 +267,16 @@ export const handler: Handler<typeof schedule> = {
     return diff;
   },
 
-  async create(ctx, p) {
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, SCHEDULER_COMPONENT_ID, label);
+  async create(req) {
+    const { inputs: p } = req;
+    const label = what(req.call.name);
+    const token = await assertCanManage(req, SCHEDULER_COMPONENT_ID, label);
     assertMaster(token, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
-    const client = ctx.client();
+    const client = req.client();
     const storage = client.storage;
     const scheduler = await client.scheduler();
-    const owner = ctx.call.owner;
+    const owner = req.call.owner;
     const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner);
     const desired = desiredOf(p);
     const { config, existed } = await createConfigOnce(storage, {
@@ -297,9 +300,10 @@ export const handler: Handler<typeof schedule> = {
     }
   },
 
-  async read(ctx, id, recorded) {
+  async read(req) {
+    const { id, recorded } = req;
     const { configId = "" } = addressedConfig(id, recorded);
-    const client = ctx.client();
+    const client = req.client();
     const c = await findLiveConfig(client.storage, BRANCH, SCHEDULER_COMPONENT_ID, configId);
     if (!c) return { id: "" };
     const activation = await (await client.scheduler()).ofConfiguration(c.id);
@@ -319,11 +323,12 @@ export const handler: Handler<typeof schedule> = {
     return { id: configResourceId(BRANCH, SCHEDULER_COMPONENT_ID, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },
 
-  async update(ctx, _id, olds, p) {
-    const label = what(ctx.call.name);
-    const client = ctx.client();
+  async update(req) {
+    const { olds, news: p } = req;
+    const label = what(req.call.name);
+    const client = req.client();
     const configId = olds.configId ?? p.configId ?? "";
-    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, label, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId }, p, ctx.call.owner, (token: TokenInfo) => assertMaster(token, label));
+    const { storage, current, changeDescription } = await beginConfigUpdate(req, label, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId }, p, req.call.owner, (token: TokenInfo) => assertMaster(token, label));
     const { config } = await convergeWholeConfig(storage, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId }, current, desiredOf(p), changeDescription);
     // Re-activated when the configuration changed (its version with it) or its activation is missing.
     const scheduler = await client.scheduler();
@@ -335,14 +340,15 @@ export const handler: Handler<typeof schedule> = {
     }
   },
 
-  async delete(ctx, id, recorded) {
+  async delete(req) {
+    const { id, recorded } = req;
     const { configId = id } = addressedConfig(id, recorded);
-    const label = what(ctx.call.name);
-    await assertCanManage(ctx, SCHEDULER_COMPONENT_ID, label, "delete configurations of");
+    const label = what(req.call.name);
+    await assertCanManage(req, SCHEDULER_COMPONENT_ID, label, "delete configurations of");
     // The activations first, so that the schedule cannot fire while its configuration goes.
     // Deleting by configuration is idempotent (repeated after a lost answer, it removes nothing more).
-    await (await ctx.client().scheduler()).deleteOfConfiguration(configId);
-    await deleteConfigResource(ctx, label, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId }, recorded.purgeOnDelete === true, ctx.call.owner);
+    await (await req.client().scheduler()).deleteOfConfiguration(configId);
+    await deleteConfigResource(req, label, { branch: BRANCH, componentId: SCHEDULER_COMPONENT_ID, configId }, recorded.purgeOnDelete === true, req.call.owner);
   },
 };
 

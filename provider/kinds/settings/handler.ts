@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { isNotFound, notFoundAsUndefined } from "../../api/errors";
 import { checkWith, knownFields } from "../../validation/check";
 import { streamBranchFailure } from "../../lifecycle/preflight";
 import { changedSettings, overwrittenSettings, resetPatch, sameSetting, SETTINGS, settingsFromRemote, settingsPatch, type SettingsValues } from "../../validation/settings";
-import type { AnyDefinition, CallContext, Handler } from "../../lifecycle/define";
+import type { AnyDefinition } from "../../lifecycle/define";
+import type { CallContext, CheckResponse, Handler } from "../../lifecycle/call";
 
 // The shared lifecycle of SourceSettings and SinkSettings: only the keys the user sets are
 // managed; create and update PATCH them, delete resets them to the service defaults,
@@ -56,56 +56,61 @@ export function settingsHandler(def: SettingsDefinition, label: string): Handler
   }
 
   return {
-    async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+    async check(req): Promise<CheckResponse> {
+      const { olds, news } = req;
       // A value comes back only when the inputs have no problem (checkWith).
       const { value, failures } = checkWith(def, news);
       if (value) {
-        const branch = await streamBranchFailure(ctx, value.branchId);
+        const branch = await streamBranchFailure(req, value.branchId);
         if (branch) failures.push(branch);
       }
       // The source or sink must exist, unless this program creates it (then its ids may be unknown).
       const known = value && knownFields(value, ["branchId", "sourceId", "sinkId"]);
-      if (known && failures.length === 0 && Object.keys(olds).length === 0 && !ctx.call.facts.declared) {
+      if (known && failures.length === 0 && Object.keys(olds).length === 0 && !req.call.facts.declared) {
         const t = target(known, "");
-        const stream = await ctx.client().stream();
+        const stream = await req.client().stream();
         if (!(await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId)))) {
           const property = t.sinkId !== undefined ? "sinkId" : "sourceId";
           const missing = t.sinkId !== undefined ? `sink "${t.sinkId}" of source "${t.sourceId}"` : `source "${t.sourceId}"`;
           const kind = t.sinkId !== undefined ? "Sink" : "Source";
           // The resource class tells whether a resource of this program declares it (then the check does not ask).
-          const here = ctx.call.facts.declared === false ? `, and no ${kind} of this program declares it` : "";
+          const here = req.call.facts.declared === false ? `, and no ${kind} of this program declares it` : "";
           failures.push({ property, reason: `${missing} does not exist in branch ${t.branchId}${here}: pass the ${property} of a ${kind} (for example ${t.sinkId !== undefined ? "raw.sinkId" : "events.sourceId"}), not its name` });
         }
       }
       return { inputs: value ? { ...news, ...value } : news, failures };
     },
-    async diff(_ctx, _id, olds, news) {
+    async diff(req) {
+      const { olds, news } = req;
       const replaces = (["branchId", "sourceId", "sinkId"] as const).filter((k) => String(olds[k] ?? "") !== String(news[k] ?? ""));
       const changed = changedSettings(olds, news);
       return { changes: replaces.length + changed.length > 0, replaces };
     },
-    create: (ctx, inputs) => apply(ctx, inputs),
-    async update(ctx, _id, olds, news) {
-      return { outs: (await apply(ctx, news, olds)).outs };
+    create: (req) => apply(req, req.inputs),
+    async update(req) {
+      const { olds, news } = req;
+      return { outs: (await apply(req, news, olds)).outs };
     },
-    async read(ctx, id, recorded) {
+    async read(req) {
+      const { id, recorded } = req;
       const t = target(recorded, id);
-      const stream = await ctx.client().stream();
+      const stream = await req.client().stream();
       const remote = await notFoundAsUndefined(stream.getSettings(t.branchId, t.sourceId, t.sinkId));
       if (!remote) return { id: "" }; // the source or sink is gone, and its settings with it
       // Read from the id alone (`pulumi import`): the settings to manage are those set on the
       // source or sink, the ones the service reports as overwritten; the rest stay its defaults.
-      const read = ctx.call.importing ? overwrittenSettings(remote.settings) : settingsFromRemote(remote.settings, recorded);
+      const read = req.call.importing ? overwrittenSettings(remote.settings) : settingsFromRemote(remote.settings, recorded);
       const values: SettingsState = { ...t, ...read };
       return { id, props: values, inputs: values };
     },
-    async delete(ctx, id, recorded) {
+    async delete(req) {
+      const { id, recorded } = req;
       const t = target(recorded, id);
       const patch = resetPatch(recorded);
       if (patch.length === 0) return;
-      const stream = await ctx.client().stream();
+      const stream = await req.client().stream();
       try {
-        await stream.runTask(await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Reset by Pulumi."), what(ctx.call.name, t));
+        await stream.runTask(await stream.patchSettings(t.branchId, t.sourceId, t.sinkId, patch, "Reset by Pulumi."), what(req.call.name, t));
       } catch (err) {
         if (!isNotFound(err)) throw err; // the source or sink is gone, and its settings with it
       }

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { sinkDisabledDirectly, type StreamApi, type StreamSink } from "../../api/stream";
 import { notFoundAsUndefined, asError } from "../../api/errors";
 import { createStreamObject } from "../../lifecycle/stream-create";
@@ -10,7 +9,8 @@ import { templateFailures } from "../../validation/templates";
 import { same } from "../../lifecycle/common";
 import { isOneOf } from "../../../keboola/json";
 import { STREAM_SIGNALS } from "../../../keboola/stream";
-import { defineResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, replaces, untracked, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CheckResponse, Handler } from "../../lifecycle/call";
 import { PartialFailure, type Props, type ResourceContext } from "../../lifecycle/types";
 import { markedLengthFailure, splitMarker, withMarker } from "../../lifecycle/ownership";
 import { isNew, streamBranchFailure, sinkSlotFailure } from "../../lifecycle/preflight";
@@ -213,8 +213,9 @@ async function converge(ctx: ResourceContext, stream: StreamApi, p: Parsed, curr
 }
 
 export const handler: Handler<typeof sink> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
-    const { value, failures } = checkWith(sink, news, sink.expectedOf(ctx.call.facts));
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
+    const { value, failures } = checkWith(sink, news, sink.expectedOf(req.call.facts));
     if (!value) {
       // Template errors are worth reporting even when another input is wrong.
       const cols = news.columns;
@@ -228,12 +229,12 @@ export const handler: Handler<typeof sink> = {
     const columns = whenKnown(value.columns);
     const templatesFail = isUnknown(value.columns) ? [] : await templateFailures(value.columns);
     failures.push(...templatesFail);
-    const tooLong = markedLengthFailure("description", value.description, ctx.call.owner, 4096);
+    const tooLong = markedLengthFailure("description", value.description, req.call.owner, 4096);
     if (tooLong) failures.push(tooLong);
     if (sinkId === "") {
       failures.push({ property: "name", reason: `${show(value.name)} has no Latin letter or digit to derive the sink id from (the service would refuse it): set sinkId, e.g. sinkId: "raw-events"` });
     }
-    const facts = ctx.call.facts;
+    const facts = req.call.facts;
     const signals = whenKnown(value.allowedSignals);
     if (signals?.length && facts.sourceType === "http") {
       // The Source is declared in this program: its type is known before it exists.
@@ -241,19 +242,19 @@ export const handler: Handler<typeof sink> = {
     }
     const at = knownFields(p, ["branchId", "sourceId"]);
     if (failures.length === 0 && at && signals !== undefined && !facts.sourceType) {
-      const failure = await signalsFailure(ctx, { ...at, allowedSignals: signals });
+      const failure = await signalsFailure(req, { ...at, allowedSignals: signals });
       if (failure) failures.push({ property: "allowedSignals", reason: failure });
     }
     // The branch, and a free sink id in a source with room: a source of this program not created
     // yet (its id unknown) has no sink yet but those this program declares before this one.
     const slot = knownFields(p, ["branchId", "sinkId", "adoptExisting"]);
     if (failures.length === 0 && isUnknown(p.branchId)) {
-      const branch = await streamBranchFailure(ctx, p.branchId);
+      const branch = await streamBranchFailure(req, p.branchId);
       if (branch) failures.push(branch);
     }
     if (failures.length === 0 && slot && !isUnknown(value.name)) {
-      const branch = await streamBranchFailure(ctx, slot.branchId);
-      const taken = branch ?? (isNew(olds, { branchId: slot.branchId, sourceId: value.sourceId, sinkId: slot.sinkId }) ? await sinkSlotFailure(ctx, { ...slot, sourceId: value.sourceId }, ctx.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
+      const branch = await streamBranchFailure(req, slot.branchId);
+      const taken = branch ?? (isNew(olds, { branchId: slot.branchId, sourceId: value.sourceId, sinkId: slot.sinkId }) ? await sinkSlotFailure(req, { ...slot, sourceId: value.sourceId }, req.call.owner, facts, value.sinkId ? "sinkId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
     const mapping = knownFields(p, ["tableId", "branchId"]);
@@ -262,7 +263,7 @@ export const handler: Handler<typeof sink> = {
       if (failure) failures.push({ property: "columns", reason: failure });
     } else if (failures.length === 0 && mapping && columns && mappingChanged(olds, { tableId: mapping.tableId, columns })) {
       const target = { ...mapping, columns };
-      const failure = (await tableFailure(ctx, target.branchId, target.tableId, target.columns, true)) ?? (await sharedTableFailure(ctx, target, facts.sharedTable));
+      const failure = (await tableFailure(req, target.branchId, target.tableId, target.columns, true)) ?? (await sharedTableFailure(req, target, facts.sharedTable));
       if (failure) failures.push({ property: "columns", reason: failure });
     }
     // The examples, against the new mapping with the service's rules (a template that does not
@@ -270,18 +271,19 @@ export const handler: Handler<typeof sink> = {
     // Source, else the service's source, else each example as the event it is.
     const examples = whenKnown(value.examples);
     if (examples?.length && columns && templatesFail.length === 0 && !containsUnknown(value.allowedSignals)) {
-      const sourceType = await sourceTypeFor(ctx, facts.sourceType, facts.declared ? undefined : at);
+      const sourceType = await sourceTypeFor(req, facts.sourceType, facts.declared ? undefined : at);
       failures.push(...exampleFailures(sourceType, { columns, ...(signals ? { allowedSignals: signals } : {}) }, examples));
     }
     return { inputs: { ...news, ...p }, failures };
   },
 
-  async create(ctx, inputs) {
+  async create(req) {
+    const { inputs } = req;
     const p: Parsed = { ...inputs, sinkId: streamObjectId(inputs.sinkId, inputs.name) };
-    const stream = await ctx.client().stream();
-    const label = what(ctx.call.name, p);
-    const owner = ctx.call.owner;
-    const failure = (await signalsFailure(ctx, p)) ?? (await tableFailure(ctx, p.branchId, p.tableId, p.columns));
+    const stream = await req.client().stream();
+    const label = what(req.call.name, p);
+    const owner = req.call.owner;
+    const failure = (await signalsFailure(req, p)) ?? (await tableFailure(req, p.branchId, p.tableId, p.columns));
     if (failure) throw new Error(`${label}: ${failure}`);
 
     const body = { sinkId: p.sinkId, type: "table" as const, ...apiBody(p, owner) };
@@ -291,7 +293,7 @@ export const handler: Handler<typeof sink> = {
       throw new PartialFailure(err.message, idOf(left), stateOf(p, left, undefined));
     };
     // The service creates the table with the sink: a listing of its bucket is stale from now on.
-    const forget = () => ctx.client().storage.forgetTable(p.branchId, p.tableId);
+    const forget = () => req.client().storage.forgetTable(p.branchId, p.tableId);
     forget();
     const created = await createStreamObject<SinkView>({
       label,
@@ -312,16 +314,17 @@ export const handler: Handler<typeof sink> = {
     let current = created.object;
     if (created.existed || !p.enabled) {
       try {
-        current = await converge(ctx, stream, p, current, false, label, owner);
+        current = await converge(req, stream, p, current, false, label, owner);
       } catch (err) {
         leftBehind(current, asError(err));
       }
     }
-    return { id: idOf(current), outs: stateOf(p, current, await confirmed(ctx, p, current, [], label)) };
+    return { id: idOf(current), outs: stateOf(p, current, await confirmed(req, p, current, [], label)) };
   },
 
-  async read(ctx, id, recorded) {
-    const stream = await ctx.client().stream();
+  async read(req) {
+    const { id, recorded } = req;
+    const stream = await req.client().stream();
     const { branchId, sourceId, sinkId } = addressed(id, recorded);
     const s = await stream.findSink(branchId, sourceId, sinkId);
     if (!s) return { id: "" };
@@ -332,25 +335,27 @@ export const handler: Handler<typeof sink> = {
     return { id: idOf(s), props: state, inputs };
   },
 
-  async update(ctx, _id, olds, news) {
+  async update(req) {
+    const { olds, news } = req;
     const p: Parsed = { ...news, sinkId: streamObjectId(news.sinkId, news.name, olds.sinkId) };
-    const stream = await ctx.client().stream();
-    const label = what(ctx.call.name, p);
+    const stream = await req.client().stream();
+    const label = what(req.call.name, p);
     const current = await stream.findSink(p.branchId, p.sourceId, p.sinkId);
     if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     const rotate = olds.rotateToken !== news.rotateToken && news.rotateToken !== undefined;
-    const updated = await converge(ctx, stream, p, current, rotate, label, ctx.call.owner);
+    const updated = await converge(req, stream, p, current, rotate, label, req.call.owner);
     // Examples the service confirmed against the recorded mapping need no new request while it stays.
     const before = sameMapping(olds, p) ? (olds.examples ?? []) : [];
-    return { outs: stateOf(p, updated, await confirmed(ctx, p, updated, before, label)) };
+    return { outs: stateOf(p, updated, await confirmed(req, p, updated, before, label)) };
   },
 
-  async delete(ctx, id, recorded) {
-    const stream = await ctx.client().stream();
+  async delete(req) {
+    const { id, recorded } = req;
+    const stream = await req.client().stream();
     const p = addressed(id, recorded);
     // Already gone (or its source is): nothing to do.
     const task = await notFoundAsUndefined(stream.deleteSink(p.branchId, p.sourceId, p.sinkId));
-    if (task) await stream.runTask(task, what(ctx.call.name, p));
+    if (task) await stream.runTask(task, what(req.call.name, p));
   },
 };
 

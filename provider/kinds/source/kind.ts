@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { StreamApi, StreamSource } from "../../api/stream";
 import { isAmbiguous, notFoundAsUndefined, asError } from "../../api/errors";
 import { createStreamObject } from "../../lifecycle/stream-create";
@@ -7,7 +6,8 @@ import { checkWith, isUnknown, knownFields } from "../../validation/check";
 import { show } from "../../validation/messages";
 import { isNew, streamBranchFailure, sourceSlotFailure } from "../../lifecycle/preflight";
 import { branchSchema, descriptionSchema, streamIdSchema, streamObjectId, streamNameSchema } from "../../validation/ids";
-import { defineResource, replaces, secret, untracked, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, replaces, secret, untracked, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CheckResponse, Handler } from "../../lifecycle/call";
 import { PartialFailure } from "../../lifecycle/types";
 import { markedLengthFailure, splitMarker, withMarker } from "../../lifecycle/ownership";
 
@@ -124,10 +124,11 @@ async function converge(stream: StreamApi, p: Parsed & { sourceId: string }, cur
 const settled = (p: Parsed): Parsed & { sourceId: string } => ({ ...p, sourceId: streamObjectId(p.sourceId, p.name) });
 
 export const handler: Handler<typeof source> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
     const { value, failures } = checkWith(source, news);
     if (!value) return { inputs: news, failures };
-    const tooLong = markedLengthFailure("description", value.description, ctx.call.owner, 4096);
+    const tooLong = markedLengthFailure("description", value.description, req.call.owner, 4096);
     if (tooLong) failures.push(tooLong);
     const sourceId = streamObjectId(value.sourceId, value.name, olds.sourceId);
     if (sourceId === "") {
@@ -137,18 +138,19 @@ export const handler: Handler<typeof source> = {
     // source's id (given, or derived from its name) is free or ours, and the branch has room.
     const slot = knownFields({ ...value, sourceId }, ["branchId", "sourceId", "adoptExisting"]);
     if (failures.length === 0) {
-      const branch = await streamBranchFailure(ctx, value.branchId);
-      const taken = branch ?? (slot && !isUnknown(value.name) && isNew(olds, { branchId: slot.branchId, sourceId: slot.sourceId }) ? await sourceSlotFailure(ctx, slot, ctx.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
+      const branch = await streamBranchFailure(req, value.branchId);
+      const taken = branch ?? (slot && !isUnknown(value.name) && isNew(olds, { branchId: slot.branchId, sourceId: slot.sourceId }) ? await sourceSlotFailure(req, slot, req.call.owner, value.sourceId ? "sourceId" : "name") : undefined);
       if (taken) failures.push(taken);
     }
     return { inputs: { ...news, ...value, sourceId }, failures };
   },
 
-  async create(ctx, inputs) {
+  async create(req) {
+    const { inputs } = req;
     const p = settled(inputs);
-    const stream = await ctx.client().stream();
-    const label = what(ctx.call.name, p.sourceId);
-    const owner = ctx.call.owner;
+    const stream = await req.client().stream();
+    const label = what(req.call.name, p.sourceId);
+    const owner = req.call.owner;
     const body = { sourceId: p.sourceId, type: p.type, name: p.name, description: withMarker(p.description, owner) };
     const created = await createStreamObject({
       label,
@@ -175,8 +177,9 @@ export const handler: Handler<typeof source> = {
     }
   },
 
-  async read(ctx, id, recorded) {
-    const stream = await ctx.client().stream();
+  async read(req) {
+    const { id, recorded } = req;
+    const stream = await req.client().stream();
     const { branchId, sourceId } = addressed(id, recorded);
     const s = await stream.findSource(branchId, sourceId);
     if (!s) return { id: "" };
@@ -185,14 +188,15 @@ export const handler: Handler<typeof source> = {
     return { id: idOf(s), props: state, inputs };
   },
 
-  async update(ctx, _id, olds, news) {
+  async update(req) {
+    const { olds, news } = req;
     const p = settled(news);
-    const stream = await ctx.client().stream();
-    const label = what(ctx.call.name, p.sourceId);
+    const stream = await req.client().stream();
+    const label = what(req.call.name, p.sourceId);
     const found = await stream.findSource(p.branchId, p.sourceId);
     if (!found) throw new Error(`${label} no longer exists: run \`pulumi refresh\` to recreate it`);
     const before = olds.url || urlOf(found);
-    let current = await converge(stream, p, found, label, ctx.call.owner);
+    let current = await converge(stream, p, found, label, req.call.owner);
     if (p.rotateSecret !== undefined && p.rotateSecret !== olds.rotateSecret) {
       try {
         current = await rotateOnce(stream, p, current, before, label);
@@ -204,11 +208,12 @@ export const handler: Handler<typeof source> = {
     return { outs: stateOf(p, current) };
   },
 
-  async delete(ctx, id, recorded) {
-    const stream = await ctx.client().stream();
+  async delete(req) {
+    const { id, recorded } = req;
+    const stream = await req.client().stream();
     const { branchId, sourceId } = addressed(id, recorded);
     const task = await notFoundAsUndefined(stream.deleteSource(branchId, sourceId)); // undefined: already gone
-    if (task) await stream.runTask(task, what(ctx.call.name, sourceId));
+    if (task) await stream.runTask(task, what(req.call.name, sourceId));
   },
 };
 

@@ -26,10 +26,11 @@ import { show } from "../../validation/messages";
 import { progressInfo } from "../../progress";
 import { same } from "../../lifecycle/common";
 import { createOnce } from "../../lifecycle/create-once";
-import { defineResource, markerDiff, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type RecordedOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, markerDiff, replaces, untracked, type CheckedOf, type InputsOf, type RecordedOf, type StateOf } from "../../lifecycle/define";
+import type { CheckResponse, Handler } from "../../lifecycle/call";
 import { branchFailure, isNew } from "../../lifecycle/preflight";
 import { CONTENT_KEY, describeOwner, foundWithOwner, metadataValue, METADATA_PROVIDER, OWNER_KEY, ownerTag } from "../../lifecycle/ownership";
-import { PartialFailure, type Props } from "../../lifecycle/types";
+import { PartialFailure } from "../../lifecycle/types";
 
 // A Storage table: its bucket and name make its id (a new one replaces it); columns are added in
 // place (at the end, as the service appends them), removed in place when the user gives their data
@@ -190,7 +191,6 @@ function dataSource(p: Pick<Parsed, "data" | "columns">, root: string | undefine
   return { text: inlineCsv(p.columns, p.data.rows) };
 }
 
-const rootOf = (props: Props): string | undefined => (typeof props.__root === "string" ? props.__root : undefined);
 
 /**
  * Size and sha256 of the declared data, checked: a problem is `{ property, reason }`. A file is
@@ -314,9 +314,10 @@ function redefined(olds: RecordedOf<typeof table>, p: { definition?: Record<stri
 }
 
 export const handler: Handler<typeof table> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
     const { dataContent: _given, ...given } = news;
-    const { value, failures } = checkWith(table, given, table.expectedOf(ctx.call.facts));
+    const { value, failures } = checkWith(table, given, table.expectedOf(req.call.facts));
     if (!value) return { inputs: given, failures };
     // Each check below runs on the inputs it needs when they are known, whatever else is unknown
     // (the bucket is usually a Bucket of the same program, its id unknown at a first preview).
@@ -324,7 +325,7 @@ export const handler: Handler<typeof table> = {
     let dataContent: string | undefined;
     const data = whenKnown(value.data);
     if (failures.length === 0 && data !== undefined) {
-      const inspected = await inspectData({ data, columns }, rootOf(news));
+      const inspected = await inspectData({ data, columns }, req.call.root);
       if (inspected.failure) failures.push(inspected.failure);
       dataContent = inspected.summary;
     }
@@ -372,8 +373,8 @@ export const handler: Handler<typeof table> = {
     // A new name, bucket or branch replaces the table: the old one is dropped first (the diff says
     // delete-before-replace) with its rows, which only declared data brings back.
     if (failures.length === 0 && oldId !== undefined && settled && settled.data === undefined && !settled.allowRecreate) {
-      const moved = markerDiff(table, recorded, given, ctx.call.facts).replaces ?? [];
-      const rows = moved.length ? ((await ctx.client().storage.findTableDetail(oldBranch, oldId))?.rowsCount ?? 0) : 0;
+      const moved = markerDiff(table, recorded, given, req.call.facts).replaces ?? [];
+      const rows = moved.length ? ((await req.client().storage.findTableDetail(oldBranch, oldId))?.rowsCount ?? 0) : 0;
       if (rows > 0) {
         const checked: Readonly<Record<string, unknown>> = value;
         const changes = moved.map((f) => `${f} (${show(olds[f])} → ${show(checked[f])})`).join(", ");
@@ -387,9 +388,9 @@ export const handler: Handler<typeof table> = {
     // whose id is unknown is a Bucket of this program not created yet, so no table of it exists.
     const slot = knownFields(value, ["branchId", "bucketId", "name", "adoptExisting", "columns", "definition"]);
     if (failures.length === 0 && !sameTable && slot) {
-      const branch = await branchFailure(ctx, slot.branchId);
+      const branch = await branchFailure(req, slot.branchId);
       const bucketMissing =
-        !branch && !ctx.call.facts.declared && !(await ctx.client().storage.findBucket(slot.branchId, slot.bucketId))
+        !branch && !req.call.facts.declared && !(await req.client().storage.findBucket(slot.branchId, slot.bucketId))
           ? {
               property: "bucketId",
               reason: `bucket "${slot.bucketId}" does not exist in branch ${slot.branchId}, and no Bucket of this program declares it: declare it (a Bucket, or an entry under buckets: in the manifest) and pass its bucketId, or name an existing bucket`,
@@ -399,10 +400,10 @@ export const handler: Handler<typeof table> = {
       else if (bucketMissing) failures.push(bucketMissing);
       else if (!slot.adoptExisting) {
         const id = tableIdOf(slot);
-        const found = await ctx.client().storage.findTableDetail(slot.branchId, id);
+        const found = await req.client().storage.findTableDetail(slot.branchId, id);
         // Unmarked but ours (a crash after our create job was submitted): the same rule as create's.
-        const owner = found ? await ownerOfTable(ctx.client().storage, slot, found, ctx.call.owner) : undefined;
-        if (found && owner !== undefined && owner !== ctx.call.owner) {
+        const owner = found ? await ownerOfTable(req.client().storage, slot, found, req.call.owner) : undefined;
+        if (found && owner !== undefined && owner !== req.call.owner) {
           failures.push({ property: "name", reason: `table "${id}" already exists and belongs to ${describeOwner(owner)}: choose another name, or set adoptExisting: true to take it over` });
         } else if (found && owner === undefined) {
           failures.push({ property: "name", reason: `table "${id}" already exists (not created by keboola-pulumi): choose another name, or set adoptExisting: true to take it over (its rows are replaced when data is declared)` });
@@ -412,8 +413,9 @@ export const handler: Handler<typeof table> = {
     return { inputs: { ...given, ...value, ...(dataContent !== undefined ? { dataContent } : {}) }, failures };
   },
 
-  async diff(ctx, _id, olds, news) {
-    const base = markerDiff(table, olds, news, ctx.call.facts);
+  async diff(req) {
+    const { olds, news } = req;
+    const base = markerDiff(table, olds, news, req.call.facts);
     // The inputs passed check, so they parse; a primary key still unknown at preview counts as none.
     const definition = definitionSchema.optional().safeParse(news.definition);
     const primaryKey = primaryKeySchema.safeParse(news.primaryKey);
@@ -423,12 +425,13 @@ export const handler: Handler<typeof table> = {
     return { changes: base.changes || dataChanged || replaces.length > 0, replaces, deleteBeforeReplace: true };
   },
 
-  async create(ctx, p) {
-    const storage = ctx.client().storage;
-    const root = ctx.call.root;
+  async create(req) {
+    const { inputs: p } = req;
+    const storage = req.client().storage;
+    const root = req.call.root;
     const id = tableIdOf(p);
-    const label = what(ctx.call.name, id);
-    const owner = ctx.call.owner;
+    const label = what(req.call.name, id);
+    const owner = req.call.owner;
     let marked = false;
     // An untyped table is created from its data file (or its header alone): uploaded when a create is
     // first attempted, once whatever the attempts; not at all when an existing table is taken over.
@@ -495,8 +498,9 @@ export const handler: Handler<typeof table> = {
     return { id, outs: stateOf(p, current, loaded) };
   },
 
-  async read(ctx, id, recorded) {
-    const storage = ctx.client().storage;
+  async read(req) {
+    const { id, recorded } = req;
+    const storage = req.client().storage;
     const branchId = recorded.branchId ?? "default";
     const t = await storage.findTableDetail(branchId, recorded.tableId ?? id);
     if (!t) return { id: "" };
@@ -520,16 +524,17 @@ export const handler: Handler<typeof table> = {
     return { id: t.id, props: state, inputs };
   },
 
-  async update(ctx, id, olds, p) {
-    const storage = ctx.client().storage;
-    const label = what(ctx.call.name, id);
+  async update(req) {
+    const { id, olds, news: p } = req;
+    const storage = req.client().storage;
+    const label = what(req.call.name, id);
     const current = await storage.findTableDetail(p.branchId, id);
     if (!current) throw new Error(`${label} no longer exists: run \`pulumi refresh\` so Pulumi recreates it`);
     let after = await converge(storage, p, current, label);
     let loaded = olds.dataContent;
     if (p.data !== undefined && p.dataContent !== undefined && p.dataContent !== olds.dataContent) {
       try {
-        loaded = await load(storage, p, id, ctx.call.root, label, ctx.call.owner);
+        loaded = await load(storage, p, id, req.call.root, label, req.call.owner);
       } catch (err) {
         throw new PartialFailure(asError(err).message, id, stateOf(p, after, olds.dataContent));
       }
@@ -539,11 +544,12 @@ export const handler: Handler<typeof table> = {
     return { outs: stateOf(p, after, loaded) };
   },
 
-  async delete(ctx, id, recorded) {
-    const storage = ctx.client().storage;
+  async delete(req) {
+    const { id, recorded } = req;
+    const storage = req.client().storage;
     const tableId = recorded.tableId ?? id;
     try {
-      await storage.deleteTable(recorded.branchId ?? "default", tableId, what(ctx.call.name, tableId));
+      await storage.deleteTable(recorded.branchId ?? "default", tableId, what(req.call.name, tableId));
     } catch (err) {
       // Dropped meanwhile (with its bucket, or by hand): deleted is deleted.
       if (err instanceof KeboolaTaskError && /not found/i.test(err.taskMessage)) return;

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { branchSchema, storageIdSchema } from "../../validation/ids";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ConfigRow, Configuration, StorageApi } from "../../api/storage";
 import { isNotFound, asError } from "../../api/errors";
 import { checkWith, isUnknown, knownFields, whenKnown } from "../../validation/check";
 import { declarationsIn, stringValue, valueIssues, valuesIn, variableDeclarationsSchema, variableValuesSchema, type VariableDeclaration } from "../../validation/variables";
 import { branchFailure, configSlotFailure, firstFailure, isNew } from "../../lifecycle/preflight";
 import { same } from "../../lifecycle/common";
-import { defineResource, replaces, untracked, type CheckedOf, type Handler, type InputsOf, type StateOf } from "../../lifecycle/define";
+import { defineResource, replaces, untracked, type CheckedOf, type InputsOf, type StateOf } from "../../lifecycle/define";
+import type { CheckResponse, Handler } from "../../lifecycle/call";
 import { PartialFailure } from "../../lifecycle/types";
 import {
   configResourceId,
@@ -171,35 +171,37 @@ async function converge(storage: StorageApi, p: Parsed, configId: string, curren
 }
 
 export const handler: Handler<typeof variableConfig> = {
-  async check(ctx, olds, news): Promise<dynamic.CheckResult> {
+  async check(req): Promise<CheckResponse> {
+    const { olds, news } = req;
     const { value, failures } = checkWith(variableConfig, news);
     if (!value) return { inputs: news, failures };
     const slot = knownFields(value, ["branchId", "configId", "adoptExisting"]);
     if (failures.length === 0 && !isUnknown(value.branchId)) {
       const found = await firstFailure(
-        () => branchFailure(ctx, value.branchId),
-        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(ctx, { ...slot, componentId: VARIABLES_COMPONENT, adoptExisting: takesOverBranchCopy(ctx.call.facts, slot.adoptExisting) }, ctx.call.owner) : undefined),
+        () => branchFailure(req, value.branchId),
+        async () => (slot && isNew(olds, { branchId: slot.branchId, configId: slot.configId }) ? configSlotFailure(req, { ...slot, componentId: VARIABLES_COMPONENT, adoptExisting: takesOverBranchCopy(req.call.facts, slot.adoptExisting) }, req.call.owner) : undefined),
       );
       if (found) failures.push(found);
     }
     return { inputs: { ...news, ...value }, failures };
   },
 
-  async create(ctx, p) {
-    const label = what(ctx.call.name);
-    const token = await assertCanManage(ctx, VARIABLES_COMPONENT, label);
+  async create(req) {
+    const { inputs: p } = req;
+    const label = what(req.call.name);
+    const token = await assertCanManage(req, VARIABLES_COMPONENT, label);
     if (p.purgeOnDelete) assertCanPurge(token, label);
-    const storage = ctx.client().storage;
+    const storage = req.client().storage;
     const intent = intentOf(p);
-    const owner = ctx.call.owner;
+    const owner = req.call.owner;
     const changeDescription = withMarker(p.changeDescription ?? DEFAULT_CHANGE_DESCRIPTION, owner);
     const { config, existed } = await createConfigOnce(storage, {
       branch: p.branchId,
       componentId: VARIABLES_COMPONENT,
       configId: p.configId,
       owner,
-      adoptExisting: takesOverBranchCopy(ctx.call.facts, p.adoptExisting),
-      inBranchOfProgram: takesOverBranchCopy(ctx.call.facts, false),
+      adoptExisting: takesOverBranchCopy(req.call.facts, p.adoptExisting),
+      inBranchOfProgram: takesOverBranchCopy(req.call.facts, false),
       label,
       body: { name: p.name, description: p.description, configuration: { variables: p.variables }, changeDescription },
     });
@@ -225,9 +227,10 @@ export const handler: Handler<typeof variableConfig> = {
     return { id, outs: stateOf(intent, final, valuesRowId) };
   },
 
-  async read(ctx, id, recorded) {
+  async read(req) {
+    const { id, recorded } = req;
     const { branch, configId = "" } = addressedConfig(id, recorded);
-    const c = await findLiveConfig(ctx.client().storage, branch, VARIABLES_COMPONENT, configId);
+    const c = await findLiveConfig(req.client().storage, branch, VARIABLES_COMPONENT, configId);
     if (!c) return { id: "" };
     // On import nothing is recorded: a single row is the values row.
     let valuesRowId = recorded.valuesRowId;
@@ -244,17 +247,19 @@ export const handler: Handler<typeof variableConfig> = {
     return { id: configResourceId(branch, VARIABLES_COMPONENT, c.id), props: state, inputs: intent.explicitConfigId ? { ...inputs, configId: c.id } : inputs };
   },
 
-  async update(ctx, _id, olds, p) {
+  async update(req) {
+    const { olds, news: p } = req;
     const configId = olds.configId ?? p.configId ?? "";
-    const { storage, current, changeDescription } = await beginConfigUpdate(ctx, what(ctx.call.name), { branch: p.branchId, componentId: VARIABLES_COMPONENT, configId }, p, ctx.call.owner);
+    const { storage, current, changeDescription } = await beginConfigUpdate(req, what(req.call.name), { branch: p.branchId, componentId: VARIABLES_COMPONENT, configId }, p, req.call.owner);
     const valuesRowId = await converge(storage, p, configId, current, olds.valuesRowId, changeDescription);
     const final = normalizeConfig(await storage.getConfig(p.branchId, VARIABLES_COMPONENT, configId));
     return { outs: stateOf(intentOf(p), final, valuesRowId) };
   },
 
-  async delete(ctx, id, recorded) {
+  async delete(req) {
+    const { id, recorded } = req;
     const { branch, configId = id } = addressedConfig(id, recorded);
-    await deleteConfigResource(ctx, what(ctx.call.name), { branch, componentId: VARIABLES_COMPONENT, configId }, recorded.purgeOnDelete === true, ctx.call.owner);
+    await deleteConfigResource(req, what(req.call.name), { branch, componentId: VARIABLES_COMPONENT, configId }, recorded.purgeOnDelete === true, req.call.owner);
   },
 };
 

@@ -176,172 +176,6 @@ func (in *bucketStagePtr) ToBucketStagePtrOutputWithContext(ctx context.Context)
 	return pulumi.ToOutputWithContext(ctx, in).(BucketStagePtrOutput)
 }
 
-// "string" or "int" (values are always stored as strings).
-type ComponentConfigRowVariablesDeclaredItemType string
-
-const (
-	ComponentConfigRowVariablesDeclaredItemTypeString = ComponentConfigRowVariablesDeclaredItemType("string")
-	ComponentConfigRowVariablesDeclaredItemTypeInt    = ComponentConfigRowVariablesDeclaredItemType("int")
-)
-
-func (ComponentConfigRowVariablesDeclaredItemType) ElementType() reflect.Type {
-	return reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItemType)(nil)).Elem()
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToComponentConfigRowVariablesDeclaredItemTypeOutput() ComponentConfigRowVariablesDeclaredItemTypeOutput {
-	return pulumi.ToOutput(e).(ComponentConfigRowVariablesDeclaredItemTypeOutput)
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToComponentConfigRowVariablesDeclaredItemTypeOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemTypeOutput {
-	return pulumi.ToOutputWithContext(ctx, e).(ComponentConfigRowVariablesDeclaredItemTypeOutput)
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToComponentConfigRowVariablesDeclaredItemTypePtrOutput() ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return e.ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(context.Background())
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return ComponentConfigRowVariablesDeclaredItemType(e).ToComponentConfigRowVariablesDeclaredItemTypeOutputWithContext(ctx).ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(ctx)
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToStringOutput() pulumi.StringOutput {
-	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
-	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
-}
-
-func (e ComponentConfigRowVariablesDeclaredItemType) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
-}
-
-type ComponentConfigRowVariablesDeclaredItemTypeOutput struct{ *pulumi.OutputState }
-
-func (ComponentConfigRowVariablesDeclaredItemTypeOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItemType)(nil)).Elem()
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToComponentConfigRowVariablesDeclaredItemTypeOutput() ComponentConfigRowVariablesDeclaredItemTypeOutput {
-	return o
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToComponentConfigRowVariablesDeclaredItemTypeOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemTypeOutput {
-	return o
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToComponentConfigRowVariablesDeclaredItemTypePtrOutput() ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return o.ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(context.Background())
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v ComponentConfigRowVariablesDeclaredItemType) *ComponentConfigRowVariablesDeclaredItemType {
-		return &v
-	}).(ComponentConfigRowVariablesDeclaredItemTypePtrOutput)
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToStringOutput() pulumi.StringOutput {
-	return o.ToStringOutputWithContext(context.Background())
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e ComponentConfigRowVariablesDeclaredItemType) string {
-		return string(e)
-	}).(pulumi.StringOutput)
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return o.ToStringPtrOutputWithContext(context.Background())
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e ComponentConfigRowVariablesDeclaredItemType) *string {
-		v := string(e)
-		return &v
-	}).(pulumi.StringPtrOutput)
-}
-
-type ComponentConfigRowVariablesDeclaredItemTypePtrOutput struct{ *pulumi.OutputState }
-
-func (ComponentConfigRowVariablesDeclaredItemTypePtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**ComponentConfigRowVariablesDeclaredItemType)(nil)).Elem()
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypePtrOutput) ToComponentConfigRowVariablesDeclaredItemTypePtrOutput() ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return o
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypePtrOutput) ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return o
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypePtrOutput) Elem() ComponentConfigRowVariablesDeclaredItemTypeOutput {
-	return o.ApplyT(func(v *ComponentConfigRowVariablesDeclaredItemType) ComponentConfigRowVariablesDeclaredItemType {
-		if v != nil {
-			return *v
-		}
-		var ret ComponentConfigRowVariablesDeclaredItemType
-		return ret
-	}).(ComponentConfigRowVariablesDeclaredItemTypeOutput)
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return o.ToStringPtrOutputWithContext(context.Background())
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemTypePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e *ComponentConfigRowVariablesDeclaredItemType) *string {
-		if e == nil {
-			return nil
-		}
-		v := string(*e)
-		return &v
-	}).(pulumi.StringPtrOutput)
-}
-
-// ComponentConfigRowVariablesDeclaredItemTypeInput is an input type that accepts values of the ComponentConfigRowVariablesDeclaredItemType enum
-// A concrete instance of `ComponentConfigRowVariablesDeclaredItemTypeInput` can be one of the following:
-//
-//	ComponentConfigRowVariablesDeclaredItemTypeString
-//	ComponentConfigRowVariablesDeclaredItemTypeInt
-type ComponentConfigRowVariablesDeclaredItemTypeInput interface {
-	pulumi.Input
-
-	ToComponentConfigRowVariablesDeclaredItemTypeOutput() ComponentConfigRowVariablesDeclaredItemTypeOutput
-	ToComponentConfigRowVariablesDeclaredItemTypeOutputWithContext(context.Context) ComponentConfigRowVariablesDeclaredItemTypeOutput
-}
-
-var componentConfigRowVariablesDeclaredItemTypePtrType = reflect.TypeOf((**ComponentConfigRowVariablesDeclaredItemType)(nil)).Elem()
-
-type ComponentConfigRowVariablesDeclaredItemTypePtrInput interface {
-	pulumi.Input
-
-	ToComponentConfigRowVariablesDeclaredItemTypePtrOutput() ComponentConfigRowVariablesDeclaredItemTypePtrOutput
-	ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(context.Context) ComponentConfigRowVariablesDeclaredItemTypePtrOutput
-}
-
-type componentConfigRowVariablesDeclaredItemTypePtr string
-
-func ComponentConfigRowVariablesDeclaredItemTypePtr(v string) ComponentConfigRowVariablesDeclaredItemTypePtrInput {
-	return (*componentConfigRowVariablesDeclaredItemTypePtr)(&v)
-}
-
-func (*componentConfigRowVariablesDeclaredItemTypePtr) ElementType() reflect.Type {
-	return componentConfigRowVariablesDeclaredItemTypePtrType
-}
-
-func (in *componentConfigRowVariablesDeclaredItemTypePtr) ToComponentConfigRowVariablesDeclaredItemTypePtrOutput() ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return pulumi.ToOutput(in).(ComponentConfigRowVariablesDeclaredItemTypePtrOutput)
-}
-
-func (in *componentConfigRowVariablesDeclaredItemTypePtr) ToComponentConfigRowVariablesDeclaredItemTypePtrOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return pulumi.ToOutputWithContext(ctx, in).(ComponentConfigRowVariablesDeclaredItemTypePtrOutput)
-}
-
 // What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
 type SinkColumnVariant1Type string
 
@@ -1061,11 +895,175 @@ func (in *sourceTypePtr) ToSourceTypePtrOutputWithContext(ctx context.Context) S
 	return pulumi.ToOutputWithContext(ctx, in).(SourceTypePtrOutput)
 }
 
+// "string" or "int" (values are always stored as strings).
+type VariableConfigVariableType string
+
+const (
+	VariableConfigVariableTypeString = VariableConfigVariableType("string")
+	VariableConfigVariableTypeInt    = VariableConfigVariableType("int")
+)
+
+func (VariableConfigVariableType) ElementType() reflect.Type {
+	return reflect.TypeOf((*VariableConfigVariableType)(nil)).Elem()
+}
+
+func (e VariableConfigVariableType) ToVariableConfigVariableTypeOutput() VariableConfigVariableTypeOutput {
+	return pulumi.ToOutput(e).(VariableConfigVariableTypeOutput)
+}
+
+func (e VariableConfigVariableType) ToVariableConfigVariableTypeOutputWithContext(ctx context.Context) VariableConfigVariableTypeOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(VariableConfigVariableTypeOutput)
+}
+
+func (e VariableConfigVariableType) ToVariableConfigVariableTypePtrOutput() VariableConfigVariableTypePtrOutput {
+	return e.ToVariableConfigVariableTypePtrOutputWithContext(context.Background())
+}
+
+func (e VariableConfigVariableType) ToVariableConfigVariableTypePtrOutputWithContext(ctx context.Context) VariableConfigVariableTypePtrOutput {
+	return VariableConfigVariableType(e).ToVariableConfigVariableTypeOutputWithContext(ctx).ToVariableConfigVariableTypePtrOutputWithContext(ctx)
+}
+
+func (e VariableConfigVariableType) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e VariableConfigVariableType) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e VariableConfigVariableType) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e VariableConfigVariableType) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type VariableConfigVariableTypeOutput struct{ *pulumi.OutputState }
+
+func (VariableConfigVariableTypeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*VariableConfigVariableType)(nil)).Elem()
+}
+
+func (o VariableConfigVariableTypeOutput) ToVariableConfigVariableTypeOutput() VariableConfigVariableTypeOutput {
+	return o
+}
+
+func (o VariableConfigVariableTypeOutput) ToVariableConfigVariableTypeOutputWithContext(ctx context.Context) VariableConfigVariableTypeOutput {
+	return o
+}
+
+func (o VariableConfigVariableTypeOutput) ToVariableConfigVariableTypePtrOutput() VariableConfigVariableTypePtrOutput {
+	return o.ToVariableConfigVariableTypePtrOutputWithContext(context.Background())
+}
+
+func (o VariableConfigVariableTypeOutput) ToVariableConfigVariableTypePtrOutputWithContext(ctx context.Context) VariableConfigVariableTypePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v VariableConfigVariableType) *VariableConfigVariableType {
+		return &v
+	}).(VariableConfigVariableTypePtrOutput)
+}
+
+func (o VariableConfigVariableTypeOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o VariableConfigVariableTypeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e VariableConfigVariableType) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o VariableConfigVariableTypeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o VariableConfigVariableTypeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e VariableConfigVariableType) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type VariableConfigVariableTypePtrOutput struct{ *pulumi.OutputState }
+
+func (VariableConfigVariableTypePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**VariableConfigVariableType)(nil)).Elem()
+}
+
+func (o VariableConfigVariableTypePtrOutput) ToVariableConfigVariableTypePtrOutput() VariableConfigVariableTypePtrOutput {
+	return o
+}
+
+func (o VariableConfigVariableTypePtrOutput) ToVariableConfigVariableTypePtrOutputWithContext(ctx context.Context) VariableConfigVariableTypePtrOutput {
+	return o
+}
+
+func (o VariableConfigVariableTypePtrOutput) Elem() VariableConfigVariableTypeOutput {
+	return o.ApplyT(func(v *VariableConfigVariableType) VariableConfigVariableType {
+		if v != nil {
+			return *v
+		}
+		var ret VariableConfigVariableType
+		return ret
+	}).(VariableConfigVariableTypeOutput)
+}
+
+func (o VariableConfigVariableTypePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o VariableConfigVariableTypePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *VariableConfigVariableType) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// VariableConfigVariableTypeInput is an input type that accepts values of the VariableConfigVariableType enum
+// A concrete instance of `VariableConfigVariableTypeInput` can be one of the following:
+//
+//	VariableConfigVariableTypeString
+//	VariableConfigVariableTypeInt
+type VariableConfigVariableTypeInput interface {
+	pulumi.Input
+
+	ToVariableConfigVariableTypeOutput() VariableConfigVariableTypeOutput
+	ToVariableConfigVariableTypeOutputWithContext(context.Context) VariableConfigVariableTypeOutput
+}
+
+var variableConfigVariableTypePtrType = reflect.TypeOf((**VariableConfigVariableType)(nil)).Elem()
+
+type VariableConfigVariableTypePtrInput interface {
+	pulumi.Input
+
+	ToVariableConfigVariableTypePtrOutput() VariableConfigVariableTypePtrOutput
+	ToVariableConfigVariableTypePtrOutputWithContext(context.Context) VariableConfigVariableTypePtrOutput
+}
+
+type variableConfigVariableTypePtr string
+
+func VariableConfigVariableTypePtr(v string) VariableConfigVariableTypePtrInput {
+	return (*variableConfigVariableTypePtr)(&v)
+}
+
+func (*variableConfigVariableTypePtr) ElementType() reflect.Type {
+	return variableConfigVariableTypePtrType
+}
+
+func (in *variableConfigVariableTypePtr) ToVariableConfigVariableTypePtrOutput() VariableConfigVariableTypePtrOutput {
+	return pulumi.ToOutput(in).(VariableConfigVariableTypePtrOutput)
+}
+
+func (in *variableConfigVariableTypePtr) ToVariableConfigVariableTypePtrOutputWithContext(ctx context.Context) VariableConfigVariableTypePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(VariableConfigVariableTypePtrOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*BucketStageInput)(nil)).Elem(), BucketStage("in"))
 	pulumi.RegisterInputType(reflect.TypeOf((*BucketStagePtrInput)(nil)).Elem(), BucketStage("in"))
-	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItemTypeInput)(nil)).Elem(), ComponentConfigRowVariablesDeclaredItemType("string"))
-	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItemTypePtrInput)(nil)).Elem(), ComponentConfigRowVariablesDeclaredItemType("string"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnVariant1TypeInput)(nil)).Elem(), SinkColumnVariant1Type("uuid"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnVariant1TypePtrInput)(nil)).Elem(), SinkColumnVariant1Type("uuid"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant1ExpectValueVariant3ShapeInput)(nil)).Elem(), SinkExampleVariant1ExpectValueVariant3Shape("uuid"))
@@ -1075,10 +1073,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant2SignalArrayInput)(nil)).Elem(), SinkExampleVariant2SignalArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceTypeInput)(nil)).Elem(), SourceType("http"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SourceTypePtrInput)(nil)).Elem(), SourceType("http"))
+	pulumi.RegisterInputType(reflect.TypeOf((*VariableConfigVariableTypeInput)(nil)).Elem(), VariableConfigVariableType("string"))
+	pulumi.RegisterInputType(reflect.TypeOf((*VariableConfigVariableTypePtrInput)(nil)).Elem(), VariableConfigVariableType("string"))
 	pulumi.RegisterOutputType(BucketStageOutput{})
 	pulumi.RegisterOutputType(BucketStagePtrOutput{})
-	pulumi.RegisterOutputType(ComponentConfigRowVariablesDeclaredItemTypeOutput{})
-	pulumi.RegisterOutputType(ComponentConfigRowVariablesDeclaredItemTypePtrOutput{})
 	pulumi.RegisterOutputType(SinkColumnVariant1TypeOutput{})
 	pulumi.RegisterOutputType(SinkColumnVariant1TypePtrOutput{})
 	pulumi.RegisterOutputType(SinkExampleVariant1ExpectValueVariant3ShapeOutput{})
@@ -1088,4 +1086,6 @@ func init() {
 	pulumi.RegisterOutputType(SinkExampleVariant2SignalArrayOutput{})
 	pulumi.RegisterOutputType(SourceTypeOutput{})
 	pulumi.RegisterOutputType(SourceTypePtrOutput{})
+	pulumi.RegisterOutputType(VariableConfigVariableTypeOutput{})
+	pulumi.RegisterOutputType(VariableConfigVariableTypePtrOutput{})
 }

@@ -201,7 +201,7 @@ type ComponentConfigRowVariables struct {
 	// The keboola.variables configuration (VariableConfig.configId), written as variables_id.
 	ConfigId string `pulumi:"configId"`
 	// The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
-	Declared []ComponentConfigRowVariablesDeclaredItem `pulumi:"declared"`
+	Declared []VariableConfigVariable `pulumi:"declared"`
 	// The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
 	ValuesRowId *string `pulumi:"valuesRowId"`
 }
@@ -222,7 +222,7 @@ type ComponentConfigRowVariablesArgs struct {
 	// The keboola.variables configuration (VariableConfig.configId), written as variables_id.
 	ConfigId pulumi.StringInput `pulumi:"configId"`
 	// The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
-	Declared ComponentConfigRowVariablesDeclaredItemArrayInput `pulumi:"declared"`
+	Declared VariableConfigVariableArrayInput `pulumi:"declared"`
 	// The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
 	ValuesRowId pulumi.StringPtrInput `pulumi:"valuesRowId"`
 }
@@ -311,8 +311,8 @@ func (o ComponentConfigRowVariablesOutput) ConfigId() pulumi.StringOutput {
 }
 
 // The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
-func (o ComponentConfigRowVariablesOutput) Declared() ComponentConfigRowVariablesDeclaredItemArrayOutput {
-	return o.ApplyT(func(v ComponentConfigRowVariables) []ComponentConfigRowVariablesDeclaredItem { return v.Declared }).(ComponentConfigRowVariablesDeclaredItemArrayOutput)
+func (o ComponentConfigRowVariablesOutput) Declared() VariableConfigVariableArrayOutput {
+	return o.ApplyT(func(v ComponentConfigRowVariables) []VariableConfigVariable { return v.Declared }).(VariableConfigVariableArrayOutput)
 }
 
 // The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
@@ -355,13 +355,13 @@ func (o ComponentConfigRowVariablesPtrOutput) ConfigId() pulumi.StringPtrOutput 
 }
 
 // The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
-func (o ComponentConfigRowVariablesPtrOutput) Declared() ComponentConfigRowVariablesDeclaredItemArrayOutput {
-	return o.ApplyT(func(v *ComponentConfigRowVariables) []ComponentConfigRowVariablesDeclaredItem {
+func (o ComponentConfigRowVariablesPtrOutput) Declared() VariableConfigVariableArrayOutput {
+	return o.ApplyT(func(v *ComponentConfigRowVariables) []VariableConfigVariable {
 		if v == nil {
 			return nil
 		}
 		return v.Declared
-	}).(ComponentConfigRowVariablesDeclaredItemArrayOutput)
+	}).(VariableConfigVariableArrayOutput)
 }
 
 // The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
@@ -372,141 +372,6 @@ func (o ComponentConfigRowVariablesPtrOutput) ValuesRowId() pulumi.StringPtrOutp
 		}
 		return v.ValuesRowId
 	}).(pulumi.StringPtrOutput)
-}
-
-// The ComponentConfig.rows[].variables.declared[] object.
-type ComponentConfigRowVariablesDeclaredItem struct {
-	// Variable name, referenced as {{name}} in configurations.
-	Name string `pulumi:"name"`
-	// "string" or "int" (values are always stored as strings).
-	Type *ComponentConfigRowVariablesDeclaredItemType `pulumi:"type"`
-}
-
-// Defaults sets the appropriate defaults for ComponentConfigRowVariablesDeclaredItem
-func (val *ComponentConfigRowVariablesDeclaredItem) Defaults() *ComponentConfigRowVariablesDeclaredItem {
-	if val == nil {
-		return nil
-	}
-	tmp := *val
-	if tmp.Type == nil {
-		type_ := ComponentConfigRowVariablesDeclaredItemType("string")
-		tmp.Type = &type_
-	}
-	return &tmp
-}
-
-// ComponentConfigRowVariablesDeclaredItemInput is an input type that accepts ComponentConfigRowVariablesDeclaredItemArgs and ComponentConfigRowVariablesDeclaredItemOutput values.
-// You can construct a concrete instance of `ComponentConfigRowVariablesDeclaredItemInput` via:
-//
-//	ComponentConfigRowVariablesDeclaredItemArgs{...}
-type ComponentConfigRowVariablesDeclaredItemInput interface {
-	pulumi.Input
-
-	ToComponentConfigRowVariablesDeclaredItemOutput() ComponentConfigRowVariablesDeclaredItemOutput
-	ToComponentConfigRowVariablesDeclaredItemOutputWithContext(context.Context) ComponentConfigRowVariablesDeclaredItemOutput
-}
-
-// The ComponentConfig.rows[].variables.declared[] object.
-type ComponentConfigRowVariablesDeclaredItemArgs struct {
-	// Variable name, referenced as {{name}} in configurations.
-	Name pulumi.StringInput `pulumi:"name"`
-	// "string" or "int" (values are always stored as strings).
-	Type ComponentConfigRowVariablesDeclaredItemTypePtrInput `pulumi:"type"`
-}
-
-// Defaults sets the appropriate defaults for ComponentConfigRowVariablesDeclaredItemArgs
-func (val *ComponentConfigRowVariablesDeclaredItemArgs) Defaults() *ComponentConfigRowVariablesDeclaredItemArgs {
-	if val == nil {
-		return nil
-	}
-	tmp := *val
-	if tmp.Type == nil {
-		tmp.Type = ComponentConfigRowVariablesDeclaredItemType("string")
-	}
-	return &tmp
-}
-func (ComponentConfigRowVariablesDeclaredItemArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItem)(nil)).Elem()
-}
-
-func (i ComponentConfigRowVariablesDeclaredItemArgs) ToComponentConfigRowVariablesDeclaredItemOutput() ComponentConfigRowVariablesDeclaredItemOutput {
-	return i.ToComponentConfigRowVariablesDeclaredItemOutputWithContext(context.Background())
-}
-
-func (i ComponentConfigRowVariablesDeclaredItemArgs) ToComponentConfigRowVariablesDeclaredItemOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(ComponentConfigRowVariablesDeclaredItemOutput)
-}
-
-// ComponentConfigRowVariablesDeclaredItemArrayInput is an input type that accepts ComponentConfigRowVariablesDeclaredItemArray and ComponentConfigRowVariablesDeclaredItemArrayOutput values.
-// You can construct a concrete instance of `ComponentConfigRowVariablesDeclaredItemArrayInput` via:
-//
-//	ComponentConfigRowVariablesDeclaredItemArray{ ComponentConfigRowVariablesDeclaredItemArgs{...} }
-type ComponentConfigRowVariablesDeclaredItemArrayInput interface {
-	pulumi.Input
-
-	ToComponentConfigRowVariablesDeclaredItemArrayOutput() ComponentConfigRowVariablesDeclaredItemArrayOutput
-	ToComponentConfigRowVariablesDeclaredItemArrayOutputWithContext(context.Context) ComponentConfigRowVariablesDeclaredItemArrayOutput
-}
-
-type ComponentConfigRowVariablesDeclaredItemArray []ComponentConfigRowVariablesDeclaredItemInput
-
-func (ComponentConfigRowVariablesDeclaredItemArray) ElementType() reflect.Type {
-	return reflect.TypeOf((*[]ComponentConfigRowVariablesDeclaredItem)(nil)).Elem()
-}
-
-func (i ComponentConfigRowVariablesDeclaredItemArray) ToComponentConfigRowVariablesDeclaredItemArrayOutput() ComponentConfigRowVariablesDeclaredItemArrayOutput {
-	return i.ToComponentConfigRowVariablesDeclaredItemArrayOutputWithContext(context.Background())
-}
-
-func (i ComponentConfigRowVariablesDeclaredItemArray) ToComponentConfigRowVariablesDeclaredItemArrayOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemArrayOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(ComponentConfigRowVariablesDeclaredItemArrayOutput)
-}
-
-// The ComponentConfig.rows[].variables.declared[] object.
-type ComponentConfigRowVariablesDeclaredItemOutput struct{ *pulumi.OutputState }
-
-func (ComponentConfigRowVariablesDeclaredItemOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItem)(nil)).Elem()
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemOutput) ToComponentConfigRowVariablesDeclaredItemOutput() ComponentConfigRowVariablesDeclaredItemOutput {
-	return o
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemOutput) ToComponentConfigRowVariablesDeclaredItemOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemOutput {
-	return o
-}
-
-// Variable name, referenced as {{name}} in configurations.
-func (o ComponentConfigRowVariablesDeclaredItemOutput) Name() pulumi.StringOutput {
-	return o.ApplyT(func(v ComponentConfigRowVariablesDeclaredItem) string { return v.Name }).(pulumi.StringOutput)
-}
-
-// "string" or "int" (values are always stored as strings).
-func (o ComponentConfigRowVariablesDeclaredItemOutput) Type() ComponentConfigRowVariablesDeclaredItemTypePtrOutput {
-	return o.ApplyT(func(v ComponentConfigRowVariablesDeclaredItem) *ComponentConfigRowVariablesDeclaredItemType {
-		return v.Type
-	}).(ComponentConfigRowVariablesDeclaredItemTypePtrOutput)
-}
-
-type ComponentConfigRowVariablesDeclaredItemArrayOutput struct{ *pulumi.OutputState }
-
-func (ComponentConfigRowVariablesDeclaredItemArrayOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*[]ComponentConfigRowVariablesDeclaredItem)(nil)).Elem()
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemArrayOutput) ToComponentConfigRowVariablesDeclaredItemArrayOutput() ComponentConfigRowVariablesDeclaredItemArrayOutput {
-	return o
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemArrayOutput) ToComponentConfigRowVariablesDeclaredItemArrayOutputWithContext(ctx context.Context) ComponentConfigRowVariablesDeclaredItemArrayOutput {
-	return o
-}
-
-func (o ComponentConfigRowVariablesDeclaredItemArrayOutput) Index(i pulumi.IntInput) ComponentConfigRowVariablesDeclaredItemOutput {
-	return pulumi.All(o, i).ApplyT(func(vs []interface{}) ComponentConfigRowVariablesDeclaredItem {
-		return vs[0].([]ComponentConfigRowVariablesDeclaredItem)[vs[1].(int)]
-	}).(ComponentConfigRowVariablesDeclaredItemOutput)
 }
 
 // The Flow.phases[] object.
@@ -1960,13 +1825,144 @@ func (o TableDefinitionValueMapOutput) MapIndex(k pulumi.StringInput) TableDefin
 	}).(TableDefinitionValueOutput)
 }
 
+// The VariableConfig.variables[] object.
+type VariableConfigVariable struct {
+	// Variable name, referenced as {{name}} in configurations.
+	Name string `pulumi:"name"`
+	// "string" or "int" (values are always stored as strings).
+	Type *VariableConfigVariableType `pulumi:"type"`
+}
+
+// Defaults sets the appropriate defaults for VariableConfigVariable
+func (val *VariableConfigVariable) Defaults() *VariableConfigVariable {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Type == nil {
+		type_ := VariableConfigVariableType("string")
+		tmp.Type = &type_
+	}
+	return &tmp
+}
+
+// VariableConfigVariableInput is an input type that accepts VariableConfigVariableArgs and VariableConfigVariableOutput values.
+// You can construct a concrete instance of `VariableConfigVariableInput` via:
+//
+//	VariableConfigVariableArgs{...}
+type VariableConfigVariableInput interface {
+	pulumi.Input
+
+	ToVariableConfigVariableOutput() VariableConfigVariableOutput
+	ToVariableConfigVariableOutputWithContext(context.Context) VariableConfigVariableOutput
+}
+
+// The VariableConfig.variables[] object.
+type VariableConfigVariableArgs struct {
+	// Variable name, referenced as {{name}} in configurations.
+	Name pulumi.StringInput `pulumi:"name"`
+	// "string" or "int" (values are always stored as strings).
+	Type VariableConfigVariableTypePtrInput `pulumi:"type"`
+}
+
+// Defaults sets the appropriate defaults for VariableConfigVariableArgs
+func (val *VariableConfigVariableArgs) Defaults() *VariableConfigVariableArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Type == nil {
+		tmp.Type = VariableConfigVariableType("string")
+	}
+	return &tmp
+}
+func (VariableConfigVariableArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*VariableConfigVariable)(nil)).Elem()
+}
+
+func (i VariableConfigVariableArgs) ToVariableConfigVariableOutput() VariableConfigVariableOutput {
+	return i.ToVariableConfigVariableOutputWithContext(context.Background())
+}
+
+func (i VariableConfigVariableArgs) ToVariableConfigVariableOutputWithContext(ctx context.Context) VariableConfigVariableOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VariableConfigVariableOutput)
+}
+
+// VariableConfigVariableArrayInput is an input type that accepts VariableConfigVariableArray and VariableConfigVariableArrayOutput values.
+// You can construct a concrete instance of `VariableConfigVariableArrayInput` via:
+//
+//	VariableConfigVariableArray{ VariableConfigVariableArgs{...} }
+type VariableConfigVariableArrayInput interface {
+	pulumi.Input
+
+	ToVariableConfigVariableArrayOutput() VariableConfigVariableArrayOutput
+	ToVariableConfigVariableArrayOutputWithContext(context.Context) VariableConfigVariableArrayOutput
+}
+
+type VariableConfigVariableArray []VariableConfigVariableInput
+
+func (VariableConfigVariableArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]VariableConfigVariable)(nil)).Elem()
+}
+
+func (i VariableConfigVariableArray) ToVariableConfigVariableArrayOutput() VariableConfigVariableArrayOutput {
+	return i.ToVariableConfigVariableArrayOutputWithContext(context.Background())
+}
+
+func (i VariableConfigVariableArray) ToVariableConfigVariableArrayOutputWithContext(ctx context.Context) VariableConfigVariableArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(VariableConfigVariableArrayOutput)
+}
+
+// The VariableConfig.variables[] object.
+type VariableConfigVariableOutput struct{ *pulumi.OutputState }
+
+func (VariableConfigVariableOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*VariableConfigVariable)(nil)).Elem()
+}
+
+func (o VariableConfigVariableOutput) ToVariableConfigVariableOutput() VariableConfigVariableOutput {
+	return o
+}
+
+func (o VariableConfigVariableOutput) ToVariableConfigVariableOutputWithContext(ctx context.Context) VariableConfigVariableOutput {
+	return o
+}
+
+// Variable name, referenced as {{name}} in configurations.
+func (o VariableConfigVariableOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v VariableConfigVariable) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// "string" or "int" (values are always stored as strings).
+func (o VariableConfigVariableOutput) Type() VariableConfigVariableTypePtrOutput {
+	return o.ApplyT(func(v VariableConfigVariable) *VariableConfigVariableType { return v.Type }).(VariableConfigVariableTypePtrOutput)
+}
+
+type VariableConfigVariableArrayOutput struct{ *pulumi.OutputState }
+
+func (VariableConfigVariableArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]VariableConfigVariable)(nil)).Elem()
+}
+
+func (o VariableConfigVariableArrayOutput) ToVariableConfigVariableArrayOutput() VariableConfigVariableArrayOutput {
+	return o
+}
+
+func (o VariableConfigVariableArrayOutput) ToVariableConfigVariableArrayOutputWithContext(ctx context.Context) VariableConfigVariableArrayOutput {
+	return o
+}
+
+func (o VariableConfigVariableArrayOutput) Index(i pulumi.IntInput) VariableConfigVariableOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) VariableConfigVariable {
+		return vs[0].([]VariableConfigVariable)[vs[1].(int)]
+	}).(VariableConfigVariableOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowInput)(nil)).Elem(), ComponentConfigRowArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowArrayInput)(nil)).Elem(), ComponentConfigRowArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowVariablesInput)(nil)).Elem(), ComponentConfigRowVariablesArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowVariablesPtrInput)(nil)).Elem(), ComponentConfigRowVariablesArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItemInput)(nil)).Elem(), ComponentConfigRowVariablesDeclaredItemArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*ComponentConfigRowVariablesDeclaredItemArrayInput)(nil)).Elem(), ComponentConfigRowVariablesDeclaredItemArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*FlowPhaseInput)(nil)).Elem(), FlowPhaseArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*FlowPhaseArrayInput)(nil)).Elem(), FlowPhaseArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*FlowPhaseTaskInput)(nil)).Elem(), FlowPhaseTaskArgs{})
@@ -1986,12 +1982,12 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*TableDataVariant2PtrInput)(nil)).Elem(), TableDataVariant2Args{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TableDefinitionValueInput)(nil)).Elem(), TableDefinitionValueArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TableDefinitionValueMapInput)(nil)).Elem(), TableDefinitionValueMap{})
+	pulumi.RegisterInputType(reflect.TypeOf((*VariableConfigVariableInput)(nil)).Elem(), VariableConfigVariableArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*VariableConfigVariableArrayInput)(nil)).Elem(), VariableConfigVariableArray{})
 	pulumi.RegisterOutputType(ComponentConfigRowOutput{})
 	pulumi.RegisterOutputType(ComponentConfigRowArrayOutput{})
 	pulumi.RegisterOutputType(ComponentConfigRowVariablesOutput{})
 	pulumi.RegisterOutputType(ComponentConfigRowVariablesPtrOutput{})
-	pulumi.RegisterOutputType(ComponentConfigRowVariablesDeclaredItemOutput{})
-	pulumi.RegisterOutputType(ComponentConfigRowVariablesDeclaredItemArrayOutput{})
 	pulumi.RegisterOutputType(FlowPhaseOutput{})
 	pulumi.RegisterOutputType(FlowPhaseArrayOutput{})
 	pulumi.RegisterOutputType(FlowPhaseTaskOutput{})
@@ -2011,4 +2007,6 @@ func init() {
 	pulumi.RegisterOutputType(TableDataVariant2PtrOutput{})
 	pulumi.RegisterOutputType(TableDefinitionValueOutput{})
 	pulumi.RegisterOutputType(TableDefinitionValueMapOutput{})
+	pulumi.RegisterOutputType(VariableConfigVariableOutput{})
+	pulumi.RegisterOutputType(VariableConfigVariableArrayOutput{})
 }

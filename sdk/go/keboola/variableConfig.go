@@ -35,7 +35,7 @@ type VariableConfig struct {
 	// Id of the row holding the default values (absent without defaultValues).
 	ValuesRowId pulumi.StringPtrOutput `pulumi:"valuesRowId"`
 	// Declared variables: [{name, type: "string"|"int"}].
-	Variables ComponentConfigRowVariablesDeclaredItemArrayOutput `pulumi:"variables"`
+	Variables VariableConfigVariableArrayOutput `pulumi:"variables"`
 	// Configuration version.
 	Version pulumi.IntOutput `pulumi:"version"`
 }
@@ -116,7 +116,7 @@ type variableConfigArgs struct {
 	// On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored).
 	PurgeOnDelete *bool `pulumi:"purgeOnDelete"`
 	// Declared variables: [{name, type: "string"|"int"}].
-	Variables []ComponentConfigRowVariablesDeclaredItem `pulumi:"variables"`
+	Variables []VariableConfigVariable `pulumi:"variables"`
 }
 
 // The set of arguments for constructing a VariableConfig resource.
@@ -138,7 +138,7 @@ type VariableConfigArgs struct {
 	// On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored).
 	PurgeOnDelete pulumi.BoolPtrInput
 	// Declared variables: [{name, type: "string"|"int"}].
-	Variables ComponentConfigRowVariablesDeclaredItemArrayInput
+	Variables VariableConfigVariableArrayInput
 }
 
 func (VariableConfigArgs) ElementType() reflect.Type {
@@ -224,8 +224,8 @@ func (o VariableConfigOutput) ValuesRowId() pulumi.StringPtrOutput {
 }
 
 // Declared variables: [{name, type: "string"|"int"}].
-func (o VariableConfigOutput) Variables() ComponentConfigRowVariablesDeclaredItemArrayOutput {
-	return o.ApplyT(func(v *VariableConfig) ComponentConfigRowVariablesDeclaredItemArrayOutput { return v.Variables }).(ComponentConfigRowVariablesDeclaredItemArrayOutput)
+func (o VariableConfigOutput) Variables() VariableConfigVariableArrayOutput {
+	return o.ApplyT(func(v *VariableConfig) VariableConfigVariableArrayOutput { return v.Variables }).(VariableConfigVariableArrayOutput)
 }
 
 // Configuration version.

@@ -60,34 +60,11 @@ export interface ComponentConfigRowVariablesArgs {
     /**
      * The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
      */
-    declared?: pulumi.Input<pulumi.Input<inputs.ComponentConfigRowVariablesDeclaredItemArgs>[] | undefined>;
+    declared?: pulumi.Input<pulumi.Input<inputs.VariableConfigVariableArgs>[] | undefined>;
     /**
      * The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
      */
     valuesRowId?: pulumi.Input<string | undefined>;
-}
-
-/**
- * The ComponentConfig.rows[].variables.declared[] object.
- */
-export interface ComponentConfigRowVariablesDeclaredItemArgs {
-    /**
-     * Variable name, referenced as {{name}} in configurations.
-     */
-    name: pulumi.Input<string>;
-    /**
-     * "string" or "int" (values are always stored as strings).
-     */
-    type?: pulumi.Input<enums.ComponentConfigRowVariablesDeclaredItemType | undefined>;
-}
-/**
- * componentConfigRowVariablesDeclaredItemArgsProvideDefaults sets the appropriate defaults for ComponentConfigRowVariablesDeclaredItemArgs
- */
-export function componentConfigRowVariablesDeclaredItemArgsProvideDefaults(val: ComponentConfigRowVariablesDeclaredItemArgs): ComponentConfigRowVariablesDeclaredItemArgs {
-    return {
-        ...val,
-        type: (val.type) ?? "string",
-    };
 }
 
 /**
@@ -380,4 +357,27 @@ export interface TableDefinitionValueArgs {
      * The native type, e.g. VARCHAR, INTEGER or NUMBER (upper-cased).
      */
     type: pulumi.Input<string>;
+}
+
+/**
+ * The VariableConfig.variables[] object.
+ */
+export interface VariableConfigVariableArgs {
+    /**
+     * Variable name, referenced as {{name}} in configurations.
+     */
+    name: pulumi.Input<string>;
+    /**
+     * "string" or "int" (values are always stored as strings).
+     */
+    type?: pulumi.Input<enums.VariableConfigVariableType | undefined>;
+}
+/**
+ * variableConfigVariableArgsProvideDefaults sets the appropriate defaults for VariableConfigVariableArgs
+ */
+export function variableConfigVariableArgsProvideDefaults(val: VariableConfigVariableArgs): VariableConfigVariableArgs {
+    return {
+        ...val,
+        type: (val.type) ?? "string",
+    };
 }

@@ -60,34 +60,11 @@ export interface ComponentConfigRowVariables {
     /**
      * The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
      */
-    declared?: outputs.ComponentConfigRowVariablesDeclaredItem[];
+    declared?: outputs.VariableConfigVariable[];
     /**
      * The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
      */
     valuesRowId?: string;
-}
-
-/**
- * The ComponentConfig.rows[].variables.declared[] object.
- */
-export interface ComponentConfigRowVariablesDeclaredItem {
-    /**
-     * Variable name, referenced as {{name}} in configurations.
-     */
-    name: string;
-    /**
-     * "string" or "int" (values are always stored as strings).
-     */
-    type?: enums.ComponentConfigRowVariablesDeclaredItemType;
-}
-/**
- * componentConfigRowVariablesDeclaredItemProvideDefaults sets the appropriate defaults for ComponentConfigRowVariablesDeclaredItem
- */
-export function componentConfigRowVariablesDeclaredItemProvideDefaults(val: ComponentConfigRowVariablesDeclaredItem): ComponentConfigRowVariablesDeclaredItem {
-    return {
-        ...val,
-        type: (val.type) ?? "string",
-    };
 }
 
 /**
@@ -380,5 +357,28 @@ export interface TableDefinitionValue {
      * The native type, e.g. VARCHAR, INTEGER or NUMBER (upper-cased).
      */
     type: string;
+}
+
+/**
+ * The VariableConfig.variables[] object.
+ */
+export interface VariableConfigVariable {
+    /**
+     * Variable name, referenced as {{name}} in configurations.
+     */
+    name: string;
+    /**
+     * "string" or "int" (values are always stored as strings).
+     */
+    type?: enums.VariableConfigVariableType;
+}
+/**
+ * variableConfigVariableProvideDefaults sets the appropriate defaults for VariableConfigVariable
+ */
+export function variableConfigVariableProvideDefaults(val: VariableConfigVariable): VariableConfigVariable {
+    return {
+        ...val,
+        type: (val.type) ?? "string",
+    };
 }
 

@@ -8,11 +8,11 @@ from enum import Enum
 
 __all__ = [
     'BucketStage',
-    'ComponentConfigRowVariablesDeclaredItemType',
     'SinkColumnVariant1Type',
     'SinkExampleVariant1ExpectValueVariant3Shape',
     'SinkExampleVariant2Signal',
     'SourceType',
+    'VariableConfigVariableType',
 ]
 
 
@@ -23,15 +23,6 @@ class BucketStage(_builtins.str, Enum):
     """
     IN_ = "in"
     OUT = "out"
-
-
-@pulumi.type_token("keboola:index:ComponentConfigRowVariablesDeclaredItemType")
-class ComponentConfigRowVariablesDeclaredItemType(_builtins.str, Enum):
-    """
-    "string" or "int" (values are always stored as strings).
-    """
-    STRING = "string"
-    INT = "int"
 
 
 @pulumi.type_token("keboola:index:SinkColumnVariant1Type")
@@ -73,3 +64,12 @@ class SourceType(_builtins.str, Enum):
     """
     HTTP = "http"
     OTLP = "otlp"
+
+
+@pulumi.type_token("keboola:index:VariableConfigVariableType")
+class VariableConfigVariableType(_builtins.str, Enum):
+    """
+    "string" or "int" (values are always stored as strings).
+    """
+    STRING = "string"
+    INT = "int"

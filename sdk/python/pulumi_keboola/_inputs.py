@@ -20,8 +20,6 @@ __all__ = [
     'ComponentConfigRowArgsDict',
     'ComponentConfigRowVariablesArgs',
     'ComponentConfigRowVariablesArgsDict',
-    'ComponentConfigRowVariablesDeclaredItemArgs',
-    'ComponentConfigRowVariablesDeclaredItemArgsDict',
     'FlowPhaseArgs',
     'FlowPhaseArgsDict',
     'FlowPhaseTaskArgs',
@@ -50,6 +48,8 @@ __all__ = [
     'TableDataVariant2ArgsDict',
     'TableDefinitionValueArgs',
     'TableDefinitionValueArgsDict',
+    'VariableConfigVariableArgs',
+    'VariableConfigVariableArgsDict',
 ]
 
 class ComponentConfigRowArgsDict(TypedDict):
@@ -200,7 +200,7 @@ class ComponentConfigRowVariablesArgsDict(TypedDict):
     """
     The keboola.variables configuration (VariableConfig.configId), written as variables_id.
     """
-    declared: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgsDict']]]]]
+    declared: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['VariableConfigVariableArgsDict']]]]]
     """
     The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
     """
@@ -213,13 +213,13 @@ class ComponentConfigRowVariablesArgsDict(TypedDict):
 class ComponentConfigRowVariablesArgs:
     def __init__(__self__, *,
                  config_id: pulumi.Input[_builtins.str],
-                 declared: pulumi.Input[Optional[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]]] = None,
+                 declared: pulumi.Input[Optional[Sequence[pulumi.Input['VariableConfigVariableArgs']]]] = None,
                  values_row_id: pulumi.Input[Optional[_builtins.str]] = None):
         """
         Bind this row to a VariableConfig (e.g. a shared code row to the variables its code uses): pass variableConfig.binding(). Written as the row's variables_id / variables_values_id.
 
         :param pulumi.Input[_builtins.str] config_id: The keboola.variables configuration (VariableConfig.configId), written as variables_id.
-        :param pulumi.Input[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]] declared: The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
+        :param pulumi.Input[Sequence[pulumi.Input['VariableConfigVariableArgs']]] declared: The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
         :param pulumi.Input[_builtins.str] values_row_id: The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
         """
         pulumi.set(__self__, "config_id", config_id)
@@ -242,14 +242,14 @@ class ComponentConfigRowVariablesArgs:
 
     @_builtins.property
     @pulumi.getter
-    def declared(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]]]:
+    def declared(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['VariableConfigVariableArgs']]]]:
         """
         The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
         """
         return pulumi.get(self, "declared")
 
     @declared.setter
-    def declared(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]]]):
+    def declared(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['VariableConfigVariableArgs']]]]):
         pulumi.set(self, "declared", value)
 
     @_builtins.property
@@ -263,61 +263,6 @@ class ComponentConfigRowVariablesArgs:
     @values_row_id.setter
     def values_row_id(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "values_row_id", value)
-
-
-class ComponentConfigRowVariablesDeclaredItemArgsDict(TypedDict):
-    """
-    The ComponentConfig.rows[].variables.declared[] object.
-    """
-    name: pulumi.Input[_builtins.str]
-    """
-    Variable name, referenced as {{name}} in configurations.
-    """
-    type: NotRequired[pulumi.Input[Optional['ComponentConfigRowVariablesDeclaredItemType']]]
-    """
-    "string" or "int" (values are always stored as strings).
-    """
-
-@pulumi.input_type
-class ComponentConfigRowVariablesDeclaredItemArgs:
-    def __init__(__self__, *,
-                 name: pulumi.Input[_builtins.str],
-                 type: pulumi.Input[Optional['ComponentConfigRowVariablesDeclaredItemType']] = None):
-        """
-        The ComponentConfig.rows[].variables.declared[] object.
-
-        :param pulumi.Input[_builtins.str] name: Variable name, referenced as {{name}} in configurations.
-        :param pulumi.Input['ComponentConfigRowVariablesDeclaredItemType'] type: "string" or "int" (values are always stored as strings).
-        """
-        pulumi.set(__self__, "name", name)
-        if type is None:
-            type = 'string'
-        if type is not None:
-            pulumi.set(__self__, "type", type)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> pulumi.Input[_builtins.str]:
-        """
-        Variable name, referenced as {{name}} in configurations.
-        """
-        return pulumi.get(self, "name")
-
-    @name.setter
-    def name(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "name", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def type(self) -> pulumi.Input[Optional['ComponentConfigRowVariablesDeclaredItemType']]:
-        """
-        "string" or "int" (values are always stored as strings).
-        """
-        return pulumi.get(self, "type")
-
-    @type.setter
-    def type(self, value: pulumi.Input[Optional['ComponentConfigRowVariablesDeclaredItemType']]):
-        pulumi.set(self, "type", value)
 
 
 class FlowPhaseArgsDict(TypedDict):
@@ -1396,5 +1341,60 @@ class TableDefinitionValueArgs:
     @nullable.setter
     def nullable(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "nullable", value)
+
+
+class VariableConfigVariableArgsDict(TypedDict):
+    """
+    The VariableConfig.variables[] object.
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    Variable name, referenced as {{name}} in configurations.
+    """
+    type: NotRequired[pulumi.Input[Optional['VariableConfigVariableType']]]
+    """
+    "string" or "int" (values are always stored as strings).
+    """
+
+@pulumi.input_type
+class VariableConfigVariableArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[Optional['VariableConfigVariableType']] = None):
+        """
+        The VariableConfig.variables[] object.
+
+        :param pulumi.Input[_builtins.str] name: Variable name, referenced as {{name}} in configurations.
+        :param pulumi.Input['VariableConfigVariableType'] type: "string" or "int" (values are always stored as strings).
+        """
+        pulumi.set(__self__, "name", name)
+        if type is None:
+            type = 'string'
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        Variable name, referenced as {{name}} in configurations.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[Optional['VariableConfigVariableType']]:
+        """
+        "string" or "int" (values are always stored as strings).
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[Optional['VariableConfigVariableType']]):
+        pulumi.set(self, "type", value)
 
 

@@ -19,7 +19,6 @@ from ._enums import *
 __all__ = [
     'ComponentConfigRow',
     'ComponentConfigRowVariables',
-    'ComponentConfigRowVariablesDeclaredItem',
     'FlowPhase',
     'FlowPhaseTask',
     'ScheduleTarget',
@@ -34,6 +33,7 @@ __all__ = [
     'SourceSettingsStagingUploadTrigger',
     'TableDataVariant2',
     'TableDefinitionValue',
+    'VariableConfigVariable',
 ]
 
 @pulumi.output_type
@@ -171,13 +171,13 @@ class ComponentConfigRowVariables(dict):
 
     def __init__(__self__, *,
                  config_id: _builtins.str,
-                 declared: Optional[Sequence['outputs.ComponentConfigRowVariablesDeclaredItem']] = None,
+                 declared: Optional[Sequence['outputs.VariableConfigVariable']] = None,
                  values_row_id: Optional[_builtins.str] = None):
         """
         Bind this row to a VariableConfig (e.g. a shared code row to the variables its code uses): pass variableConfig.binding(). Written as the row's variables_id / variables_values_id.
 
         :param _builtins.str config_id: The keboola.variables configuration (VariableConfig.configId), written as variables_id.
-        :param Sequence['ComponentConfigRowVariablesDeclaredItem'] declared: The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
+        :param Sequence['VariableConfigVariable'] declared: The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
         :param _builtins.str values_row_id: The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
         """
         pulumi.set(__self__, "config_id", config_id)
@@ -196,7 +196,7 @@ class ComponentConfigRowVariables(dict):
 
     @_builtins.property
     @pulumi.getter
-    def declared(self) -> Optional[Sequence['outputs.ComponentConfigRowVariablesDeclaredItem']]:
+    def declared(self) -> Optional[Sequence['outputs.VariableConfigVariable']]:
         """
         The declared variables (VariableConfig.variables), so placeholders are checked at preview. binding() passes them.
         """
@@ -209,43 +209,6 @@ class ComponentConfigRowVariables(dict):
         The default-values row (VariableConfig.valuesRowId), written as variables_values_id.
         """
         return pulumi.get(self, "values_row_id")
-
-
-@pulumi.output_type
-class ComponentConfigRowVariablesDeclaredItem(dict):
-    """
-    The ComponentConfig.rows[].variables.declared[] object.
-    """
-    def __init__(__self__, *,
-                 name: _builtins.str,
-                 type: Optional['ComponentConfigRowVariablesDeclaredItemType'] = None):
-        """
-        The ComponentConfig.rows[].variables.declared[] object.
-
-        :param _builtins.str name: Variable name, referenced as {{name}} in configurations.
-        :param 'ComponentConfigRowVariablesDeclaredItemType' type: "string" or "int" (values are always stored as strings).
-        """
-        pulumi.set(__self__, "name", name)
-        if type is None:
-            type = 'string'
-        if type is not None:
-            pulumi.set(__self__, "type", type)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> _builtins.str:
-        """
-        Variable name, referenced as {{name}} in configurations.
-        """
-        return pulumi.get(self, "name")
-
-    @_builtins.property
-    @pulumi.getter
-    def type(self) -> Optional['ComponentConfigRowVariablesDeclaredItemType']:
-        """
-        "string" or "int" (values are always stored as strings).
-        """
-        return pulumi.get(self, "type")
 
 
 @pulumi.output_type
@@ -1054,5 +1017,42 @@ class TableDefinitionValue(dict):
         Whether the column accepts NULL (default true; primary key columns are never nullable).
         """
         return pulumi.get(self, "nullable")
+
+
+@pulumi.output_type
+class VariableConfigVariable(dict):
+    """
+    The VariableConfig.variables[] object.
+    """
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 type: Optional['VariableConfigVariableType'] = None):
+        """
+        The VariableConfig.variables[] object.
+
+        :param _builtins.str name: Variable name, referenced as {{name}} in configurations.
+        :param 'VariableConfigVariableType' type: "string" or "int" (values are always stored as strings).
+        """
+        pulumi.set(__self__, "name", name)
+        if type is None:
+            type = 'string'
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Variable name, referenced as {{name}} in configurations.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional['VariableConfigVariableType']:
+        """
+        "string" or "int" (values are always stored as strings).
+        """
+        return pulumi.get(self, "type")
 
 

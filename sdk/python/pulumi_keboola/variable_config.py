@@ -23,7 +23,7 @@ __all__ = ['VariableConfigArgs', 'VariableConfig']
 class VariableConfigArgs:
     def __init__(__self__, *,
                  name: pulumi.Input[_builtins.str],
-                 variables: pulumi.Input[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]],
+                 variables: pulumi.Input[Sequence[pulumi.Input['VariableConfigVariableArgs']]],
                  adopt_existing: pulumi.Input[Optional[_builtins.bool]] = None,
                  branch_id: pulumi.Input[Optional[Union[_builtins.str, _builtins.int]]] = None,
                  change_description: pulumi.Input[Optional[_builtins.str]] = None,
@@ -35,7 +35,7 @@ class VariableConfigArgs:
         The set of arguments for constructing a VariableConfig resource.
 
         :param pulumi.Input[_builtins.str] name: Configuration name.
-        :param pulumi.Input[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]] variables: Declared variables: [{name, type: "string"|"int"}].
+        :param pulumi.Input[Sequence[pulumi.Input['VariableConfigVariableArgs']]] variables: Declared variables: [{name, type: "string"|"int"}].
         :param pulumi.Input[_builtins.bool] adopt_existing: Take over an existing configuration with this configId instead of failing (it is brought to the declared state, writing only what differs). Needs configId.
         :param pulumi.Input[Union[_builtins.str, _builtins.int]] branch_id: Branch: "default" or the numeric id of a dev branch (a Branch's branchId). Omitted: the stack's development branch when stack config keboola:branch names one, else the default branch.
         :param pulumi.Input[_builtins.str] change_description: Version description written with each change (default "Updated by Pulumi").
@@ -81,14 +81,14 @@ class VariableConfigArgs:
 
     @_builtins.property
     @pulumi.getter
-    def variables(self) -> pulumi.Input[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]]:
+    def variables(self) -> pulumi.Input[Sequence[pulumi.Input['VariableConfigVariableArgs']]]:
         """
         Declared variables: [{name, type: "string"|"int"}].
         """
         return pulumi.get(self, "variables")
 
     @variables.setter
-    def variables(self, value: pulumi.Input[Sequence[pulumi.Input['ComponentConfigRowVariablesDeclaredItemArgs']]]):
+    def variables(self, value: pulumi.Input[Sequence[pulumi.Input['VariableConfigVariableArgs']]]):
         pulumi.set(self, "variables", value)
 
     @_builtins.property
@@ -190,7 +190,7 @@ class VariableConfig(pulumi.CustomResource):
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  purge_on_delete: pulumi.Input[Optional[_builtins.bool]] = None,
-                 variables: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ComponentConfigRowVariablesDeclaredItemArgs', 'ComponentConfigRowVariablesDeclaredItemArgsDict']]]]] = None,
+                 variables: pulumi.Input[Optional[Sequence[pulumi.Input[Union['VariableConfigVariableArgs', 'VariableConfigVariableArgsDict']]]]] = None,
                  __props__=None):
         """
         Configuration variables (keboola.variables): declarations and a row of default values.
@@ -205,7 +205,7 @@ class VariableConfig(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] description: Configuration description.
         :param pulumi.Input[_builtins.str] name: Configuration name.
         :param pulumi.Input[_builtins.bool] purge_on_delete: On delete, also purge the configuration from the trash (default: it stays in the trash and can be restored).
-        :param pulumi.Input[Sequence[pulumi.Input[Union['ComponentConfigRowVariablesDeclaredItemArgs', 'ComponentConfigRowVariablesDeclaredItemArgsDict']]]] variables: Declared variables: [{name, type: "string"|"int"}].
+        :param pulumi.Input[Sequence[pulumi.Input[Union['VariableConfigVariableArgs', 'VariableConfigVariableArgsDict']]]] variables: Declared variables: [{name, type: "string"|"int"}].
         """
         ...
     @overload
@@ -239,7 +239,7 @@ class VariableConfig(pulumi.CustomResource):
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  purge_on_delete: pulumi.Input[Optional[_builtins.bool]] = None,
-                 variables: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ComponentConfigRowVariablesDeclaredItemArgs', 'ComponentConfigRowVariablesDeclaredItemArgsDict']]]]] = None,
+                 variables: pulumi.Input[Optional[Sequence[pulumi.Input[Union['VariableConfigVariableArgs', 'VariableConfigVariableArgsDict']]]]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -381,7 +381,7 @@ class VariableConfig(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def variables(self) -> pulumi.Output[Sequence['outputs.ComponentConfigRowVariablesDeclaredItem']]:
+    def variables(self) -> pulumi.Output[Sequence['outputs.VariableConfigVariable']]:
         """
         Declared variables: [{name, type: "string"|"int"}].
         """

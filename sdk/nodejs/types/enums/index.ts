@@ -12,16 +12,6 @@ export const BucketStage = {
  */
 export type BucketStage = (typeof BucketStage)[keyof typeof BucketStage];
 
-export const ComponentConfigRowVariablesDeclaredItemType = {
-    String: "string",
-    Int: "int",
-} as const;
-
-/**
- * "string" or "int" (values are always stored as strings).
- */
-export type ComponentConfigRowVariablesDeclaredItemType = (typeof ComponentConfigRowVariablesDeclaredItemType)[keyof typeof ComponentConfigRowVariablesDeclaredItemType];
-
 export const SinkColumnVariant1Type = {
     Uuid: "uuid",
     Datetime: "datetime",
@@ -66,3 +56,13 @@ export const SourceType = {
  * "http" (events as HTTP requests) or "otlp" (OpenTelemetry signals).
  */
 export type SourceType = (typeof SourceType)[keyof typeof SourceType];
+
+export const VariableConfigVariableType = {
+    String: "string",
+    Int: "int",
+} as const;
+
+/**
+ * "string" or "int" (values are always stored as strings).
+ */
+export type VariableConfigVariableType = (typeof VariableConfigVariableType)[keyof typeof VariableConfigVariableType];

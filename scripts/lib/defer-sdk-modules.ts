@@ -4,11 +4,10 @@ import * as path from "node:path";
 // through typescript-shim.js) and `@npmcli/arborist` (with pacote, sigstore and the rest of npm's
 // install machinery, required at load by runtime/closure/codePaths.js), loaded on first use instead
 // of when the SDK loads. Upstream meant typescript to be lazy (pulumi/pulumi#10185, "Avoid importing
-// typescript unless necessary"); parseFunction.js made it eager again. The provider plugin loads the
-// SDK with the kinds (their resource classes) and never uses either: deferring them takes its start
-// from about 1.2 s to 0.4 s. The end-to-end tests' preload (scripts/lib/e2e-node-preload.ts) defers
-// them in the Node.js processes Pulumi starts. Only those two requires, from those SDK files, are
-// deferred; nothing else is touched.
+// typescript unless necessary"); parseFunction.js made it eager again. The end-to-end tests' preload
+// (e2e-node-preload.ts) defers them in the Node.js processes Pulumi starts. (The provider plugin
+// needed this too while it loaded the SDK with the kinds' classes; it loads no SDK runtime now.)
+// Only those two requires, from those SDK files, are deferred; nothing else is touched.
 
 // The parts of node:module's CommonJS loader this hooks: internal, but stable since Node.js 0.x.
 interface LoaderModule {
