@@ -85,10 +85,12 @@ export interface Command {
   /** How messages name it: the program and the command, e.g. `keboola-pulumi pr open`. */
   readonly name: string;
   readonly summary: string;
-  /** The usage lines, each as run (e.g. `keboola-pulumi drift [<manifest>] [--stack <name>] ...`). */
+  /** The usage lines, each as run (e.g. `keboola-pulumi drift [<manifest>] [--stack <name>] ...`); one that starts with a space continues the line before it. */
   readonly usage: readonly string[];
   /** The long names of its options (the tests hold the usage lines to them). */
   readonly options: readonly string[];
+  /** A group's commands, by the name that picks them (the tests walk every command through them). */
+  readonly subcommands?: Readonly<Record<string, Command>>;
   help(): string;
   /** Parses `argv`, runs, and answers the exit code; never throws. */
   run(argv: readonly string[], io: CliIo): Promise<number>;
@@ -115,8 +117,9 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** "usage: " before each usage line; a line that starts with a space continues the one before it. */
 function usageText(usage: readonly string[]): string {
-  return usage.map((line) => `usage: ${line}`).join("\n");
+  return usage.map((line) => (line.startsWith(" ") ? `       ${line}` : `usage: ${line}`)).join("\n");
 }
 
 /** Two columns: the names padded to the widest, continuation lines of a help indented under it. */
@@ -226,6 +229,8 @@ export function command<const O extends OptionSpecs>(spec: CommandSpec<O>): Comm
 export interface GroupSpec {
   /** e.g. `keboola-pulumi` or `keboola-pulumi pr`. */
   name: string;
+  /** How it is run, when not by its name (a script run through npm: `npm run fidelity --`). */
+  program?: string;
   summary: string;
   /** What the first argument names: "command", "step", "suite". */
   noun: string;
@@ -237,16 +242,18 @@ export interface GroupSpec {
 /** A command whose first argument picks one of its commands (`keboola-pulumi <command>`, `keboola-pulumi pr <step>`). */
 export function group(spec: GroupSpec): Command {
   const names = Object.keys(spec.commands);
-  const usage = [`${spec.name} <${names.join("|")}> [options]`];
+  const program = spec.program ?? spec.name;
+  const usage = [`${program} <${names.join("|")}> [options]`];
   const help = (): string => {
     const entries = Object.values(spec.commands).map((c) => `${c.usage.map((line) => `  ${line}`).join("\n")}\n      ${c.summary.replace(/\n/g, "\n      ")}`);
-    return `${usageText(usage)}\n${spec.description ? `${spec.description}\n` : ""}\n${entries.join("\n")}\n\n\`${spec.name} <${spec.noun}> --help\` describes a ${spec.noun}'s options.\n${spec.exitCodes ?? DEFAULT_EXIT_CODES}\n`;
+    return `${usageText(usage)}\n${spec.description ? `${spec.description}\n` : ""}\n${entries.join("\n")}\n\n\`${program} <${spec.noun}> --help\` describes a ${spec.noun}'s options.\n${spec.exitCodes ?? DEFAULT_EXIT_CODES}\n`;
   };
   return {
     name: spec.name,
     summary: spec.summary,
     usage,
     options: [],
+    subcommands: spec.commands,
     help,
     async run(argv, io) {
       const [first, ...rest] = argv;
