@@ -197,9 +197,9 @@ export function command<const O extends OptionSpecs>(spec: CommandSpec<O>): Comm
     const rows: Array<[string, string]> = [
       ...(spec.positionals ?? []).map((p): [string, string] => [p.name, p.help]),
       ...Object.entries(spec.options).map(([name, o]): [string, string] => [`--${name}${o.type === "string" ? ` ${o.value ?? "<value>"}` : ""}`, o.help]),
-      ...(spec.rest !== undefined ? [["-- <args>...", spec.rest] as [string, string]] : []),
-      ["-h, --help", "print this help"],
     ];
+    if (spec.rest !== undefined) rows.push(["-- <args>...", spec.rest]);
+    rows.push(["-h, --help", "print this help"]);
     return `${usageText(usage)}\n${spec.description ? `${spec.description}\n` : ""}\n${table(rows)}\n\n${spec.exitCodes ?? DEFAULT_EXIT_CODES}\n`;
   };
   return {
