@@ -103,6 +103,8 @@ export interface CommandSpec<O extends OptionSpecs> {
   /** Said under the usage lines in the help: what it does, where things go. */
   description?: string;
   options: O;
+  /** Options it does not take but a user may well give (another step's), each with the message that says why. */
+  refuse?: Record<string, string>;
   positionals?: readonly PositionalSpec[];
   /** The help of the arguments after a lone `--` (only commands that pass arguments on take them). */
   rest?: string;
@@ -161,7 +163,7 @@ function parse<O extends OptionSpecs>(spec: CommandSpec<O>, argv: readonly strin
       continue;
     }
     const o = Object.hasOwn(spec.options, t.name) ? spec.options[t.name] : undefined;
-    if (!o) throw new UsageError(`unknown option ${t.rawName}`);
+    if (!o) throw new UsageError(spec.refuse && Object.hasOwn(spec.refuse, t.name) ? spec.refuse[t.name] : `unknown option ${t.rawName}`);
     if (o.type === "boolean") {
       if (t.value !== undefined) throw new UsageError(`--${t.name} takes no value`);
       values[t.name] = true;

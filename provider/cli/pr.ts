@@ -67,6 +67,7 @@ const driftStepCommand = command({
     "include-new": { type: "boolean", help: "as pull's: add entries for objects made in Keboola that the stack does not manage" },
     ...PROJECT,
   },
+  refuse: { number: "pr drift takes no --number: it finds its pull request by its branch" },
   exitCodes: "exit code: 0 done (drift or not: the pull request says it), 1 an error (wrong arguments too)",
   async run({ values }, io) {
     const base = values.base ?? io.env.CI_DEFAULT_BRANCH ?? io.env.GITHUB_REF_NAME;

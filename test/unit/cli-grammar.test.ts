@@ -101,7 +101,7 @@ describe("the rest of the grammar, the same in every command", () => {
       [["pr", "close"], "keboola-pulumi pr close: pr close needs --number <pull request>"],
       [["pr", "update", "--number", "seven"], 'keboola-pulumi pr update: --number must be a pull request number, got "seven"'],
       [["pr", "open", "--number", "1", "--branch", "x"], "keboola-pulumi pr open: unknown option --branch"],
-      [["pr", "drift", "--number", "1"], "keboola-pulumi pr drift: unknown option --number"],
+      [["pr", "drift", "--number", "1"], "keboola-pulumi pr drift: pr drift takes no --number: it finds its pull request by its branch"],
     ];
     for (const [argv, message] of cases) {
       const res = await run(keboolaPulumi, argv, {});
