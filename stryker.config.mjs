@@ -1,12 +1,13 @@
 // @ts-check
-// Mutation testing (StrykerJS) of one folder of scripts/mutate-folders.mjs, named by MUTATE_FOLDER:
-// `npm run mutate` (scripts/mutate.mjs) runs it once per folder, `npm run mutate -- <folder>` one.
+// Mutation testing (StrykerJS) of one folder of scripts/mutate-folders.ts, named by MUTATE_FOLDER:
+// `npm run mutate` (scripts/mutate.ts) runs it once per folder, `npm run mutate -- <folder>` one.
 // Results are kept between runs (incremental: only mutants of changed code, or reached by changed
 // tests, run again), and each mutant runs only the tests that reach it (per-test coverage).
 // Reports under reports/mutation/<folder>/ (git-ignored): index.html, mutation.json, and the
 // incremental file.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { FOLDERS } from "./scripts/mutate-folders.mjs";
+// The folders as `npm run mutate` built them (it builds before it runs Stryker): one list, typed.
+import { FOLDERS } from "./dist/scripts/mutate-folders.js";
 
 const folder = process.env.MUTATE_FOLDER ?? "";
 const chosen = FOLDERS[folder];

@@ -14,6 +14,8 @@ import { LoadFailureAsFailedTest } from "./test/load-failure.reporter";
 //   mutated);
 // - test/unit/ensure-pulumi.test.ts: the shell script that finds or builds the Pulumi CLI;
 // - test/manifest/package.test.ts: `npm pack --dry-run` of the package;
+// - test/unit/cli-grammar.test.ts: the command lines (provider/cli/, scripts/), which no folder
+//   mutates, and their built entry points; it imports most of the project through the scripts;
 // - test/unit/load-failure-reporter.test.ts: a vitest run of its own fixtures, to test this
 //   config's reporter.
 //
@@ -50,6 +52,7 @@ export default defineConfig({
       "test/review/mermaid.test.ts",
       "test/unit/ensure-pulumi.test.ts",
       "test/manifest/package.test.ts",
+      "test/unit/cli-grammar.test.ts",
       "test/unit/load-failure-reporter.test.ts",
     ],
     isolate: false,

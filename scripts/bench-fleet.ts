@@ -9,6 +9,7 @@ import { sampleCpu } from "./lib/cpu-sample";
 import { benchData } from "./lib/bench-data";
 import { directFleet } from "./lib/direct-fleet";
 import { formatStateBytes, stateBytes as stateBytesOf } from "./lib/state-bytes";
+import { command, runMain, UsageError } from "../provider/cli/command";
 
 // The fleet benchmark (`npm run bench`): a fleet of sources x sinks, each sink with SinkSettings,
 // deployed with the real Pulumi CLI on the emulator whose tasks take D ms, installed from the
@@ -20,9 +21,7 @@ import { formatStateBytes, stateBytes as stateBytesOf } from "./lib/state-bytes"
 // per created resource, the writes of the no-op preview and of destroy, and the size of the
 // serialized provider in state.
 //
-//   node dist/scripts/bench-fleet.js [--sizes 10,24,48,95] [--task-ms 1000] [--parallel 32] [--skip-checkpoints] [--plugin]
-//                                    [--sources 10 --sinks 10 ...one size] [--cpu-prof DIR] [--pulumi-profile PREFIX]
-//                                    [--data-mb 1024] [--data-only]
+//   node dist/scripts/bench-fleet.js [options]   (--help lists them: benchFleetCommand below)
 //
 // By default the curve (issue 28): 10 sinks per source and 10, 24, 48 and 95 sources (210, 504,
 // 1008 and 1995 resources), D = 1000 ms, --parallel 32, each size also against a direct script
@@ -57,23 +56,64 @@ interface Options {
   skipCheckpoints?: boolean;
 }
 
-function parseArgs(argv: string[]): Options[] {
-  const get = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const common = {
-    taskMs: Number(get("task-ms") ?? 1000),
-    parallel: get("parallel") ? Number(get("parallel")) : get("task-ms") !== undefined ? undefined : 32,
-    skipCheckpoints: argv.includes("--skip-checkpoints") || !!process.env.BENCH_SKIP_CHECKPOINTS,
-    plugin: argv.includes("--plugin"),
-    cpuProf: get("cpu-prof"),
-    pulumiProfile: get("pulumi-profile"),
-  };
-  if (get("sources") !== undefined) return [{ ...common, sources: Number(get("sources")), sinks: Number(get("sinks") ?? 10) }];
-  const sizes = (get("sizes") ?? "10,24,48,95").split(",").map(Number);
-  return sizes.map((sources) => ({ ...common, sources, sinks: Number(get("sinks") ?? 10) }));
+/** A count option's value: a whole number of at least `min`. */
+function count(name: string, raw: string, min = 1): number {
+  const n = Number(raw);
+  if (!(Number.isInteger(n) && n >= min)) throw new UsageError(`--${name} must be a whole number of at least ${min}, got "${raw}"`);
+  return n;
 }
+
+export const benchFleetCommand = command({
+  name: "bench-fleet",
+  summary: "the fleet benchmark: a fleet of sources x sinks deployed with the real Pulumi CLI on the emulator, against its bounds",
+  usage: [
+    "node dist/scripts/bench-fleet.js [--sizes 10,24,48,95] [--task-ms 1000] [--parallel 32] [--skip-checkpoints] [--plugin]",
+    "                                 [--sources 10 --sinks 10 ...one size] [--cpu-prof DIR] [--pulumi-profile PREFIX]",
+    "                                 [--data-mb 1024] [--data-only]",
+  ],
+  description: "`npm run bench` runs it after vitest's benchmarks. BENCH_DUMP_STATE=FILE writes the exported state after refresh.",
+  options: {
+    sizes: { type: "string", default: "10,24,48,95", value: "<n,n,...>", help: "the sources of each size of the curve (10 sinks each unless --sinks)" },
+    sources: { type: "string", value: "<n>", help: "one size only: this many sources" },
+    sinks: { type: "string", default: "10", value: "<n>", help: "sinks per source (default 10)" },
+    "task-ms": { type: "string", value: "<ms>", help: "how long the emulator's tasks take, D (default 1000)" },
+    parallel: { type: "string", value: "<n>", help: "pulumi up --parallel (default 32; with --task-ms alone, Pulumi's default)" },
+    "skip-checkpoints": { type: "boolean", help: "up and destroy with PULUMI_SKIP_CHECKPOINTS=true (or BENCH_SKIP_CHECKPOINTS=1)" },
+    plugin: { type: "boolean", help: "the same fleet as a Pulumi YAML program through the provider plugin" },
+    "cpu-prof": { type: "string", value: "<dir>", help: "the Node processes of up write V8 CPU profiles into <dir>" },
+    "pulumi-profile": { type: "string", value: "<prefix>", help: "the engine of up writes its Go profiles to <prefix>.<pid>.{cpu,mem,trace}" },
+    "data-mb": { type: "string", default: "1024", value: "<MB>", help: "the data case: a generated CSV of this size loaded into a Table (0: skipped)" },
+    "data-only": { type: "boolean", help: "only the data case" },
+  },
+  async run({ values }) {
+    const common = {
+      taskMs: values["task-ms"] === undefined ? 1000 : count("task-ms", values["task-ms"], 0),
+      // With --task-ms and no --parallel, up runs at Pulumi's own parallelism; the curve's default is 32.
+      parallel: values.parallel !== undefined ? count("parallel", values.parallel) : values["task-ms"] !== undefined ? undefined : 32,
+      skipCheckpoints: values["skip-checkpoints"] || !!process.env.BENCH_SKIP_CHECKPOINTS,
+      plugin: values.plugin,
+      cpuProf: values["cpu-prof"],
+      pulumiProfile: values["pulumi-profile"],
+    };
+    const sinks = count("sinks", values.sinks);
+    const sizes = values.sources !== undefined ? [count("sources", values.sources)] : values.sizes.split(",").map((n) => count("sizes", n));
+    const dataMb = count("data-mb", values["data-mb"], 0);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-"));
+    try {
+      const nodeModules = packAndInstall(dir);
+      if (!values["data-only"]) {
+        const options: Options[] = sizes.map((sources) => ({ ...common, sources, sinks }));
+        const curve: Measured[] = [];
+        for (const o of options) curve.push(await run(o, nodeModules));
+        if (curve.length > 1) printCurve(curve, options[0]);
+      }
+      if (dataMb > 0) await benchData(nodeModules, dataMb);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return 0;
+  },
+});
 
 /** What one size measured, for the curve. */
 interface Measured {
@@ -289,25 +329,6 @@ function breakdown(log: ReadonlyArray<{ method: string; path: string }>): string
   return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `\n    ${String(n).padStart(5)} ${k}`).join("");
 }
 
-async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keboola-bench-"));
-  try {
-    const nodeModules = packAndInstall(dir);
-    const argv = process.argv.slice(2);
-    if (!argv.includes("--data-only")) {
-      const curve: Measured[] = [];
-      const options = parseArgs(argv);
-      for (const o of options) curve.push(await run(o, nodeModules));
-      if (curve.length > 1) printCurve(curve, options[0]);
-    }
-    const i = argv.indexOf("--data-mb");
-    const dataMb = i >= 0 ? Number(argv[i + 1]) : 1024;
-    if (dataMb > 0) await benchData(nodeModules, dataMb);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** The curve as a Markdown table (README, "Large stacks"): each size, and its growth from the first. */
 function printCurve(curve: Measured[], o: Options): void {
   const base = curve[0];
@@ -322,7 +343,4 @@ function printCurve(curve: Measured[], o: Options): void {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : String(err));
-  process.exit(1);
-});
+if (require.main === module) runMain(benchFleetCommand);

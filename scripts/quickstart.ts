@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { startEmulator, type Emulator } from "../emulator/server";
 import { REPO_ROOT, describeResult, ensurePulumiBinDir, runProcess, type RunResult } from "./lib/pulumi-workspace";
 import { makeRootProject, type RootProject } from "./lib/root-project";
+import { command, runMain } from "../provider/cli/command";
 
 // The main job: deploy examples/quickstart/keboola.yaml through the repository's root Pulumi
 // project (the real Pulumi CLI, local file backend) to the bundled Keboola emulator, send a few
@@ -36,8 +37,7 @@ function mustSucceed(what: string, res: RunResult): RunResult {
   return res;
 }
 
-async function main(): Promise<void> {
-  const keep = process.argv.includes("--keep");
+async function quickstart(keep: boolean): Promise<void> {
   process.env.KEBOOLA_PULUMI_USE_PATH ??= "1";
   step("The Pulumi CLI");
   await ensurePulumiBinDir({ progress: (text) => process.stderr.write(text) });
@@ -137,7 +137,18 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`quickstart: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+export const quickstartCommand = command({
+  name: "quickstart",
+  summary: "deploy examples/quickstart to the bundled emulator (or KBC_HOST with KBC_TOKEN), send events, export it, take it over, destroy it",
+  usage: "npm run quickstart [-- --keep]",
+  description: "With KBC_HOST and KBC_TOKEN set it deploys to that Keboola stack instead (and skips the export).",
+  options: {
+    keep: { type: "boolean", help: "keep the stacks and their state (nothing is destroyed); their state directories are printed" },
+  },
+  async run({ values }) {
+    await quickstart(values.keep);
+    return 0;
+  },
 });
+
+if (require.main === module) runMain(quickstartCommand);

@@ -7,13 +7,11 @@ import { makeRootProject } from "./lib/root-project";
 import { REPO_ROOT } from "./lib/pulumi-workspace";
 import { deployYamlExample } from "./lib/yaml-example";
 import { formatStateBytes, stateBytes, type StateResource } from "./lib/state-bytes";
+import { command, runMain } from "../provider/cli/command";
 
 // The state's bytes per resource of the quickstart manifest deployed through the repository's root
-// Pulumi project (the README's main path), or of a state export given as a file:
-//
-//   node dist/scripts/state-size.js [--manifest examples/quickstart/keboola.yaml] [--dump FILE]
-//   node dist/scripts/state-size.js --plugin [--dump FILE]   (examples/yaml through the provider plugin)
-//   node dist/scripts/state-size.js --state exported.json
+// Pulumi project (the README's main path), of examples/yaml through the provider plugin, or of a
+// state export given as a file (the command lines: stateSizeCommand below, or --help).
 
 async function quickstartState(manifest: string): Promise<string> {
   const token = randomBytes(16).toString("hex");
@@ -32,25 +30,33 @@ async function quickstartState(manifest: string): Promise<string> {
   }
 }
 
-async function main(): Promise<void> {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i >= 0 ? process.argv[i + 1] : undefined;
-  };
-  const file = arg("state");
-  const text = file
-    ? fs.readFileSync(file, "utf8")
-    : process.argv.includes("--plugin")
-      ? (await deployYamlExample()).exported
-      : await quickstartState(path.resolve(REPO_ROOT, arg("manifest") ?? "examples/quickstart/keboola.yaml"));
-  if (arg("dump")) fs.writeFileSync(arg("dump")!, text);
-  const state = JSON.parse(text) as { deployment?: { resources?: StateResource[] } };
-  const resources = state.deployment?.resources ?? [];
-  const report = stateBytes(resources);
-  console.log(formatStateBytes(report, JSON.stringify(state).length, report.all.resources));
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : String(err));
-  process.exit(1);
+export const stateSizeCommand = command({
+  name: "state-size",
+  summary: "the state's bytes per resource of a deployed example, or of a state export",
+  usage: [
+    "node dist/scripts/state-size.js [--manifest examples/quickstart/keboola.yaml] [--dump FILE]",
+    "node dist/scripts/state-size.js --plugin [--dump FILE]   (examples/yaml through the provider plugin)",
+    "node dist/scripts/state-size.js --state exported.json",
+  ],
+  options: {
+    manifest: { type: "string", default: "examples/quickstart/keboola.yaml", value: "<file>", help: "the manifest deployed through the root project (relative to the repository)" },
+    plugin: { type: "boolean", help: "deploy examples/yaml through the provider plugin instead" },
+    state: { type: "string", value: "<file>", help: "measure this state export (`pulumi stack export`); nothing is deployed" },
+    dump: { type: "string", value: "<file>", help: "also write the measured state export to <file>" },
+  },
+  async run({ values }) {
+    const text = values.state
+      ? fs.readFileSync(values.state, "utf8")
+      : values.plugin
+        ? (await deployYamlExample()).exported
+        : await quickstartState(path.resolve(REPO_ROOT, values.manifest));
+    if (values.dump) fs.writeFileSync(values.dump, text);
+    const state = JSON.parse(text) as { deployment?: { resources?: StateResource[] } };
+    const resources = state.deployment?.resources ?? [];
+    const report = stateBytes(resources);
+    console.log(formatStateBytes(report, JSON.stringify(state).length, report.all.resources));
+    return 0;
+  },
 });
+
+if (require.main === module) runMain(stateSizeCommand);

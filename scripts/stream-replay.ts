@@ -1,22 +1,21 @@
 #!/usr/bin/env node
-import { parseArgs } from "node:util";
 import { startEmulator, type Emulator } from "../emulator/server";
 import { goJSON } from "../keboola/go-json";
 import { firstDifference, wildcardsMatch } from "./lib/go-wildcards";
 import { goRequest } from "./lib/go-request";
 import { loadCases, type RecordedCase, type RecordedStep } from "./lib/stream-cases";
 import { applyEtcdSnapshot } from "./lib/stream-etcd";
+import { command, runMain, UsageError } from "../provider/cli/command";
 
 // Replays keboola-as-code's recorded Stream API cases (`test/stream/api`, the Go harness
 // internal/pkg/utils/testhelper/runner/test.go) against the emulator and reports, per case and in
 // total, how many steps are answered as recorded.
 //
 //   npm run fidelity -- stream --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]
-//   (or node dist/scripts/stream-replay.js with the same options)
+//   (or node dist/scripts/stream-replay.js with the same options: streamReplayCommand below)
 //
-// --case replays the cases whose name (`<group>/<case>`) matches; --full prints the whole answer
-// of a mismatching step; --task-ms sets how long the emulator's tasks take (default 0: they are
-// done by the next request, as the real service's quick tasks are; see DEFAULT_TASK_MS).
+// --task-ms defaults to 0: tasks are done by the next request, as the real service's quick tasks
+// are (see DEFAULT_TASK_MS).
 //
 // Each case gets a fresh emulator, set up as the Go harness sets up the real service: its public
 // URLs (STREAM_API_PUBLIC_URL, STREAM_SOURCE_HTTP_PUBLIC_URL), an empty project, and the case's
@@ -138,24 +137,33 @@ async function replayCase(c: RecordedCase, taskMs: number): Promise<StepResult[]
   }
 }
 
-/** Replays the cases; `argv` are the options above. Sets process.exitCode on bad usage. */
-export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      kac: { type: "string" },
-      case: { type: "string" },
-      full: { type: "boolean" },
-      "task-ms": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  const taskMs = values["task-ms"] === undefined ? DEFAULT_TASK_MS : Number(values["task-ms"]);
-  if (values.help || !values.kac || !(taskMs >= 0)) {
-    process.stdout.write("usage: npm run fidelity -- stream --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]\n");
-    process.exitCode = values.help ? 0 : 2;
-    return;
-  }
+/** The replay, as the fidelity runner's `stream` suite and as this script run directly. */
+export const streamReplayCommand = command({
+  name: "fidelity stream",
+  summary: "keboola-as-code's recorded Stream API cases replayed against the emulator, step by step",
+  usage: [
+    "npm run fidelity -- stream --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]",
+    "node dist/scripts/stream-replay.js --kac <keboola-as-code tree> [--case <regex>] [--full] [--task-ms <n>]",
+  ],
+  options: {
+    kac: { type: "string", value: "<tree>", help: "a keboola-as-code tree (its test/stream/api cases are replayed)" },
+    case: { type: "string", value: "<regex>", help: "only the cases whose name (<group>/<case>) matches" },
+    full: { type: "boolean", help: "print the whole answer of a mismatching step" },
+    "task-ms": { type: "string", value: "<n>", help: `how long the emulator's tasks take (default ${DEFAULT_TASK_MS}: done by the next request)` },
+  },
+  exitCodes: "exit code: 0 replayed (the counts say how many steps matched), 1 an error (wrong arguments too)",
+  async run({ values }) {
+    const taskMs = values["task-ms"] === undefined ? DEFAULT_TASK_MS : Number(values["task-ms"]);
+    if (!(taskMs >= 0)) throw new UsageError(`--task-ms must be a number of milliseconds, got "${values["task-ms"]}"`);
+    if (!values.kac) throw new UsageError("--kac <keboola-as-code tree> is missing");
+    await replay(values.kac, { taskMs, filter: values.case === undefined ? undefined : new RegExp(values.case), full: values.full });
+    return 0;
+  },
+});
+
+/** Replays the cases of the tree `kac`, printing per case and in total how many steps match. */
+async function replay(kac: string, o: { taskMs: number; filter?: RegExp; full: boolean }): Promise<void> {
+  const { taskMs, filter } = o;
   // Piped into `head`, the report may be cut short: that is no failure.
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "EPIPE") process.exit(0);
@@ -166,8 +174,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     TEST_DEFAULT_BRANCH_ID: String(DEFAULT_BRANCH_ID),
     TEST_KBC_STORAGE_API_TOKEN: TOKEN,
   };
-  const filter = values.case ? new RegExp(values.case) : undefined;
-  const cases = loadCases(values.kac, env).filter((c) => !filter || filter.test(c.name));
+  const cases = loadCases(kac, env).filter((c) => !filter || filter.test(c.name));
   let total = 0;
   let matched = 0;
   let casesOk = 0;
@@ -181,7 +188,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     process.stdout.write(`${ok === results.length ? "ok  " : "FAIL"} ${c.name}  ${ok}/${results.length}\n`);
     for (const r of results.filter((x) => !x.ok)) {
       process.stdout.write(`       ${r.step}: ${r.detail}\n`);
-      if (values.full) process.stdout.write(`${r.actualBody.replace(/^/gm, "         | ")}\n`);
+      if (o.full) process.stdout.write(`${r.actualBody.replace(/^/gm, "         | ")}\n`);
     }
     for (const f of c.unjudgedFiles) unjudged.push(`${c.name}/${f}`);
   }
@@ -192,10 +199,5 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   }
 }
 
-// Run directly (node dist/scripts/stream-replay.js); scripts/fidelity/stream.ts imports main.
-if (require.main === module) {
-  main().catch((e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exitCode = 1;
-  });
-}
+// Run directly (node dist/scripts/stream-replay.js); scripts/fidelity/index.ts runs it as its stream suite.
+if (require.main === module) runMain(streamReplayCommand);

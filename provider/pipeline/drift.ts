@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { DriftIo } from "../drift/cli";
+import type { DriftIo } from "../drift/commands";
 import type { ChangeRequest, ChangeRequests } from "./change-request";
 import { GitError, type Git } from "./git";
 import { StepError } from "./steps";
@@ -42,7 +42,7 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 export async function driftStep(s: DriftStep): Promise<DriftOutcome> {
   // The drift modules load the kinds and the Pulumi runtime: only this step pays for them.
-  const { planPull, programRefusal } = await import("../drift/cli");
+  const { planPull, programRefusal } = await import("../drift/commands");
   const { drifted, renderMarkdown, counts } = await import("../drift/report");
   const { unifiedDiff } = await import("../drift/unified-diff");
   const plan = await planPull(s.io, { stack: s.stack, includeDeleted: s.includeDeleted, includeNew: s.includeNew });

@@ -1,6 +1,5 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
 import { binaryHash, ensureKbc, writeWrapper } from "./kbc-binary";
 import { isWhatIf, WHAT_IFS, whatIfHook, type WhatIf } from "./kbc-what-ifs";
 import { makeCerts } from "./lib/certs";
@@ -9,6 +8,7 @@ import { parseGoTestJson, type TestRecord } from "./lib/go-test-json";
 import { harnessShim } from "./lib/harness-shim";
 import { readRequestLog } from "./lib/request-log";
 import { goSuiteOptions, goSuiteValues, type GoSuiteOptions } from "./lib/options";
+import { command, UsageError, type Values } from "../../provider/cli/command";
 import { startStack } from "./lib/stack";
 import { writeFailureReport } from "./lib/reports";
 import type { FrontHook } from "./lib/storage-front";
@@ -26,11 +26,6 @@ import { mapPublicHost, PUBLIC_HOST } from "./public-host";
 //
 // The stand-ins of the earlier runner (events, metadata) are gone: the emulator serves both, so
 // they could no longer answer anything. The harness shim is kept as a guard (lib/harness-shim.ts).
-
-const USAGE = `usage: npm run fidelity -- kbc --kac <keboola-as-code tree> [--kbc <prebuilt kbc>]
-       [--groups pull,push,...] [--run '<raw -run regex>'] [--what-if all|${WHAT_IFS.join(",")}]
-       [--parallel 2] [--timeout 40m] [--work <dir>] [--no-out-dir] [--no-shim] [--no-s3-bridge] [--no-public-host] [--keep]
-`;
 
 /**
  * Groups of test/cli that touch what the emulator serves (configurations, rows, branches,
@@ -58,27 +53,25 @@ interface Options extends GoSuiteOptions {
   publicHost: boolean;
 }
 
-function options(argv: string[]): Options | undefined {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      kac: { type: "string" },
-      kbc: { type: "string" },
-      groups: { type: "string" },
-      "all-in-scope": { type: "boolean", default: false },
-      "what-if": { type: "string" },
-      "no-out-dir": { type: "boolean", default: false },
-      "no-shim": { type: "boolean", default: false },
-      "no-public-host": { type: "boolean", default: false },
-      ...goSuiteOptions("40m"),
-    },
-  });
-  if (values.help || !values.kac) return undefined;
+const OPTIONS = {
+  kac: { type: "string", value: "<tree>", help: "a keboola-as-code tree (its test/cli is run)" },
+  kbc: { type: "string", value: "<binary>", help: "a kbc built from that tree (default: built with go build into the work dir)" },
+  groups: { type: "string", value: "<group,...>", help: "only these test groups (default: the in-scope ones)" },
+  "all-in-scope": { type: "boolean", help: "every in-scope group (also with --run)" },
+  "what-if": { type: "string", value: `all|${WHAT_IFS.join(",")}`, help: "change one detail of an answer, to measure how many tests it alone decides" },
+  "no-out-dir": { type: "boolean", help: "the harness keeps no test working dir in <kac>/test/cli/.out" },
+  "no-shim": { type: "boolean", help: "without the harness shim (lib/harness-shim.ts)" },
+  "no-public-host": { type: "boolean", help: "kbc's default stack is not mapped to emulator 0 (needs root otherwise)" },
+  ...goSuiteOptions("40m"),
+} as const;
+
+function options(values: Values<typeof OPTIONS>): Options {
+  if (!values.kac) throw new UsageError("--kac <keboola-as-code tree> is missing");
   const whatIfs = new Set<WhatIf>();
   for (const x of (values["what-if"] ?? "").split(",").map((y) => y.trim()).filter(Boolean)) {
     if (x === "all") for (const y of WHAT_IFS) whatIfs.add(y);
     else if (isWhatIf(x)) whatIfs.add(x);
-    else throw new Error(`--what-if: unknown ${x} (${WHAT_IFS.join(", ")}, all)`);
+    else throw new UsageError(`--what-if: unknown ${x} (${WHAT_IFS.join(", ")}, all)`);
   }
   const groups = values["all-in-scope"] ? IN_SCOPE : values.groups?.split(",").map((s) => s.trim()).filter(Boolean);
   return {
@@ -129,12 +122,20 @@ function groupTable(tests: Map<string, TestRecord & { group: string }>): [string
   return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
 }
 
-export async function runKbc(argv: string[]): Promise<number> {
-  const o = options(argv);
-  if (!o) {
-    process.stdout.write(USAGE);
-    return argv.includes("--help") || argv.includes("-h") ? 0 : 2;
-  }
+export const kbcSuite = command({
+  name: "fidelity kbc",
+  summary: "keboola-as-code's CLI end-to-end suite (test/cli) with the real kbc, counted per test group",
+  usage: [
+    "npm run fidelity -- kbc --kac <keboola-as-code tree> [--kbc <prebuilt kbc>]",
+    `    [--groups pull,push,... | --all-in-scope] [--run '<raw -run regex>'] [--what-if all|${WHAT_IFS.join(",")}]`,
+    "    [--parallel 2] [--timeout 40m] [--work <dir>] [--no-out-dir] [--no-shim] [--no-s3-bridge] [--no-public-host] [--keep]",
+  ],
+  options: OPTIONS,
+  exitCodes: "exit code: 0 every in-scope test passed, 1 a test failed, or an error (wrong arguments too)",
+  run: ({ values }) => runKbc(options(values)),
+});
+
+async function runKbc(o: Options): Promise<number> {
   if (!fs.existsSync(path.join(o.kac, "test", "cli"))) throw new Error(`${o.kac}/test/cli not found: --kac must be a keboola-as-code tree`);
   beNice();
   const started = Date.now();

@@ -1,11 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
 import { makeCerts } from "./lib/certs";
 import { compileTestBinary, runTestBinary, showCommand } from "./lib/go-test";
 import { parseGoTestJson, type TestRecord } from "./lib/go-test-json";
 import { readRequestLog } from "./lib/request-log";
 import { goSuiteOptions, goSuiteValues, type GoSuiteOptions } from "./lib/options";
+import { command, UsageError } from "../../provider/cli/command";
 import { startStack } from "./lib/stack";
 import { writeFailureReport } from "./lib/reports";
 import { firstFailureLine, groupCauses, normalize } from "./lib/symptoms";
@@ -20,26 +20,10 @@ import { scopeOfPackage, usesProject, type TestScope } from "./sdk-go-scope";
 // need what the emulated project is not (BigQuery, ABS/GCS, a real warehouse, the public stack)
 // are counted apart as out of scope, decided from their source (sdk-go-scope.ts).
 
-const USAGE = `usage: npm run fidelity -- sdk-go --sdk <keboola-sdk-go tree at v2.21.0>
-       [--parallel 2] [--timeout 20m] [--run <go -run regex>] [--work <dir>] [--no-s3-bridge] [--keep]
-`;
-
 const IMPORT_PATH = "github.com/keboola/keboola-sdk-go/v2/pkg/keboola";
 
 interface Options extends GoSuiteOptions {
   sdk: string;
-}
-
-function options(argv: string[]): Options | undefined {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      sdk: { type: "string" },
-      ...goSuiteOptions("20m"),
-    },
-  });
-  if (values.help || !values.sdk) return undefined;
-  return { sdk: path.resolve(values.sdk), ...goSuiteValues(values) };
 }
 
 type Verdict = "pass" | "fail" | "skip" | "unfinished" | "not run";
@@ -61,12 +45,19 @@ function testLine(r: Row): string {
   return `${pad(r.verdict.toUpperCase(), 5)} ${pad(r.name, 52)} ${pad(secs, 7)} ${why}`.trimEnd();
 }
 
-export async function runSdkGo(argv: string[]): Promise<number> {
-  const o = options(argv);
-  if (!o) {
-    process.stdout.write(USAGE);
-    return argv.includes("--help") || argv.includes("-h") ? 0 : 2;
-  }
+export const sdkGoSuite = command({
+  name: "fidelity sdk-go",
+  summary: "keboola-sdk-go's tests of pkg/keboola, in scope and out of scope counted apart",
+  usage: ["npm run fidelity -- sdk-go --sdk <keboola-sdk-go tree at v2.21.0>", "    [--parallel 2] [--timeout 20m] [--run <go -run regex>] [--work <dir>] [--no-s3-bridge] [--keep]"],
+  options: { sdk: { type: "string", value: "<tree>", help: "a keboola-sdk-go tree at v2.21.0" }, ...goSuiteOptions("20m") },
+  exitCodes: "exit code: 0 every in-scope test passed, 1 a test failed, or an error (wrong arguments too)",
+  run({ values }) {
+    if (!values.sdk) throw new UsageError("--sdk <keboola-sdk-go tree> is missing");
+    return runSdkGo({ sdk: path.resolve(values.sdk), ...goSuiteValues(values) });
+  },
+});
+
+async function runSdkGo(o: Options): Promise<number> {
   const pkgDir = path.join(o.sdk, "pkg", "keboola");
   if (!fs.existsSync(path.join(pkgDir, "test.go"))) throw new Error(`${pkgDir}/test.go not found: --sdk must be a keboola-sdk-go tree`);
   beNice();

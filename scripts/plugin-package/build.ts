@@ -32,6 +32,7 @@
 //
 //   npm run build:plugin [-- --target linux-arm64]       (builds dist/, then runs this)
 //   node dist/scripts/plugin-package/build.js [--target linux-amd64|linux-arm64] [--out-dir DIR]
+// (buildPluginCommand at the end declares them.)
 import { spawn, spawnSync } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
@@ -44,6 +45,7 @@ import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { checkEmbedded, embedFiles } from "./embed";
 import { REPO_ROOT } from "../lib/pulumi-workspace";
 import { pluginVersion } from "../../provider/plugin/server";
+import { command, runMain } from "../../provider/cli/command";
 
 export const EXECUTABLE = "pulumi-resource-keboola";
 const ENTRY = "provider/plugin/bundle-main.ts";
@@ -385,17 +387,20 @@ export async function buildPluginArchive(options: { target?: string; outDir?: st
   return { archive, version, target, built: true };
 }
 
-if (require.main === module) {
-  const args = process.argv.slice(2);
-  const option = (name: string): string | undefined => {
-    const at = args.indexOf(name);
-    return at >= 0 ? args[at + 1] : undefined;
-  };
-  buildPluginArchive({ target: option("--target"), outDir: option("--out-dir") }).then(
-    (res) => process.stdout.write(`${res.archive}\n`),
-    (err: unknown) => {
-      process.stderr.write(`[build:plugin] failed: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+export const buildPluginCommand = command({
+  name: "build:plugin",
+  summary: "the provider plugin as one self-contained executable, in the archive `pulumi plugin install` installs",
+  usage: ["npm run build:plugin [-- --target linux-amd64|linux-arm64] [--out-dir DIR]", "node dist/scripts/plugin-package/build.js [--target linux-amd64|linux-arm64] [--out-dir DIR]"],
+  description: "Prints the archive's path on standard output, progress on standard error.",
+  options: {
+    target: { type: "string", value: "linux-amd64|linux-arm64", help: "the platform (default: this machine's, with the Node.js binary running this)" },
+    "out-dir": { type: "string", value: "<dir>", help: "where the archive goes (default dist/plugin)" },
+  },
+  async run({ values }, io) {
+    const res = await buildPluginArchive({ target: values.target, outDir: values["out-dir"] });
+    io.write(`${res.archive}\n`);
+    return 0;
+  },
+});
+
+if (require.main === module) runMain(buildPluginCommand);

@@ -11,12 +11,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, REPO_ROOT, runProcess } from "./helpers/pulumi";
+import { describeResult, runProcess } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import { KeboolaClient } from "../../provider/api/client";
 import { parseManifest } from "../../provider/manifest/parse";
 import { splitMarker } from "../../provider/lifecycle/ownership";
 import { isEncrypted, secretLeaves } from "../../keboola/secrets";
+import { KEBOOLA_PULUMI } from "../helpers/cli";
 
 const TOKEN = "master-token-adopt-real";
 
@@ -201,7 +202,7 @@ describe("e2e: export -> up -> no-change preview on a project shaped like real o
   });
 
   const exportCli = () =>
-    runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), "export", "--host", emu.url], {
+    runProcess(process.execPath, [KEBOOLA_PULUMI, "export", "--host", emu.url], {
       cwd: dir,
       env: { ...process.env, KBC_TOKEN: TOKEN },
     });

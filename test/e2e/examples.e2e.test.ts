@@ -12,11 +12,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, REPO_ROOT, runProcess } from "./helpers/pulumi";
+import { describeResult, runProcess } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
+import { KEBOOLA_PULUMI } from "../helpers/cli";
 
 const TOKEN = "master-token-examples";
-const CLI = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
 
 
 // The issue's sink, a raw sink, and OTLP sinks with examples per signal.
@@ -117,7 +117,7 @@ describe("e2e: sink examples through the root Pulumi project", () => {
   const sinkWrites = () => emu.writes().filter((w) => /\/sinks(\/|$)/.test(w.path)).map((w) => `${w.method} ${w.path.replace(/^.*\/sources\//, "")}`);
   const up = () => root.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 });
   const tryCli = (args: string[], env: NodeJS.ProcessEnv = {}, input?: string) =>
-    runProcess(process.execPath, [CLI, "try", ...args], { cwd: dir, env: { ...process.env, KBC_HOST: "", KBC_TOKEN: "", ...env }, ...(input !== undefined ? { input } : {}) });
+    runProcess(process.execPath, [KEBOOLA_PULUMI, "try", ...args], { cwd: dir, env: { ...process.env, KBC_HOST: "", KBC_TOKEN: "", ...env }, ...(input !== undefined ? { input } : {}) });
 
   it("deploys: each example posted once after the create; an up with nothing changed posts none", async () => {
     emu.clearRequests();
@@ -183,7 +183,7 @@ describe("e2e: sink examples through the root Pulumi project", () => {
     expect(remote.stdout + remote.stderr).not.toContain(TOKEN);
 
     // An exported project: its keys are the ids; no examples are exported.
-    const exported = await runProcess(process.execPath, [CLI, "export", "--host", emu.url], { cwd: dir, env: { ...process.env, KBC_TOKEN: TOKEN } });
+    const exported = await runProcess(process.execPath, [KEBOOLA_PULUMI, "export", "--host", emu.url], { cwd: dir, env: { ...process.env, KBC_TOKEN: TOKEN } });
     expect(exported.code, describeResult(exported)).toBe(0);
     expect(exported.stdout).not.toContain("examples");
     fs.writeFileSync(path.join(dir, "exported.yaml"), exported.stdout);

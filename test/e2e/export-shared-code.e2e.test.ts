@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, initEmulatorStack, makePulumiWorkspace, REPO_ROOT, runProcess, type PulumiWorkspace } from "./helpers/pulumi";
+import { describeResult, initEmulatorStack, makePulumiWorkspace, runProcess, type PulumiWorkspace } from "./helpers/pulumi";
 import { KeboolaClient } from "../../provider/api/client";
 import { parseManifest } from "../../provider/manifest/parse";
+import { KEBOOLA_PULUMI } from "../helpers/cli";
 
 const TOKEN = "master-token-shared-code";
 const PYTHON = "keboola.python-transformation-v2";
@@ -83,7 +84,7 @@ describe("e2e: export a project with shared code links and row-bound variables, 
   });
 
   const exportCli = () =>
-    runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), "export", "--host", emu.url], { cwd: dir, env: { ...process.env, KBC_TOKEN: TOKEN } });
+    runProcess(process.execPath, [KEBOOLA_PULUMI, "export", "--host", emu.url], { cwd: dir, env: { ...process.env, KBC_TOKEN: TOKEN } });
 
   it("exports, deploys as a new stack writing only owner markers, previews no changes, exports the same again", async () => {
     const exported = await exportCli();

@@ -10,12 +10,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, REPO_ROOT, runProcess } from "./helpers/pulumi";
+import { describeResult, runProcess } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
 import { KeboolaClient } from "../../provider/api/client";
 import { exportProject } from "../../provider/manifest/export";
 import { parseManifest } from "../../provider/manifest/parse";
 import { splitMarker } from "../../provider/lifecycle/ownership";
+import { KEBOOLA_PULUMI } from "../helpers/cli";
 
 const TOKEN = "master-token-export";
 const API_SECRET = "api-secret-value-1";
@@ -113,7 +114,7 @@ describe("e2e: export a live project and take it over with the exported manifest
   });
 
   const exportCli = () =>
-    runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), "export", "--host", emu.url, "--components", "keboola.ex-generic-v2"], {
+    runProcess(process.execPath, [KEBOOLA_PULUMI, "export", "--host", emu.url, "--components", "keboola.ex-generic-v2"], {
       cwd: dir,
       env: { ...process.env, KBC_TOKEN: TOKEN },
     });

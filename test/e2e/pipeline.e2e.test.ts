@@ -10,7 +10,8 @@ import * as path from "node:path";
 import { startJsonServer } from "../helpers/json-server";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
-import { pr } from "../../provider/pipeline/cli";
+import { processIo } from "../../provider/cli/command";
+import { main } from "../../provider/cli/main";
 import { COMMENT_MARKER } from "../../provider/pipeline/comment";
 
 const TOKEN = "e2e-pipeline-token-3c9a";
@@ -70,7 +71,7 @@ async function step(...args: string[]): Promise<{ code: number; out: string; log
   let out = "";
   let log = "";
   const env = { ...ws.env, GITHUB_TOKEN, GITHUB_REPOSITORY: REPOSITORY, GITHUB_API_URL: gh.url, GITHUB_SHA: "0123456789abcdef0123", KBC_TOKEN: TOKEN, PULUMI_BIN: path.join(ws.binDir, "pulumi") };
-  const code = await pr([...args, "--dir", ws.programDir], { env, write: (t) => (out += t), error: (t) => (log += t) });
+  const code = await main(["pr", ...args, "--dir", ws.programDir], processIo({ env, write: (t) => (out += t), error: (t) => (log += t) }));
   return { code, out, log };
 }
 
@@ -160,9 +161,9 @@ describe("e2e: the pull-request pipeline's steps in the workflow's order", () =>
     expect(gh.requests.every((r) => r.startsWith("GET") || r.startsWith("POST") || r.startsWith("PATCH"))).toBe(true);
   }, 600_000);
 
-  it("refuses a step without a pull request number, or an unknown step, with the usage (exit 2)", async () => {
+  it("refuses a step without a pull request number, or an unknown step, with the usage (exit 1)", async () => {
     const missing = await step("open");
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(1);
     expect(missing.log).toMatch(/pr open needs --number <pull request>\nusage: keboola-pulumi pr/);
     expect((await step("deploy", "--number", "1")).log).toMatch(/unknown step "deploy"/);
   });

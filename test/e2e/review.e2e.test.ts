@@ -12,13 +12,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "./helpers/pulumi";
 import { changedManifest, quickstartStack, QUICKSTART_SECRET, reloadData, REVIEW_STACK, type QuickstartStack } from "../../scripts/lib/review-scenario";
+import { KEBOOLA_PULUMI } from "../helpers/cli";
 
 const GOLDEN = path.join(REPO_ROOT, "test", "review", "golden");
-const CLI = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
 
 
 function reviewOf(preview: string): string {
-  const res = spawnSync(process.execPath, [CLI, "review", "-"], { cwd: REPO_ROOT, input: preview, encoding: "utf8", timeout: 60_000 });
+  const res = spawnSync(process.execPath, [KEBOOLA_PULUMI, "review", "-"], { cwd: REPO_ROOT, input: preview, encoding: "utf8", timeout: 60_000 });
   expect(res.stderr).toBe("");
   expect(res.status).toBe(0);
   return res.stdout;

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { main } from "../../provider/manifest/cli";
+import { processIo } from "../../provider/cli/command";
+import { main } from "../../provider/cli/main";
 import { parseManifest } from "../../provider/manifest/parse";
 import { formatTry, tryLocally, tryRemotely } from "../../provider/manifest/try";
 import { startEmulator, type Emulator } from "../../emulator/server";
@@ -65,19 +66,17 @@ beforeAll(() => {
   fs.writeFileSync(path.join(dir, "signup.json"), SIGNUP);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-afterEach(() => vi.restoreAllMocks());
 
-/** Runs the CLI, capturing what it prints. */
-async function cli(args: string[], stdin = ""): Promise<{ code: number; out: string }> {
+/** Runs the CLI, capturing what it prints; a refusal of its arguments or input is its exit code 1 and message. */
+async function cli(args: string[], stdin = ""): Promise<{ code: number; out: string; err: string }> {
   let out = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  const code = await main(["try", ...args], () => stdin);
-  vi.restoreAllMocks();
-  return { code, out };
+  let err = "";
+  const code = await main(["try", ...args], processIo({ stdin: async () => stdin, write: (t) => (out += t), error: (t) => (err += t) }));
+  return { code, out, err };
 }
+
+/** What the CLI says when it refuses: exit 1 and the message on standard error. */
+const refusal = (message: string | RegExp) => ({ code: 1, out: "", err: typeof message === "string" ? expect.stringContaining(message) : expect.stringMatching(message) });
 
 describe("offline: the manifest's mappings", () => {
   it("the issue's manifest: per sink its table and row, as JSON", async () => {
@@ -117,13 +116,13 @@ describe("offline: the manifest's mappings", () => {
   });
 
   it("refuses what it cannot send, saying how", async () => {
-    await expect(cli([path.join(dir, "keboola.yaml"), "--source", "nope", path.join(dir, "signup.json")])).rejects.toThrow('"nope" is not a key under sources (one of: events, otel)');
-    await expect(cli([path.join(dir, "keboola.yaml"), "--source", "otel", "-"], "not json")).rejects.toThrow(/an OTLP source takes one flattened record: the payload must be a JSON object/);
-    await expect(cli([path.join(dir, "keboola.yaml"), "--source", "events", "-", "--signal", "logs"], "{}")).rejects.toThrow('--signal is for OTLP sources; source "events" is an HTTP source');
-    await expect(cli([path.join(dir, "keboola.yaml"), "--source", "otel", "-", "--signal", "spans"], "{}")).rejects.toThrow("--signal must be one of logs, metrics, traces");
-    await expect(cli([path.join(dir, "keboola.yaml"), path.join(dir, "signup.json")])).rejects.toThrow(/name the source: --source <key under sources>/);
-    await expect(cli([path.join(dir, "keboola.yaml"), "--source", "events", path.join(dir, "missing.json")])).rejects.toThrow(/cannot read the payload/);
-    await expect(cli([path.join(dir, "keboola.yaml"), "--source", "events", "-", "--header", "novalue"], "{}")).rejects.toThrow('--header must be "Name: value"');
+    expect(await cli([path.join(dir, "keboola.yaml"), "--source", "nope", path.join(dir, "signup.json")])).toMatchObject(refusal('"nope" is not a key under sources (one of: events, otel)'));
+    expect(await cli([path.join(dir, "keboola.yaml"), "--source", "otel", "-"], "not json")).toMatchObject(refusal(/an OTLP source takes one flattened record: the payload must be a JSON object/));
+    expect(await cli([path.join(dir, "keboola.yaml"), "--source", "events", "-", "--signal", "logs"], "{}")).toMatchObject(refusal('--signal is for OTLP sources; source "events" is an HTTP source'));
+    expect(await cli([path.join(dir, "keboola.yaml"), "--source", "otel", "-", "--signal", "spans"], "{}")).toMatchObject(refusal("--signal must be one of logs, metrics, traces"));
+    expect(await cli([path.join(dir, "keboola.yaml"), path.join(dir, "signup.json")])).toMatchObject(refusal(/name the source: --source <key under sources>/));
+    expect(await cli([path.join(dir, "keboola.yaml"), "--source", "events", path.join(dir, "missing.json")])).toMatchObject(refusal(/cannot read the payload/));
+    expect(await cli([path.join(dir, "keboola.yaml"), "--source", "events", "-", "--header", "novalue"], "{}")).toMatchObject(refusal('--header must be "Name: value"'));
   });
 });
 
@@ -171,7 +170,7 @@ describe("--remote: the deployed source's test endpoint", () => {
       expect(code).toBe(0);
       expect(JSON.parse(out).sinks.map((s: { sink: string }) => s.sink)).toEqual(["by-hand", "actions"]);
       delete process.env.KBC_TOKEN;
-      await expect(cli([path.join(dir, "keboola.yaml"), "--source", "events", "-", "--remote"], "{}")).rejects.toThrow("--remote needs a token: set KBC_TOKEN (or pass --token)");
+      expect(await cli([path.join(dir, "keboola.yaml"), "--source", "events", "-", "--remote"], "{}")).toMatchObject(refusal("--remote needs a token: set KBC_TOKEN (or pass --token)"));
     } finally {
       process.env = env;
     }

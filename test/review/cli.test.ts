@@ -3,18 +3,17 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../provider/manifest/cli";
-import { review, type ReviewIo } from "../../provider/review/cli";
+import { processIo } from "../../provider/cli/command";
+import { main } from "../../provider/cli/main";
+import { KEBOOLA_PULUMI } from "../helpers/cli";
 import { FIXTURES, fixtureText, GOLDEN } from "./helpers";
 
 // The `keboola-pulumi review` command: the built CLI as a user runs it (a file, `-` for standard
 // input, exit codes and messages for bad input), and its argument handling in process.
 
 const ROOT = path.join(__dirname, "..", "..");
-const CLI = path.join(ROOT, "dist", "provider", "manifest", "cli.js");
 
-
-const run = (args: string[], input?: string) => spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, input, encoding: "utf8", timeout: 60_000 });
+const run = (args: string[], input?: string) => spawnSync(process.execPath, [KEBOOLA_PULUMI, ...args], { cwd: ROOT, input, encoding: "utf8", timeout: 60_000 });
 
 describe("keboola-pulumi review (the built command)", () => {
   it("writes the review of a file to standard output", () => {
@@ -57,42 +56,37 @@ describe("keboola-pulumi review (the built command)", () => {
     }
   });
 
-  it("exits 2 with the usage for wrong arguments", () => {
+  it("exits 1 with the usage for wrong arguments", () => {
     const none = run(["review"]);
-    expect(none.status).toBe(2);
+    expect(none.status).toBe(1);
     expect(none.stderr).toMatch(/^keboola-pulumi review: the preview file is missing\nusage: keboola-pulumi review <preview.json \| ->/);
-    expect(run(["review", "a.json", "b.json"]).status).toBe(2);
+    expect(run(["review", "a.json", "b.json"]).status).toBe(1);
     expect(run(["review", "--diff", "a.json"]).stderr).toContain("unknown option --diff");
     expect(run(["review", "--help"]).status).toBe(0);
   });
 });
 
 describe("review arguments (in process)", () => {
-  const io = (input: string) => {
+  /** `keboola-pulumi <args>` in process, every file read answering `input`. */
+  const review = async (args: string[], input = "") => {
     const out: string[] = [];
     const err: string[] = [];
-    const value: ReviewIo = { read: async () => input, write: (t) => out.push(t), error: (t) => err.push(t) };
-    return { value, out, err };
+    const code = await main(args, processIo({ read: async () => input, write: (t) => out.push(t), error: (t) => err.push(t) }));
+    return { code, out, err };
   };
 
   it("reviews what it reads and names the source in errors", async () => {
-    const ok = io(fixtureText("secret-changed"));
-    expect(await review(["preview.json"], ok.value)).toBe(0);
+    const ok = await review(["review", "preview.json"], fixtureText("secret-changed"));
+    expect(ok.code).toBe(0);
     expect(ok.out.join("")).toContain("changed (secret, not shown)");
-    const bad = io("{}");
-    expect(await review(["preview.json"], bad.value)).toBe(1);
+    const bad = await review(["review", "preview.json"], "{}");
+    expect(bad.code).toBe(1);
     expect(bad.err.join("")).toContain("preview.json is JSON but not a preview");
   });
 
   it("is listed in the command's usage", async () => {
-    const err: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((t: string) => err.push(t) > 0) as typeof process.stderr.write;
-    try {
-      expect(await main(["help"])).toBe(0);
-    } finally {
-      process.stderr.write = write;
-    }
-    expect(err.join("")).toContain("keboola-pulumi review <preview.json | ->");
+    const help = await review(["help"]);
+    expect(help.code).toBe(0);
+    expect(help.out.join("")).toContain("keboola-pulumi review <preview.json | ->");
   });
 });

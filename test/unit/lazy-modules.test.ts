@@ -45,3 +45,23 @@ it("the provider plugin's server starts without the kinds, and runs every kind w
   expect(JSON.parse(program.stdout)).toMatchObject({ typescript: true, arborist: true });
   expect(JSON.parse(program.stdout).sdk).toBeGreaterThan(20);
 });
+
+it("keboola-pulumi answers --help and wrong arguments without loading the resource kinds or the Pulumi SDK", () => {
+  // Each line as a user types it, in one process; then what it loaded. provider/cli/main.ts says why.
+  const lines = [["--help"], ["help", "drift"], ["export", "--help"], ["try", "--bogus"], ["review"], ["pr", "open"], ["pr", "drift", "--number", "1"], ["drift", "--json=1"], ["pull", "a", "b"], ["nope"]];
+  const script = `
+    const { main } = require("./dist/provider/cli/main");
+    const { processIo } = require("./dist/provider/cli/command");
+    const heavy = () => Object.keys(require.cache).filter((k) => k.includes("/node_modules/@pulumi/pulumi/") || k.includes("/dist/provider/kinds/") || k.includes("/dist/provider/api/"));
+    (async () => {
+      const codes = [];
+      for (const line of ${JSON.stringify(lines)}) codes.push(await main(line, processIo({ write: () => {}, error: () => {} })));
+      console.log(JSON.stringify({ codes, loaded: heavy() }));
+    })();`;
+  const res = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8" });
+  expect(res.stderr).toBe("");
+  expect(JSON.parse(res.stdout)).toEqual({ codes: [0, 0, 0, 1, 1, 1, 1, 1, 1, 1], loaded: [] });
+  // The same check loads them when a command runs (the test would be vacuous otherwise).
+  const ran = spawnSync(process.execPath, ["-e", `require("./dist/provider/cli/main").main(["try", "no-such.yaml", "--source", "s", "-"], require("./dist/provider/cli/command").processIo({ write: () => {}, error: () => {} })).then(() => console.log(Object.keys(require.cache).some((k) => k.includes("/dist/provider/kinds/"))))`], { cwd: ROOT, encoding: "utf8" });
+  expect(ran.stdout.trim()).toBe("true");
+});

@@ -11,6 +11,7 @@ import { KeboolaClient } from "../../../provider/api/client";
 import { resolveSettings } from "../../../provider/config";
 import { describeResult, REPO_ROOT, runProcess, type RunResult } from "../../../scripts/lib/pulumi-workspace";
 import { makeRootProject, type RootProject } from "../../../scripts/lib/root-project";
+import { KEBOOLA_PULUMI } from "../../helpers/cli";
 
 /** Where a user runs the CLI: the root project (its stack named), or a program's directory with its environment. */
 export type CliPlace = RootProject | { cwd: string; env: NodeJS.ProcessEnv };
@@ -19,7 +20,7 @@ export type CliPlace = RootProject | { cwd: string; env: NodeJS.ProcessEnv };
 export function keboolaPulumi(place: CliPlace, command: "drift" | "pull", args: string[] = []): Promise<RunResult> {
   const [cwd, env, stack] = "ws" in place ? [REPO_ROOT, place.ws.env, place.stack] : [place.cwd, place.env, undefined];
   const stackArgs = stack !== undefined && !args.includes("--stack") ? ["--stack", stack] : [];
-  return runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), command, ...args, ...stackArgs], { cwd, env, timeoutMs: 300_000 });
+  return runProcess(process.execPath, [KEBOOLA_PULUMI, command, ...args, ...stackArgs], { cwd, env, timeoutMs: 300_000 });
 }
 
 /** The client the tests change Keboola with, as the UI would (a master token's session). */

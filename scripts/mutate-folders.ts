@@ -1,6 +1,5 @@
-// @ts-check
-// The folders `npm run mutate` measures (scripts/mutate.mjs runs Stryker once per folder with
-// stryker.config.mjs): what each mutates and the mutation score below which its run fails
+// The folders `npm run mutate` measures (scripts/mutate.ts runs Stryker once per folder with
+// stryker.config.mjs, which reads this file's build, dist/scripts/mutate-folders.js): what each mutates and the mutation score below which its run fails
 // (Stryker's thresholds.break). One run per folder, because Stryker's thresholds hold for a whole
 // run: each folder has its own threshold, its own incremental file and its own report.
 //
@@ -8,15 +7,23 @@
 // mutant no test reaches (no coverage) counts as a survivor. The bar is never lowered to pass: a
 // folder below it fails its run until tests kill its survivors.
 
-/** @type {Record<string, { mutate: string[]; break: number; why: string }>} */
-export const FOLDERS = {
+export interface MutateFolder {
+  /** Stryker's `mutate` globs. */
+  mutate: string[];
+  /** The mutation score below which the folder's run fails (Stryker's thresholds.break). */
+  break: number;
+  why: string;
+}
+
+export const FOLDERS: Record<string, MutateFolder> = {
   resources: { mutate: ["provider/kinds/**/*.ts", "provider/lifecycle/**/*.ts"], break: 80, why: "the kinds' check/diff/create/read/update/delete and the machinery they share (issue 29)" },
   validation: { mutate: ["provider/validation/**/*.ts"], break: 80, why: "the input schemas and their checks (issue 29)" },
   // The issue names no figure for provider/manifest. 70: like the emulator's rules, much of it is
-  // plumbing to the Pulumi CLI and to the terminal (cli.ts's usage text and exit codes, program.ts's
-  // Pulumi program), which the end-to-end tests (not run here: they run the built dist/) exercise.
+  // plumbing to the Pulumi CLI (program.ts's Pulumi program), which the end-to-end tests (not run
+  // here: they run the built dist/) exercise. (The command line, once manifest/cli.ts, is
+  // provider/cli/ now, which no folder measures.)
   // Chosen here; raise it as the folder's survivors are killed.
-  manifest: { mutate: ["provider/manifest/**/*.ts"], break: 70, why: "keboola.yaml: its schema, parser, deploy, export, try, CLI" },
+  manifest: { mutate: ["provider/manifest/**/*.ts"], break: 70, why: "keboola.yaml: its schema, parser, deploy, export, try" },
   keboola: { mutate: ["keboola/**/*.ts"], break: 80, why: "the services' contract both sides stand on (issue 29)" },
   // The emulator's rule modules: what the real services decide, not how the emulator serves it
   // (routes, state, auth middleware, the object store, fault injection are left out).

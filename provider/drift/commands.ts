@@ -2,8 +2,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { isRecord } from "../../keboola/json";
-import { ConfigurationError } from "../config";
-import { ManifestError } from "../manifest/parse";
 import { pulumiCli, type PulumiCli } from "../pipeline/pulumi";
 import { compareAll } from "./compare";
 import { clientsOf, provenanceOfChanged, readLive, stackClient } from "./live";
@@ -12,11 +10,11 @@ import { changesForCode, pullManifest, type PullResult } from "./pull";
 import { counts, drifted, renderJson, renderMarkdown, renderText, type DriftReport } from "./report";
 import { DriftError, readStack, type StackSnapshot } from "./stack";
 import { unifiedDiff } from "./unified-diff";
-import { DRIFT_USAGE } from "./usage";
 
-// `keboola-pulumi drift` and `keboola-pulumi pull`, run in the Pulumi project's directory with the
-// environment `pulumi` itself needs (backend, passphrase). Exit codes as `terraform plan
-// -detailed-exitcode`: 0 nothing drifted, 2 something did, 1 an error.
+// What `keboola-pulumi drift` and `keboola-pulumi pull` do (their command lines: provider/cli/drift.ts
+// and pull.ts), run in the Pulumi project's directory with the environment `pulumi` itself needs
+// (backend, passphrase). drift answers as `terraform plan -detailed-exitcode`: 0 nothing drifted,
+// 2 something did; every error is thrown, and the command line makes it exit 1.
 
 export interface DriftIo {
   env: NodeJS.ProcessEnv;
@@ -25,33 +23,6 @@ export interface DriftIo {
   error(text: string): void;
   /** The Pulumi CLI (tests may give their own). */
   pulumi?: PulumiCli;
-}
-
-class UsageError extends Error {}
-
-interface Args {
-  positionals: string[];
-  flags: Set<string>;
-  options: Map<string, string>;
-}
-
-function parseArgs(argv: string[], flags: readonly string[], options: readonly string[]): Args {
-  const out: Args = { positionals: [], flags: new Set(), options: new Map() };
-  for (let i = 0; i < argv.length; i++) {
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
-    if (!m) {
-      out.positionals.push(argv[i]);
-      continue;
-    }
-    if (flags.includes(m[1])) out.flags.add(m[1]);
-    else if (options.includes(m[1])) {
-      const value = m[2] ?? argv[++i];
-      if (value === undefined || value === "") throw new UsageError(`--${m[1]} needs a value`);
-      out.options.set(m[1], value);
-    } else throw new UsageError(`unknown option --${m[1]}`);
-  }
-  if (out.positionals.length > 1) throw new UsageError(`unexpected argument "${out.positionals[1]}"`);
-  return out;
 }
 
 /** The stack read, every object it manages read from Keboola and compared: what both commands start with. */
@@ -65,36 +36,13 @@ async function detect(io: DriftIo, stack: string | undefined): Promise<{ pulumi:
   return { pulumi, snapshot, report: { stack: snapshot.stack, resources } };
 }
 
-async function run(io: DriftIo, body: () => Promise<number>, command: string): Promise<number> {
-  try {
-    return await body();
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.error(`keboola-pulumi ${command}: ${err.message}\n${DRIFT_USAGE}\n`);
-      return 1;
-    }
-    if (err instanceof DriftError || err instanceof ConfigurationError || err instanceof ManifestError) {
-      io.error(`keboola-pulumi ${command}: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
-}
-
-export function drift(argv: string[], io: DriftIo): Promise<number> {
-  return run(
-    io,
-    async () => {
-      const args = parseArgs(argv, ["json"], ["stack", "markdown"]);
-      const { report } = await detect(io, args.options.get("stack"));
-      io.write(args.flags.has("json") ? renderJson(report) : renderText(report));
-      const md = args.options.get("markdown");
-      if (md) fs.writeFileSync(path.resolve(io.cwd, md), renderMarkdown(report));
-      if (counts(report).error) return 1;
-      return drifted(report) ? 2 : 0;
-    },
-    "drift",
-  );
+/** `keboola-pulumi drift`: 0 nothing drifted, 2 something did, 1 an object could not be read. */
+export async function drift(o: { stack?: string; json: boolean; markdown?: string }, io: DriftIo): Promise<number> {
+  const { report } = await detect(io, o.stack);
+  io.write(o.json ? renderJson(report) : renderText(report));
+  if (o.markdown) fs.writeFileSync(path.resolve(io.cwd, o.markdown), renderMarkdown(report));
+  if (counts(report).error) return 1;
+  return drifted(report) ? 2 : 0;
 }
 
 /** The manifest a stack deploys, or undefined for a stack made by a program (Pulumi.yaml's main is not the manifest program). */
@@ -161,42 +109,36 @@ export function programRefusal(plan: { snapshot: StackSnapshot; report: DriftRep
   return `keboola-pulumi ${command}: stack ${plan.snapshot.stack} is deployed by a program (Pulumi.yaml's main is not keboola-pulumi's manifest program), and pull rewrites keboola.yaml only. Change the program as follows, then \`pulumi up\`:\n${changesForCode(plan.report.resources).join("\n")}\n`;
 }
 
-export function pull(argv: string[], io: DriftIo): Promise<number> {
-  return run(
-    io,
-    async () => {
-      const args = parseArgs(argv, ["dry-run", "include-deleted", "include-new"], ["stack"]);
-      const stack = args.options.get("stack");
-      const plan = await planPull(io, { manifest: args.positionals[0], stack, includeDeleted: args.flags.has("include-deleted"), includeNew: args.flags.has("include-new") });
-      const { snapshot, report } = plan;
-      if (plan.program) {
-        io.write(renderText(report));
-        if (!drifted(report)) return 0;
-        io.error(programRefusal(plan, "pull"));
-        return 1;
-      }
-      const { name, before, result } = plan;
-      if (!drifted(report) && !plan.added) {
-        io.write(`Nothing drifted in stack ${snapshot.stack}${args.flags.has("include-new") ? " and nothing new was made in Keboola" : ""}: ${name} is left as it is.\n`);
-        for (const note of result.notes) io.error(`note: ${note}\n`);
-        return 0;
-      }
-      io.write(unifiedDiff(before, result.text, name) || `${name}: no change to write (the drifted objects are not entries of it)\n`);
-      for (const note of result.notes) io.error(`note: ${note}\n`);
-      if (args.flags.has("dry-run")) {
-        io.error(`--dry-run: neither ${name} nor the state of stack ${snapshot.stack} was written\n`);
-        return 0;
-      }
-      if (result.text !== before) fs.writeFileSync(plan.file, result.text);
-      if (result.pulled.length) {
-        // The pulled objects' state brought up to Keboola, as `pulumi refresh` does: the next preview compares the manifest with it.
-        const refresh = await plan.pulumi.run(["refresh", "--yes", "--skip-preview", ...(stack ? ["--stack", stack] : []), ...result.pulled.flatMap((r) => ["--target", r.urn])], { quiet: true });
-        if (refresh.code !== 0) throw new DriftError(`${name} was written, but refreshing the state failed; run \`pulumi refresh\`: ${(refresh.stderr || refresh.stdout).trim().split("\n").slice(-5).join("\n")}`);
-      }
-      if (drifted(report)) io.error(`pulled ${result.pulled.length} object(s) into ${name}; the state of stack ${snapshot.stack} now matches Keboola for them\n`);
-      if (plan.added) io.error(`added ${plan.added} object(s) made in Keboola to ${name}: the next \`pulumi up\` takes them over (adoptExisting), changing nothing in Keboola\n`);
-      return 0;
-    },
-    "pull",
-  );
+/** `keboola-pulumi pull`: 0 written (or nothing to write), 1 a program's stack drifted (its changes printed). */
+export async function pull(o: { manifest?: string; stack?: string; dryRun: boolean; includeDeleted: boolean; includeNew: boolean }, io: DriftIo): Promise<number> {
+  const { stack } = o;
+  const plan = await planPull(io, { manifest: o.manifest, stack, includeDeleted: o.includeDeleted, includeNew: o.includeNew });
+  const { snapshot, report } = plan;
+  if (plan.program) {
+    io.write(renderText(report));
+    if (!drifted(report)) return 0;
+    io.error(programRefusal(plan, "pull"));
+    return 1;
+  }
+  const { name, before, result } = plan;
+  if (!drifted(report) && !plan.added) {
+    io.write(`Nothing drifted in stack ${snapshot.stack}${o.includeNew ? " and nothing new was made in Keboola" : ""}: ${name} is left as it is.\n`);
+    for (const note of result.notes) io.error(`note: ${note}\n`);
+    return 0;
+  }
+  io.write(unifiedDiff(before, result.text, name) || `${name}: no change to write (the drifted objects are not entries of it)\n`);
+  for (const note of result.notes) io.error(`note: ${note}\n`);
+  if (o.dryRun) {
+    io.error(`--dry-run: neither ${name} nor the state of stack ${snapshot.stack} was written\n`);
+    return 0;
+  }
+  if (result.text !== before) fs.writeFileSync(plan.file, result.text);
+  if (result.pulled.length) {
+    // The pulled objects' state brought up to Keboola, as `pulumi refresh` does: the next preview compares the manifest with it.
+    const refresh = await plan.pulumi.run(["refresh", "--yes", "--skip-preview", ...(stack ? ["--stack", stack] : []), ...result.pulled.flatMap((r) => ["--target", r.urn])], { quiet: true });
+    if (refresh.code !== 0) throw new DriftError(`${name} was written, but refreshing the state failed; run \`pulumi refresh\`: ${(refresh.stderr || refresh.stdout).trim().split("\n").slice(-5).join("\n")}`);
+  }
+  if (drifted(report)) io.error(`pulled ${result.pulled.length} object(s) into ${name}; the state of stack ${snapshot.stack} now matches Keboola for them\n`);
+  if (plan.added) io.error(`added ${plan.added} object(s) made in Keboola to ${name}: the next \`pulumi up\` takes them over (adoptExisting), changing nothing in Keboola\n`);
+  return 0;
 }
