@@ -187,7 +187,8 @@ let binDirPromise: Promise<string> | undefined;
 /**
  * Directory with the Pulumi CLI from scripts/ensure-pulumi.sh: the build matching the pinned SDK,
  * or with KEBOOLA_PULUMI_USE_PATH=1 the user's own `pulumi` when recent enough.
- * Runs the script once per process (it is fast when the CLI is cached; a cold build takes minutes).
+ * Runs the script once per process (it is fast when the CLI is cached; a cold build takes minutes),
+ * or not at all after usePulumiBinDir.
  * `progress` receives what the script says on stderr as it says it (which CLI, build steps).
  */
 export function ensurePulumiBinDir(options: { progress?: (text: string) => void } = {}): Promise<string> {
@@ -205,6 +206,15 @@ export function ensurePulumiBinDir(options: { progress?: (text: string) => void 
     binDirPromise = undefined; // allow a retry after a failure
   });
   return binDirPromise;
+}
+
+/**
+ * Takes the directory a caller already has from scripts/ensure-pulumi.sh, so that ensurePulumiBinDir
+ * (and makePulumiWorkspace) in this process answer it without running the script again: the
+ * end-to-end tests' global setup runs it once for all their files (test/e2e/pulumi-cli.global.ts).
+ */
+export function usePulumiBinDir(dir: string): void {
+  binDirPromise = Promise.resolve(dir);
 }
 
 // A JavaScript stack frame as Node prints it ("    at fn (/path/file.js:12:34)").
