@@ -55,6 +55,9 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           // The Node.js processes Pulumi starts load faster (scripts/lib/e2e-node-preload.ts).
           env: { KEBOOLA_E2E_PRELOAD: "1" },
+          // scripts/ensure-pulumi.sh once for every e2e file, not once in each (see the files).
+          globalSetup: ["test/e2e/pulumi-cli.global.ts"],
+          setupFiles: ["test/e2e/pulumi-cli.setup.ts"],
         },
       },
     ],

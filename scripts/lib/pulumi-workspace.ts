@@ -101,6 +101,8 @@ export interface PulumiWorkspace {
   initStack(options?: RunOptions): Promise<RunResult>;
   /** `pulumi config set [--secret] <key> <value>` on the stack. */
   setConfig(key: string, value: string, options?: RunOptions & { secret?: boolean }): Promise<RunResult>;
+  /** `pulumi config set-all` on the stack: all of `config` in one process (see configSetAllArgs). */
+  setConfigs(config: StackConfig, options?: RunOptions): Promise<RunResult>;
   /** `pulumi up --yes --skip-preview`. */
   up(extraArgs?: string[], options?: RunOptions): Promise<RunResult>;
   /** `pulumi preview`. */
@@ -122,6 +124,29 @@ export interface PulumiWorkspace {
 
   /** Remove the whole temporary root (state included). Safe to call more than once. */
   cleanup(): Promise<void>;
+}
+
+/** Stack config by key: a string is stored as plain text, `{ secret }` encrypted by the stack's secrets provider. */
+export type StackConfig = Readonly<Record<string, string | { readonly secret: string }>>;
+
+/**
+ * `config set-all` with each key of `config`: one `pulumi` process for all of them, where
+ * `pulumi config set` takes one per key, and each costs about 0.2 s before it does anything (one
+ * setting a secret another 0.2 s: each process derives the passphrase's key anew; CONTRIBUTING.md,
+ * "Slow tests"). The CLI splits `key=value` at the first "=", so a value may hold "=", and the
+ * `--plaintext=...` form keeps a value starting with "-" from reading as a flag. Keys are taken as
+ * they are (no `--path`); a key with "=" or a leading quote, which set-all would split otherwise
+ * than `config set`, is refused.
+ */
+export function configSetAllArgs(config: StackConfig): string[] {
+  return [
+    "config",
+    "set-all",
+    ...Object.entries(config).map(([key, value]) => {
+      if (key.includes("=") || /^["']/.test(key)) throw new Error(`config set-all cannot take the key ${JSON.stringify(key)}`);
+      return typeof value === "string" ? `--plaintext=${key}=${value}` : `--secret=${key}=${value.secret}`;
+    }),
+  ];
 }
 
 export interface StackResource {
@@ -162,7 +187,8 @@ let binDirPromise: Promise<string> | undefined;
 /**
  * Directory with the Pulumi CLI from scripts/ensure-pulumi.sh: the build matching the pinned SDK,
  * or with KEBOOLA_PULUMI_USE_PATH=1 the user's own `pulumi` when recent enough.
- * Runs the script once per process (it is fast when the CLI is cached; a cold build takes minutes).
+ * Runs the script once per process (it is fast when the CLI is cached; a cold build takes minutes),
+ * or not at all after usePulumiBinDir.
  * `progress` receives what the script says on stderr as it says it (which CLI, build steps).
  */
 export function ensurePulumiBinDir(options: { progress?: (text: string) => void } = {}): Promise<string> {
@@ -180,6 +206,15 @@ export function ensurePulumiBinDir(options: { progress?: (text: string) => void 
     binDirPromise = undefined; // allow a retry after a failure
   });
   return binDirPromise;
+}
+
+/**
+ * Takes the directory a caller already has from scripts/ensure-pulumi.sh, so that ensurePulumiBinDir
+ * (and makePulumiWorkspace) in this process answer it without running the script again: the
+ * end-to-end tests' global setup runs it once for all their files (test/e2e/pulumi-cli.global.ts).
+ */
+export function usePulumiBinDir(dir: string): void {
+  binDirPromise = Promise.resolve(dir);
 }
 
 // A JavaScript stack frame as Node prints it ("    at fn (/path/file.js:12:34)").
@@ -321,7 +356,7 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
       input: runOptions.input,
     }).then((res) => assertPresentable(res, args.includes("--show-secrets") ? [] : [...secrets]));
   };
-  // Values set with `setConfig(..., { secret: true })`: no command output may show them.
+  // Values set with `setConfig(..., { secret: true })` or as `{ secret }` of setConfigs: no command output may show them.
   const secrets = new Set<string>();
 
   const parseJson = <T>(what: string, res: RunResult): T => {
@@ -376,6 +411,10 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
     setConfig: (key, value, o = {}) => {
       if (o.secret) secrets.add(value);
       return pulumi(["config", "set", "--stack", stack, ...(o.secret ? ["--secret"] : ["--plaintext"]), key, value], o);
+    },
+    setConfigs: (config, o) => {
+      for (const value of Object.values(config)) if (typeof value !== "string") secrets.add(value.secret);
+      return pulumi([...configSetAllArgs(config), "--stack", stack], o);
     },
     up: (extra = [], o) => pulumi(["up", "--stack", stack, "--yes", "--skip-preview", ...extra], o),
     preview: (extra = [], o) => pulumi(["preview", "--stack", stack, ...extra], o),

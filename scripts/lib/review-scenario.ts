@@ -104,8 +104,7 @@ export async function quickstartStack(stack: string, manifestText = baseManifest
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    root = await makeRootProject({ prefix: "review", stack, host: emulator.url, token: "review-master-token", manifest });
-    must("pulumi config set", await root.setConfig("usersApiToken", QUICKSTART_SECRET, { secret: true }));
+    root = await makeRootProject({ prefix: "review", stack, host: emulator.url, token: "review-master-token", manifest, config: { usersApiToken: { secret: QUICKSTART_SECRET } } });
   } catch (err) {
     await cleanup();
     throw err;

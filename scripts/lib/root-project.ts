@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
-import { makePulumiWorkspace, REPO_ROOT, type PulumiWorkspace, type RunOptions, type RunResult } from "./pulumi-workspace";
+import { configSetAllArgs, makePulumiWorkspace, REPO_ROOT, type PulumiWorkspace, type RunOptions, type RunResult, type StackConfig } from "./pulumi-workspace";
 
 // The repository's root Pulumi project (Pulumi.yaml -> the manifest program) driven by the real
 // CLI: the state lives in a temporary file backend, and the stack's config file
@@ -16,7 +16,17 @@ export interface RootProject {
   cleanup(): Promise<void>;
 }
 
-export async function makeRootProject(options: { prefix: string; host: string; token: string; manifest: string; stack?: string }): Promise<RootProject> {
+export interface RootProjectOptions {
+  prefix: string;
+  host: string;
+  token: string;
+  manifest: string;
+  stack?: string;
+  /** More stack config (the manifest's secrets, keboola:branch), written with host, token and manifest in one `pulumi config set-all`. */
+  config?: StackConfig;
+}
+
+export async function makeRootProject(options: RootProjectOptions): Promise<RootProject> {
   // A fixed stack name (for output that names it, such as a golden file) must be unique to its
   // caller: its config file lives in the repository root while the stack exists.
   const stack = options.stack ?? `${options.prefix}-${randomBytes(4).toString("hex")}`;
@@ -30,9 +40,9 @@ export async function makeRootProject(options: { prefix: string; host: string; t
   const setConfig = (key: string, value: string, o: { secret?: boolean } = {}) =>
     run(["config", "set", ...(o.secret ? ["--secret"] : ["--plaintext"]), key, value]);
   await must("stack init", ws.pulumi(["stack", "init", stack], { cwd: REPO_ROOT }));
-  await must("config set", setConfig("keboola:host", options.host));
-  await must("config set", setConfig("keboola:token", options.token, { secret: true }));
-  await must("config set", setConfig("keboola:manifest", options.manifest));
+  // Through run, as setConfig: the root project's callers never had its output searched for these secrets (ws.setConfigs would).
+  const config: StackConfig = { "keboola:host": options.host, "keboola:token": { secret: options.token }, "keboola:manifest": options.manifest, ...options.config };
+  await must("config set-all", run(configSetAllArgs(config)));
   return {
     ws,
     stack,

@@ -21,9 +21,7 @@ export async function deployYamlExample(dir = path.join(REPO_ROOT, "examples", "
       return r.stdout;
     };
     await must("stack init", ws.initStack());
-    await must("config", ws.setConfig("keboola:host", emu.url));
-    await must("config", ws.setConfig("keboola:token", token, { secret: true }));
-    await must("config", ws.setConfig("usersApiToken", apiToken, { secret: true }));
+    await must("config", ws.setConfigs({ "keboola:host": emu.url, "keboola:token": { secret: token }, usersApiToken: { secret: apiToken } }));
     await must("pulumi up", ws.up());
     return { exported: await must("stack export", ws.pulumi(["stack", "export"])), secrets: [token, apiToken] };
   } finally {

@@ -90,7 +90,7 @@ describe("e2e: configurations, variables and job runs with the Pulumi CLI", () =
     emu = await startEmulator({ token: "master", limitedToken: "limited", taskDurationMs: 20 });
     ws = await makePulumiWorkspace({ project: "configs" });
     ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
-    for (const r of [await ws.initStack(), await ws.setConfig("keboola:host", emu.url), await ws.setConfig("keboola:token", "master", { secret: true })]) {
+    for (const r of [await ws.initStack(), await ws.setConfigs({ "keboola:host": emu.url, "keboola:token": { secret: "master" } })]) {
       expect(r.code, describeResult(r)).toBe(0);
     }
   }, 30 * 60 * 1000);

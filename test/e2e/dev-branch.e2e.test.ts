@@ -44,10 +44,7 @@ const configsIn = (branchId: number) =>
     .sort();
 
 async function stackOn(prefix: string, manifest: string, branch?: string): Promise<RootProject> {
-  const p = await makeRootProject({ prefix, host: emu.url, token: TOKEN, manifest });
-  ok(await p.setConfig("usersApiToken", "users-api-token-e2e-dev", { secret: true }));
-  if (branch) ok(await p.setConfig("keboola:branch", branch));
-  return p;
+  return makeRootProject({ prefix, host: emu.url, token: TOKEN, manifest, config: { usersApiToken: { secret: "users-api-token-e2e-dev" }, ...(branch ? { "keboola:branch": branch } : {}) } });
 }
 
 beforeAll(async () => {
@@ -124,9 +121,8 @@ describe("e2e: a stack in a development branch (keboola:branch)", () => {
     const slow = await startEmulator({ token: TOKEN, taskDurationMs: 1500 });
     const manifest = path.join(dir, "crash.yaml");
     fs.writeFileSync(manifest, "buckets:\n  scratch: { name: scratch }\n");
-    const pr = await makeRootProject({ prefix: "pr-3", host: slow.url, token: TOKEN, manifest });
+    const pr = await makeRootProject({ prefix: "pr-3", host: slow.url, token: TOKEN, manifest, config: { "keboola:branch": "pr-3" } });
     try {
-      ok(await pr.setConfig("keboola:branch", "pr-3"));
       const writes = await pulumiKilledWhen(pr.ws, ["up", "--yes", "--skip-preview", "--stack", pr.stack], REPO_ROOT, slow, (w) => w.includes("POST /v2/storage/dev-branches"));
       expect(writes.filter((w) => w === "POST /v2/storage/dev-branches")).toHaveLength(1);
       ok(await pr.pulumi(["cancel", "--yes"]));

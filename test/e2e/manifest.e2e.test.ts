@@ -23,9 +23,7 @@ describe("e2e: the manifest through the root Pulumi project", () => {
   beforeAll(async () => {
     emu = await startEmulator({ token: "master", taskDurationMs: 20 });
     manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "manifest-e2e-")), "keboola.yaml");
-    root = await makeRootProject({ prefix: "manifest-e2e", host: emu.url, token: "master", manifest });
-    const secret = await root.setConfig("ordersApiToken", SECRET, { secret: true });
-    expect(secret.code, describeResult(secret)).toBe(0);
+    root = await makeRootProject({ prefix: "manifest-e2e", host: emu.url, token: "master", manifest, config: { ordersApiToken: { secret: SECRET } } });
   }, 30 * 60 * 1000);
 
   afterAll(async () => {

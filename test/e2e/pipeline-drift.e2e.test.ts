@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startJsonServer } from "../helpers/json-server";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { makePulumiWorkspace, ok, runProcess, type PulumiWorkspace } from "./helpers/pulumi";
+import { initEmulatorStack, makePulumiWorkspace, ok, runProcess, type PulumiWorkspace } from "./helpers/pulumi";
 import { uiClient } from "./helpers/drift";
 import { DRIFT_MARKER } from "../../provider/pipeline/change-request";
 import type { KeboolaClient } from "../../provider/api/client";
@@ -139,10 +139,7 @@ beforeAll(async () => {
   ws = await makePulumiWorkspace({ project: "shop", stack: "production", prefix: "keboola-drift-job-" });
   const encrypted = await fetch(`${emu.urls.storage}/encryption/encrypt?componentId=${COMPONENT}&projectId=${emu.state.project.id}`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: SECRET });
   ws.writeProgram({ "keboola.yaml": MANIFEST.replace("{{CIPHER}}", await encrypted.text()), ".gitignore": "node_modules/\n" }, { linkProjectPackage: true, extraYaml: "main: node_modules/keboola-pulumi/dist/provider/manifest/program.js\n" });
-  ok(await ws.initStack());
-  ok(await ws.setConfig("keboola:host", emu.url));
-  ok(await ws.setConfig("keboola:token", TOKEN, { secret: true }));
-  ok(await ws.setConfig("customersToken", CONFIG_SECRET, { secret: true }));
+  await initEmulatorStack(ws, emu.url, TOKEN, { customersToken: { secret: CONFIG_SECRET } });
   ok(await ws.up());
   // The user's repository, as the job's checkout of main sees it.
   git("init", "--quiet", "--initial-branch", "main");

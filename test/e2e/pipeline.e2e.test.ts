@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { startJsonServer } from "../helpers/json-server";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
+import { initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
 import { processIo } from "../../provider/cli/command";
 import { main } from "../../provider/cli/main";
 import { COMMENT_MARKER } from "../../provider/pipeline/comment";
@@ -90,10 +90,7 @@ beforeAll(async () => {
     { "keboola.yaml": manifest, "countries.csv": fs.readFileSync(path.join(REPO_ROOT, "examples/quickstart/countries.csv"), "utf8") },
     { linkProjectPackage: true, extraYaml: "main: node_modules/keboola-pulumi/dist/provider/manifest/program.js\n" },
   );
-  ok(await ws.initStack());
-  ok(await ws.setConfig("keboola:host", emu.url));
-  ok(await ws.setConfig("keboola:token", TOKEN, { secret: true }));
-  ok(await ws.setConfig("usersApiToken", "users-api-token-pipeline", { secret: true }));
+  await initEmulatorStack(ws, emu.url, TOKEN, { usersApiToken: { secret: "users-api-token-pipeline" } });
   ok(await ws.up());
 }, 300_000);
 afterAll(async () => {

@@ -105,8 +105,7 @@ describe("e2e: secrets reach Keboola encrypted", () => {
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 20 });
     ws = await makePulumiWorkspace({ project: "secrets" });
     ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
-    await initEmulatorStack(ws, emu.url, TOKEN);
-    for (const key of ["token", "nested", "inArray", "row"] as const) ok(await ws.setConfig(`e2e:${key}`, PLAIN[key], { secret: true }));
+    await initEmulatorStack(ws, emu.url, TOKEN, Object.fromEntries((["token", "nested", "inArray", "row"] as const).map((key) => [`e2e:${key}`, { secret: PLAIN[key] }])));
   }, 30 * 60 * 1000);
 
   afterAll(async () => {
@@ -229,9 +228,13 @@ describe("e2e: a manifest's secrets: stack config in, ciphertexts in Keboola", (
       - { rowId: main, name: Main, configuration: { parameters: { table: orders } } }
 `,
     );
-    root = await makeRootProject({ prefix: "secrets-e2e", host: emu.url, token: TOKEN, manifest: path.join(dir, "keboola.yaml") });
-    ok(await root.setConfig("shopToken", PLAIN.manifestToken, { secret: true }));
-    ok(await root.setConfig("shopRow", PLAIN.manifestRow, { secret: true }));
+    root = await makeRootProject({
+      prefix: "secrets-e2e",
+      host: emu.url,
+      token: TOKEN,
+      manifest: path.join(dir, "keboola.yaml"),
+      config: { shopToken: { secret: PLAIN.manifestToken }, shopRow: { secret: PLAIN.manifestRow } },
+    });
   }, 30 * 60 * 1000);
 
   afterAll(async () => {

@@ -35,7 +35,8 @@ describe("e2e smoke: Pulumi CLI with a dynamic resource", () => {
   let ws: PulumiWorkspace;
 
   beforeAll(async () => {
-    // First call may build the CLI (minutes); in CI .ci/run builds it beforehand.
+    // The e2e project's global setup (test/e2e/pulumi-cli.global.ts) has provided the CLI, building
+    // it on a first run (minutes); in CI .ci/run builds it beforehand.
     ws = await makePulumiWorkspace({ project: "smoke" });
     ws.writeProgram({ "index.js": PROGRAM });
   }, 30 * 60 * 1000);

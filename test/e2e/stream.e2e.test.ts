@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { describeResult, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
+import { describeResult, initEmulatorStack, makePulumiWorkspace, type PulumiWorkspace, type RunResult } from "./helpers/pulumi";
 
 const TOKEN = "e2e-master-token-0123456789";
 
@@ -113,9 +113,7 @@ describe("e2e: Stream resources with the real Pulumi CLI", () => {
     ws = await makePulumiWorkspace({ project: "stream-e2e" });
     ws.writeProgram({ "index.js": PROGRAM }, { linkProjectPackage: true });
     writeSpec(SPEC);
-    ok(await ws.initStack());
-    ok(await ws.setConfig("keboola:host", emu.url));
-    ok(await ws.setConfig("keboola:token", TOKEN, { secret: true }));
+    await initEmulatorStack(ws, emu.url, TOKEN);
   }, 120_000);
 
   afterAll(async () => {

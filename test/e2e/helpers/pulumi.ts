@@ -1,6 +1,6 @@
 // The end-to-end tests use the same Pulumi workspace as the quickstart.
 import { expect } from "vitest";
-import { describeResult, type PulumiWorkspace, type RunResult } from "../../../scripts/lib/pulumi-workspace";
+import { describeResult, type PulumiWorkspace, type RunResult, type StackConfig } from "../../../scripts/lib/pulumi-workspace";
 
 export * from "../../../scripts/lib/pulumi-workspace";
 
@@ -10,9 +10,11 @@ export function ok(res: RunResult): RunResult {
   return res;
 }
 
-/** `pulumi stack init` and the stack config that points it at an emulator (the token as a secret). */
-export async function initEmulatorStack(ws: PulumiWorkspace, host: string, token: string): Promise<void> {
+/**
+ * `pulumi stack init` and the stack config that points it at an emulator (the token as a secret),
+ * with the program's own keys (`config`) written by the same `pulumi config set-all`.
+ */
+export async function initEmulatorStack(ws: PulumiWorkspace, host: string, token: string, config: StackConfig = {}): Promise<void> {
   ok(await ws.initStack());
-  ok(await ws.setConfig("keboola:host", host));
-  ok(await ws.setConfig("keboola:token", token, { secret: true }));
+  ok(await ws.setConfigs({ "keboola:host": host, "keboola:token": { secret: token }, ...config }));
 }
