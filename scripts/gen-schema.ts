@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CATALOG } from "../provider/catalog";
+import { CATALOG, catalogOf } from "../provider/catalog";
 import { manifestJsonSchema } from "../provider/manifest/schema";
 import { packageSchema, type PackageSpec } from "../provider/plugin/package-schema";
 import { isKindLookup, LOOKUPS } from "../provider/lookups/lookups";
-import { KINDS } from "../provider/kinds/registry";
+import { KINDS, type KindTable } from "../provider/kinds/registry";
 import { command, runMain, type CliIo } from "../provider/cli/command";
 
 // schema.json: the Pulumi package schema of the kinds (`pulumi schema check schema.json` passes),
@@ -16,10 +16,17 @@ import { command, runMain, type CliIo } from "../provider/cli/command";
 /** The manifest's JSON Schema, next to schema.json. */
 export const MANIFEST_SCHEMA_FILE = "keboola.schema.json";
 
+/** The lookups as the package schema takes them (a kind's lookup by its kind's class name). */
+const lookups = () => LOOKUPS.map((l) => (isKindLookup(l) ? { name: l.name, description: l.description, args: l.args, kind: KINDS[l.kind].type } : l));
+
 /** schema.json: the Pulumi package schema of every kind (provider/plugin/package-schema.ts). */
 export function buildSchema(version: string): PackageSpec {
-  const lookups = LOOKUPS.map((l) => (isKindLookup(l) ? { name: l.name, description: l.description, args: l.args, kind: KINDS[l.kind].type } : l));
-  return packageSchema(CATALOG, version, lookups);
+  return packageSchema(CATALOG, version, lookups());
+}
+
+/** The package schema of a table's kinds (the registry test extends the table with a kind). */
+export async function packageSchemaOf(table: KindTable, version: string): Promise<PackageSpec> {
+  return packageSchema(await catalogOf(table), version, lookups());
 }
 
 /** Writes both files, or with `check` answers 1 when either differs from what would be written. */

@@ -80,5 +80,10 @@ export function loadKind(kind: ResourceKind): Promise<KindModule> {
  * earlier versions requires (`keboola-pulumi/kinds/<slug>`, scripts/gen-kinds.ts) are named.
  */
 export function slugOf(kind: ResourceKind): string {
-  return KINDS[kind].type.replace(/(?<=[a-z0-9])([A-Z])/g, "-$1").toLowerCase();
+  return slugOfType(KINDS[kind].type);
+}
+
+/** slugOf a class name. */
+export function slugOfType(type: string): string {
+  return type.replace(/(?<=[a-z0-9])([A-Z])/g, "-$1").toLowerCase();
 }

@@ -5,17 +5,8 @@ import { pathOf } from "../validation/paths";
 import { schemaDef, type Schema } from "../validation/schema-def";
 import { isRecord } from "../../keboola/json";
 import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
-import { sinkInputsSchema } from "../kinds/sink/kind";
-import { sourceSettingsInputsSchema } from "../kinds/settings/source-settings";
-import { variableConfigInputsSchema } from "../kinds/variable-config/kind";
-import { componentConfigInputsSchema } from "../kinds/component-config/kind";
-import { jobRunInputsSchema } from "../kinds/job-run/kind";
-import { sourceInputsSchema } from "../kinds/source/kind";
-import { flowInputsSchema } from "../kinds/flow/kind";
-import { scheduleInputsSchema } from "../kinds/schedule/kind";
-import { bucketInputsSchema } from "../kinds/bucket/kind";
-import { tableInputsSchema } from "../kinds/table/kind";
-import { manifestSchema, REFERENCES, type Manifest, type ManifestSection } from "./schema";
+import { manifestSchema, REFERENCES, type Manifest } from "./schema";
+import { SECTIONS } from "./sections";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the
 // manifest schema, the references between entries, and each entry against its resource's full
@@ -86,7 +77,7 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
 
   // References, on the data as written, so they are reported together with the schema's problems.
   const raw = isRecord(data) ? data : {};
-  const sectionOf = (name: ManifestSection): Record<string, unknown> => {
+  const sectionOf = (name: string): Record<string, unknown> => {
     const v = raw[name];
     return isRecord(v) ? v : {};
   };
@@ -143,58 +134,20 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
 
   // Each entry against its resource's complete schema (refinements included); references
   // stand in with a placeholder, so only the entry's own fields can fail here.
-  for (const [section, schema, toInputs] of ENTRY_CHECKS) {
-    for (const [key, entry] of Object.entries(manifest[section] ?? {})) {
-      const result = schema.safeParse(toInputs(entry));
-      if (!result.success) for (const issue of result.error.issues) report(doc, issue, [section, key], at);
+  const sections: Record<string, unknown> = manifest;
+  for (const section of SECTIONS) {
+    const entries = sections[section.name];
+    for (const [key, entry] of Object.entries(isRecord(entries) ? entries : {})) {
+      if (!isRecord(entry)) continue;
+      for (const { schema, toInputs } of section.checks) {
+        const result = schema.safeParse(toInputs(entry));
+        if (!result.success) for (const issue of result.error.issues) report(doc, issue, [section.name, key], at);
+      }
     }
   }
   if (problems.length) throw new ManifestError(sorted(problems));
   return manifest;
 }
-
-const PLACEHOLDER = "manifest-reference";
-const ENTRY_CHECKS: ReadonlyArray<[ManifestSection, z.ZodType, (e: Record<string, unknown>) => unknown]> = [
-  ["buckets", bucketInputsSchema, (e) => e],
-  ["tables", tableInputsSchema, ({ bucket: _b, ...e }) => ({ ...e, bucketId: "in.c-manifest-reference" })],
-  ["sources", sourceInputsSchema, ({ settings: _s, ...e }) => e],
-  ["sources", sourceSettingsInputsSchema, (e) => ({ sourceId: PLACEHOLDER, ...(typeof e.settings === "object" ? e.settings : {}) })],
-  ["sinks", sinkInputsSchema, ({ source: _s, settings: _t, ...e }) => ({ ...e, sourceId: PLACEHOLDER })],
-  ["variables", variableConfigInputsSchema, (e) => e],
-  [
-    "configurations",
-    componentConfigInputsSchema,
-    ({ variables, secrets: _s, rows, ...e }) => ({
-      ...e,
-      ...(variables ? { variables: { configId: PLACEHOLDER } } : {}),
-      ...(Array.isArray(rows) ? { rows: rows.map((r: Record<string, unknown>) => (r && typeof r === "object" && r.variables ? { ...r, variables: { configId: PLACEHOLDER } } : r)) } : {}),
-    }),
-  ],
-  ["jobs", jobRunInputsSchema, ({ configuration: _c, ...e }) => ({ ...e, componentId: PLACEHOLDER, configId: PLACEHOLDER })],
-  [
-    "flows",
-    flowInputsSchema,
-    ({ phases, ...e }) => ({
-      ...e,
-      phases: Array.isArray(phases)
-        ? phases.map((p: unknown) =>
-            isRecord(p) && Array.isArray(p.tasks)
-              ? { ...p, tasks: p.tasks.map((t: unknown) => (isRecord(t) && t.configuration !== undefined ? (({ configuration: _c, ...rest }) => ({ ...rest, componentId: PLACEHOLDER, configId: PLACEHOLDER }))(t) : t)) }
-              : p,
-          )
-        : phases,
-    }),
-  ],
-  [
-    "schedules",
-    scheduleInputsSchema,
-    ({ flow: _f, configuration: _c, variableValuesData, variableValuesId, ...e }) => ({
-      name: PLACEHOLDER,
-      ...e,
-      target: { componentId: PLACEHOLDER, configId: PLACEHOLDER, ...(variableValuesData !== undefined ? { variableValuesData } : {}), ...(variableValuesId !== undefined ? { variableValuesId } : {}) },
-    }),
-  ],
-];
 
 /** Issue of a resource schema, reported at the manifest path `prefix + issue.path`. */
 function report(doc: Document, issue: z.core.$ZodIssue, prefix: Path, at: (offset: number, path: Path, message: string) => void): void {

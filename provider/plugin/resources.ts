@@ -11,7 +11,7 @@ import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { runMethod, type KindModule, type RawRequests, type Responses } from "../lifecycle/dispatch";
 import type { CallIdentity } from "../lifecycle/call";
 import type { ProgramFacts } from "../lifecycle/facts";
-import { KIND_NAMES, KINDS, loadKind, type ResourceKind } from "../kinds/registry";
+import { isResourceKind, KINDS, loadKind, type KindTable, type ResourceKind } from "../kinds/registry";
 import { ownerOfUrn, resourceTypeOf } from "../lifecycle/ownership";
 import { PartialFailure, type Method, type Props, type ResourceContext } from "../lifecycle/types";
 import { fromStruct, toStruct, visible } from "./values";
@@ -23,13 +23,20 @@ import { isRecord } from "../../keboola/json";
 import { PACKAGE, resourceToken } from "./package-schema";
 import { CallError, type CallFailure } from "./call-error";
 
-/** The kind a resource type token names (`keboola:index:Bucket`). */
+/** The resource type tokens a table's kinds are served under (`keboola:index:Bucket`), in its order. */
+export function resourceTokens(table: KindTable = KINDS): string[] {
+  return Object.values(table).map((row) => resourceToken(row.type));
+}
+
+/** The kind (its key in the table) a resource type token names, if any. */
+export function kindKeyOfToken(token: string, table: KindTable = KINDS): string | undefined {
+  return Object.keys(table).find((k) => resourceToken(table[k].type) === token);
+}
+
+/** The kind a resource type token names; refused naming the tokens served. */
 export function kindOfToken(token: string): ResourceKind {
-  const kind = KIND_NAMES.find((k) => resourceToken(KINDS[k].type) === token);
-  if (!kind) {
-    const known = KIND_NAMES.map((k) => resourceToken(KINDS[k].type)).join(", ");
-    throw new CallError({ code: grpc.status.INVALID_ARGUMENT, details: `${PACKAGE}: unknown resource type "${token}"; this provider serves ${known}` });
-  }
+  const kind = kindKeyOfToken(token);
+  if (kind === undefined || !isResourceKind(kind)) throw new CallError({ code: grpc.status.INVALID_ARGUMENT, details: `${PACKAGE}: unknown resource type "${token}"; this provider serves ${resourceTokens().join(", ")}` });
   return kind;
 }
 

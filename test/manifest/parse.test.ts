@@ -83,7 +83,7 @@ describe("manifest parsing", () => {
     const text = `${GOOD}schedulez: {}\n`;
     const [p] = problemsOf(text);
     expect(p).toMatchObject({ ...positionOf(text, "schedulez:"), path: "schedulez" });
-    expect(p.message).toContain("use one of: buckets, tables, sources, sinks, variables, configurations, jobs, flows, schedules");
+    expect(p.message).toContain("use one of: sources, buckets, tables, sinks, variables, configurations, flows, schedules, jobs");
   });
 
   it("wrong type: at the value, naming the expected type", () => {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
 import * as keboola from "../../provider/index";
 import { providerFor } from "../../provider/dynamic/shim";
@@ -11,6 +11,13 @@ import { referenceOf } from "../../provider/dynamic/reference";
 
 const SECRET_TOKEN = "mock-token-that-must-never-be-serialized";
 const created: pulumi.runtime.MockResourceArgs[] = [];
+
+// Files share a worker's environment (vitest.config.mts, isolate: false): the token is put back after.
+const savedToken = process.env.KBC_TOKEN;
+afterAll(() => {
+  if (savedToken === undefined) delete process.env.KBC_TOKEN;
+  else process.env.KBC_TOKEN = savedToken;
+});
 
 beforeAll(async () => {
   process.env.KBC_TOKEN = SECRET_TOKEN;

@@ -14,10 +14,17 @@ import { MASTER_TOKEN, startHarness, type Harness } from "./harness";
 // reference alone; no hidden key of ours goes in or out.
 
 let h: Harness;
+// The stack config below is the provider's only source: no KBC_* of the environment (which today
+// wins over stack config, provider/config.ts) may point it elsewhere.
+const savedEnv = Object.entries(process.env).filter(([k]) => k.startsWith("KBC_"));
 beforeAll(async () => {
+  for (const [k] of savedEnv) delete process.env[k];
   h = await startHarness({ taskDurationMs: 5 });
 });
-afterAll(async () => h?.close());
+afterAll(async () => {
+  for (const [k, v] of savedEnv) process.env[k] = v;
+  await h?.close();
+});
 
 const urnOf = (type: string, name: string) => `urn:pulumi:test::door::pulumi-nodejs:dynamic/keboola:${type}::${name}`;
 

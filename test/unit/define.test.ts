@@ -80,14 +80,19 @@ describe("reading state", () => {
 });
 
 describe("module boundaries", () => {
-  const kindFolders = ["source", "sink", "settings", "component-config", "variable-config", "job-run"];
+  const kindsDir = path.join(root, "provider", "kinds");
+  const kindFolders = fs.readdirSync(kindsDir).filter((f) => fs.statSync(path.join(kindsDir, f)).isDirectory());
 
-  it("kinds do not import each other (shared pieces live in shared modules)", () => {
+  it("kinds do not import each other (shared pieces live in shared modules), but for the stack's branch and nested settings", () => {
+    expect(kindFolders.length).toBeGreaterThan(10);
     for (const folder of kindFolders) {
-      for (const file of fs.readdirSync(path.join(root, "provider", "kinds", folder))) {
-        const text = fs.readFileSync(path.join(root, "provider", "kinds", folder, file), "utf8");
-        const imports = [...text.matchAll(/from "\.\.\/([\w-]+)\//g)].map((m) => m[1]);
-        expect({ file: `${folder}/${file}`, imports: imports.filter((i) => kindFolders.includes(i)) }).toEqual({ file: `${folder}/${file}`, imports: [] });
+      for (const file of fs.readdirSync(path.join(kindsDir, folder))) {
+        const text = fs.readFileSync(path.join(kindsDir, folder, file), "utf8");
+        const imports = [...text.matchAll(/from "\.\.\/([\w-]+)\//g)].map((m) => m[1]).filter((i) => kindFolders.includes(i) && i !== folder);
+        // A class is placed in the stack's development branch (branch/stack.ts); the sources and
+        // sinks sections of a manifest hold and declare their settings (manifest.ts, declare.ts).
+        const allowed = (i: string) => (file === "resource.ts" && i === "branch") || ((file === "declare.ts" || file === "manifest.ts") && i === "settings");
+        expect({ file: `${folder}/${file}`, imports: imports.filter((i) => !allowed(i)) }).toEqual({ file: `${folder}/${file}`, imports: [] });
       }
     }
   });

@@ -1,0 +1,10 @@
+import type { DeployContext } from "../../manifest/deploy-context";
+import type { VariablesEntry } from "./manifest";
+import { VariableConfig } from "./resource";
+
+/** The `variables` of a manifest: a VariableConfig each. */
+export function declareVariables(entries: Record<string, VariablesEntry>, ctx: DeployContext) {
+  const variables: Record<string, VariableConfig> = {};
+  for (const [key, inputs] of Object.entries(entries)) variables[key] = new VariableConfig(key, inputs, ctx.opts);
+  return { variables };
+}
