@@ -2,8 +2,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { KINDS, slugOfType, type KindTable } from "../provider/kinds/registry";
-import type { ManifestSection } from "../provider/manifest/section";
-import { declarationOrder } from "../provider/manifest/section";
+import type { ManifestSection } from "../provider/lifecycle/manifest-section";
+import { declarationOrder } from "../provider/lifecycle/manifest-section";
 import { command, runMain, type CliIo } from "../provider/cli/command";
 
 // What is derived from the kinds table (provider/kinds/registry.ts) as files, because TypeScript
@@ -81,7 +81,7 @@ export async function sectionsSource(table: KindTable = KINDS, root = PROVIDER):
     GENERATED,
     "// The manifest's sections (each kind's own: provider/kinds/<kind>/manifest.ts), in the order",
     "// they are declared: what schema.ts, parse.ts and export's docs read of keboola.yaml.",
-    'import { sectionSchema } from "./section";',
+    'import { sectionSchema } from "../lifecycle/manifest-section";',
     ...sections.map((s) => `import { ${s.section} } from "../${s.folder}/manifest";`),
     "",
     `export const SECTIONS = [${sections.map((s) => s.section).join(", ")}] as const;`,
@@ -102,7 +102,7 @@ export async function declareSectionsSource(table: KindTable = KINDS, root = PRO
     GENERATED,
     "// Each section's entries declared as resources (provider/kinds/<kind>/declare.ts), in the order",
     "// of sections.ts, each given what the sections before it declared.",
-    'import type { DeployContext } from "./deploy-context";',
+    'import type { DeployContext } from "../program/manifest-context";',
     'import type { Manifest } from "./schema";',
     ...sections.map((s) => `import { ${s.declare} } from "../${s.folder}/declare";`),
     "",

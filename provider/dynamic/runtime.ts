@@ -6,14 +6,14 @@ import type { CallContext, CallIdentity } from "../lifecycle/call";
 import { runMethod, type KindModule, type RawRequests, type Responses, type RunOptions } from "../lifecycle/dispatch";
 import { ownerOfUrn } from "../lifecycle/ownership";
 import type { ProgramFacts } from "../lifecycle/facts";
-import { isResourceKind, loadKind, type ResourceKind } from "../kinds/registry";
+import { KINDS, KIND_NAMES, loadKind, type ResourceKind } from "../kinds/registry";
 import { factsOf, hiddenOf, legacyIdentity, legacyIdentityProps, nameOfUrn, withoutHidden } from "./props";
-import type { ProviderReference } from "./reference";
+import type { ProviderReference } from "../program/reference";
 import type { Runtime } from "./shim";
 import { isRecord } from "../../keboola/json";
 
 // The dynamic resources' door, in the dynamic provider process Pulumi starts for them. Each
-// resource's provider reference (reference.ts) evaluates to `resourceProvider(ref)`: a provider
+// resource's provider reference (program/reference.ts) evaluates to `resourceProvider(ref)`: a provider
 // object that knows whose methods it runs. It builds each call's request once (identity from the
 // reference, program facts from the check's hidden input, data without hidden keys) and hands it
 // to the kind (lifecycle/dispatch.ts). State written by earlier versions names only the kind in its
@@ -68,8 +68,8 @@ async function run<M extends Method>(kind: ResourceKind, method: M, call: CallId
 
 /** The provider object of one resource (what its `__provider` reference evaluates to). */
 export function resourceProvider(ref: ProviderReference): dynamic.ResourceProvider {
-  if (!isResourceKind(ref.kind)) throw new Error(`keboola-pulumi: no kind "${ref.kind}" in this version (kinds/registry.ts); the state was written by a newer version`);
-  const kind = ref.kind;
+  const kind = KIND_NAMES.find((k) => KINDS[k].type === ref.type);
+  if (!kind) throw new Error(`keboola-pulumi: no kind ${ref.type} in this version (kinds/registry.ts): the state was written by a newer version; install it`);
   const identity = (facts: ProgramFacts): CallIdentity => ({
     name: nameOfUrn(ref.urn),
     urn: ref.urn,

@@ -8,7 +8,7 @@ import type { ResourceKind } from "../kinds/registry";
 // requires `keboola-pulumi/kinds/<kind>` (the build writes those modules from the registry:
 // scripts/gen-kinds.ts), whose whole export is this object; the oldest serialized a copy of it.
 // It names only the kind: the identity is in the resource's properties (dynamic/props.ts
-// legacyIdentity). Today's resources name themselves in their reference (reference.ts). It must
+// legacyIdentity). Today's resources name themselves in their reference (program/reference.ts). It must
 // stay tiny and stable: only a `require` of the runtime, resolved at call time.
 
 /**

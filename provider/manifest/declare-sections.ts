@@ -1,7 +1,7 @@
 // Generated from provider/kinds/registry.ts by scripts/gen-kinds.ts (`npm run generate`): do not edit.
 // Each section's entries declared as resources (provider/kinds/<kind>/declare.ts), in the order
 // of sections.ts, each given what the sections before it declared.
-import type { DeployContext } from "./deploy-context";
+import type { DeployContext } from "../program/manifest-context";
 import type { Manifest } from "./schema";
 import { declareSources } from "../kinds/source/declare";
 import { declareBuckets } from "../kinds/bucket/declare";

@@ -1,7 +1,7 @@
 // Generated from provider/kinds/registry.ts by scripts/gen-kinds.ts (`npm run generate`): do not edit.
 // The manifest's sections (each kind's own: provider/kinds/<kind>/manifest.ts), in the order
 // they are declared: what schema.ts, parse.ts and export's docs read of keboola.yaml.
-import { sectionSchema } from "./section";
+import { sectionSchema } from "../lifecycle/manifest-section";
 import { sourcesSection } from "../kinds/source/manifest";
 import { bucketsSection } from "../kinds/bucket/manifest";
 import { tablesSection } from "../kinds/table/manifest";

@@ -1,9 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { AnyDefinition } from "../lifecycle/define";
-import { kindOfType, type ResourceKind } from "../kinds/registry";
 import { quietStacks } from "./registration";
-import { providerText } from "../dynamic/reference";
+import { providerText } from "./reference";
 import { branchDeclaration, type FactsInput } from "./declarations";
 
 // What every resource class of a program is built from (the program process only): the types of
@@ -33,12 +32,11 @@ export type OutputsOf<D extends AnyDefinition> = { readonly [K in Keys<z.output<
  * What registers a resource of this definition: its type token (the dynamic resources' own,
  * `pulumi-nodejs:dynamic/keboola:<Kind>`, which the URNs of existing stacks carry), every output
  * registered (so it exists as a property), the secret ones encrypted, and two hidden inputs: the
- * provider reference that names the resource (dynamic/reference.ts: what `pulumi.dynamic.Resource`
+ * provider reference that names the resource (reference.ts: what `pulumi.dynamic.Resource`
  * would store as the serialized provider) and what the program declares around it (`__program`,
  * which only the resource's check reads, and which state never keeps).
  */
 export function registration(
-  kind: ResourceKind,
   def: AnyDefinition,
   name: string,
   args: object,
@@ -56,7 +54,7 @@ export function registration(
     ...args,
     ...(all ? { __program: all } : {}),
     // URNs are known at preview, so the reference always is.
-    __provider: pulumi.createUrn(name, token, opts?.parent).apply((urn) => providerText({ kind, urn, root })),
+    __provider: pulumi.createUrn(name, token, opts?.parent).apply((urn) => providerText({ type: def.type, urn, root })),
   };
   const options: pulumi.CustomResourceOptions = {
     ...opts,
@@ -85,7 +83,7 @@ export abstract class KeboolaResource extends pulumi.CustomResource {
   protected constructor(def: AnyDefinition, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined, facts?: FactsInput) {
     const stacks = quietStacks();
     try {
-      super(...registration(kindOfType(def.type), def, name, args, opts, facts));
+      super(...registration(def, name, args, opts, facts));
     } catch (err) {
       throw stacks.explain(err);
     } finally {

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, REPO_ROOT } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
-import { referenceOf } from "../../provider/dynamic/reference";
+import { referenceOf } from "../../provider/program/reference";
 
 const EXAMPLE = path.join(REPO_ROOT, "examples", "manifest", "keboola.yaml");
 const SECRET = "shop-api-token-1234";
@@ -67,7 +67,7 @@ describe("e2e: the manifest through the root Pulumi project", () => {
     expect(exported.code, describeResult(exported)).toBe(0);
     expect(exported.stdout).not.toContain(SECRET);
     // The root project's state stays small (README, "Large stacks"): each resource's provider is a
-    // reference naming its kind and the resource itself (provider/dynamic/reference.ts), no code of
+    // reference naming its kind and the resource itself (provider/program/reference.ts), no code of
     // this package; it records no stack of this package's code (a manifest has no program frame of
     // its own); and it holds the kind's inputs and outputs, with no hidden key of ours: the
     // dynamic resource's own `__provider` alone.

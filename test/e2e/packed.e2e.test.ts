@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { packAndInstall } from "../../scripts/lib/packed";
 import { type PulumiWorkspace, REPO_ROOT, initEmulatorStack, makePulumiWorkspace, ok } from "./helpers/pulumi";
-import { referenceOf } from "../../provider/dynamic/reference";
+import { referenceOf } from "../../provider/program/reference";
 
 const TOKEN = "e2e-packed-token-0123456789";
 
@@ -109,7 +109,7 @@ describe("e2e: the packed package in a fresh TypeScript program", () => {
     ok(await ws.previewExpectNoChanges([], { timeoutMs: 300_000 }));
 
     // Each resource stores a reference to the installed package's runtime naming the resource
-    // (provider/dynamic/reference.ts), not the provider's code.
+    // (provider/program/reference.ts), not the provider's code.
     const resources = (await ws.stackResources()).filter((r) => r.type.includes("keboola:"));
     expect(resources).toHaveLength(9);
     for (const r of resources) {

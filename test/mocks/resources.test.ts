@@ -4,7 +4,7 @@ import * as keboola from "../../provider/index";
 import { providerFor } from "../../provider/dynamic/shim";
 import { source as sourceDefinition } from "../../provider/kinds/source/kind";
 import { componentConfig as componentConfigDefinition } from "../../provider/kinds/component-config/kind";
-import { referenceOf } from "../../provider/dynamic/reference";
+import { referenceOf } from "../../provider/program/reference";
 
 // Resource wiring under Pulumi's mocks: types, inputs passed through, outputs as properties, and
 // the serialized provider kept tiny and free of secrets.
@@ -61,7 +61,7 @@ describe("resources under mocks", () => {
     expect(sinkArgs.type).toBe("pulumi-nodejs:dynamic/keboola:Sink");
     // Its provider reference names the kind and the resource by its URN (its owner marker too):
     // no identity of its own among the inputs.
-    expect(referenceOf(sinkArgs.inputs.__provider)).toMatchObject({ kind: "sink", urn: expect.stringMatching(/::pulumi-nodejs:dynamic\/keboola:Sink::raw$/) });
+    expect(referenceOf(sinkArgs.inputs.__provider)).toMatchObject({ type: "Sink", urn: expect.stringMatching(/::pulumi-nodejs:dynamic\/keboola:Sink::raw$/) });
     expect(Object.keys(sinkArgs.inputs).filter((k) => k.startsWith("__")).sort()).toEqual(["__program", "__provider"]);
     expect(sinkArgs.inputs.sourceId).toBe("quick-events");
     expect(created.find((c) => c.name === "events")!.type).toBe("pulumi-nodejs:dynamic/keboola:Source");

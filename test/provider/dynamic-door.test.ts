@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import * as runtime from "../../provider/dynamic/runtime";
-import { providerText, RUNTIME_MODULE, type ProviderReference } from "../../provider/dynamic/reference";
+import { providerText, RUNTIME_MODULE, type ProviderReference } from "../../provider/program/reference";
 import { splitMarker } from "../../provider/lifecycle/ownership";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { Props } from "../../provider/lifecycle/types";
@@ -48,7 +48,7 @@ const hiddenKeys = (props: Props | undefined) => Object.keys(props ?? {}).filter
 describe("the dynamic door", () => {
   it("runs a resource's methods as the resource its reference names, and answers no hidden key", async () => {
     const urn = urnOf("Source", "door-events");
-    const { text, provider } = await providerOf({ kind: "source", urn, root: "/nowhere" });
+    const { text, provider } = await providerOf({ type: "Source", urn, root: "/nowhere" });
     const checked = await provider.check!({}, { __provider: text, __program: {}, name: "Door events" });
     expect(checked.failures ?? []).toEqual([]);
     expect(hiddenKeys(checked.inputs)).toEqual([]);
@@ -66,7 +66,7 @@ describe("the dynamic door", () => {
   });
 
   it("names the resource by its reference in a failure, whatever the properties say", async () => {
-    const { text, provider } = await providerOf({ kind: "source", urn: urnOf("Source", "door-named") });
+    const { text, provider } = await providerOf({ type: "Source", urn: urnOf("Source", "door-named") });
     // An update of a source that does not exist: the message names the resource of the reference.
     const failed = provider.update!("default/door-nothing", { __provider: text, sourceId: "door-nothing" }, { __provider: text, name: "Nothing", sourceId: "door-nothing", __resourceName: "someone-else" });
     await expect(failed).rejects.toThrow(/resource "door-named"/);
@@ -74,7 +74,7 @@ describe("the dynamic door", () => {
 
   it("takes the program facts from the check's hidden input to the same resource's diff, and to no other resource", async () => {
     const checkedUrn = urnOf("Sink", "door-moved");
-    const { text, provider } = await providerOf({ kind: "sink", urn: checkedUrn });
+    const { text, provider } = await providerOf({ type: "Sink", urn: checkedUrn });
     const olds = { branchId: "default", sourceId: "events", sinkId: "raw", name: "Raw", tableId: "in.c-door.raw", columns: [{ type: "body", name: "body" }] };
     // At preview the sink's source is being replaced: its sourceId is unknown, and the program says
     // what it will be.
@@ -83,7 +83,7 @@ describe("the dynamic door", () => {
     expect(hiddenKeys(checked.inputs)).toEqual([]);
     expect((await provider.diff!("default/events/raw", olds, { ...news, __provider: text })).replaces).toEqual(["sourceId"]);
     // Another resource, never checked in this process, knows no facts: an unknown counts as unchanged.
-    const other = await providerOf({ kind: "sink", urn: urnOf("Sink", "door-unchecked") });
+    const other = await providerOf({ type: "Sink", urn: urnOf("Sink", "door-unchecked") });
     expect((await other.provider.diff!("default/events/raw", olds, { ...news, __provider: other.text })).replaces ?? []).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../../provider/validation/check";
 import type { Props } from "../../provider/lifecycle/types";
-import { referenceOf } from "../../provider/dynamic/reference";
+import { referenceOf } from "../../provider/program/reference";
 
 // A program previewed as the Pulumi engine previews it, under Pulumi's mocks: resources not
 // created yet have no outputs, so what references them is unknown, and each resource registers

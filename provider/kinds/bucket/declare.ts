@@ -1,4 +1,4 @@
-import type { DeployContext } from "../../manifest/deploy-context";
+import type { DeployContext } from "../../program/manifest-context";
 import type { BucketEntry } from "./manifest";
 import { Bucket } from "./resource";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, inStackBranch } from "../../manifest/section";
+import { defineSection, inStackBranch } from "../../lifecycle/manifest-section";
 import { bucketInputsSchema } from "./kind";
 
 /** keboola.yaml's `buckets`: a Bucket each. */

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DeployContext } from "../../manifest/deploy-context";
+import type { DeployContext } from "../../program/manifest-context";
 import type { ConfigurationEntry } from "./manifest";
 import { ComponentConfig, type ComponentConfigArgs } from "./resource";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, inStackBranch, PLACEHOLDER, reference } from "../../manifest/section";
+import { defineSection, inStackBranch, PLACEHOLDER, reference } from "../../lifecycle/manifest-section";
 import { componentConfigInputsSchema, rowInputsSchema } from "./kind";
 
 /**

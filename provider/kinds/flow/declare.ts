@@ -1,4 +1,4 @@
-import type { DeployContext } from "../../manifest/deploy-context";
+import type { DeployContext } from "../../program/manifest-context";
 import type { FlowEntry } from "./manifest";
 import type * as pulumi from "@pulumi/pulumi";
 import { Flow } from "./resource";

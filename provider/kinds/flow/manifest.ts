@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isRecord } from "../../../keboola/json";
-import { defineSection, inStackBranch, PLACEHOLDER, reference } from "../../manifest/section";
+import { defineSection, inStackBranch, PLACEHOLDER, reference } from "../../lifecycle/manifest-section";
 import { flowInputsSchema, flowPhaseInputsSchema, flowTaskInputsSchema } from "./kind";
 
 const { componentId: _taskComponent, configId: _taskConfig, ...taskFields } = flowTaskInputsSchema.shape;

@@ -1,4 +1,4 @@
-import type { DeployContext } from "../../manifest/deploy-context";
+import type { DeployContext } from "../../program/manifest-context";
 import type { JobEntry } from "./manifest";
 import type * as pulumi from "@pulumi/pulumi";
 import { JobRun } from "./resource";

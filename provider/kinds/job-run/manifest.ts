@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, PLACEHOLDER, reference } from "../../manifest/section";
+import { defineSection, PLACEHOLDER, reference } from "../../lifecycle/manifest-section";
 import { jobRunInputsSchema } from "./kind";
 
 const { componentId: _jobComponent, configId: _jobConfig, branchId: _jobBranch, ...jobFields } = jobRunInputsSchema.shape;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, PLACEHOLDER, reference } from "../../manifest/section";
+import { defineSection, PLACEHOLDER, reference } from "../../lifecycle/manifest-section";
 import { scheduleInputsSchema, scheduleTargetSchema } from "./kind";
 
 const { target: _target, ...scheduleFields } = scheduleInputsSchema.shape;

@@ -1,4 +1,4 @@
-import type { DeployContext } from "../../manifest/deploy-context";
+import type { DeployContext } from "../../program/manifest-context";
 import type { SinkEntry } from "./manifest";
 import type * as pulumi from "@pulumi/pulumi";
 import { Sink } from "./resource";

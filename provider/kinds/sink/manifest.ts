@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, PLACEHOLDER, reference, settingsSchema } from "../../manifest/section";
+import { defineSection, PLACEHOLDER, reference, settingsSchema } from "../../lifecycle/manifest-section";
 import { sinkInputsSchema } from "./kind";
 
 const { sourceId: _sinkSource, branchId: _sinkBranch, ...sinkFields } = sinkInputsSchema.shape;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, inStackBranch, PLACEHOLDER, settingsSchema } from "../../manifest/section";
+import { defineSection, inStackBranch, PLACEHOLDER, settingsSchema } from "../../lifecycle/manifest-section";
 import { sourceInputsSchema } from "./kind";
 import { sourceSettingsInputsSchema } from "../settings/source-settings";
 

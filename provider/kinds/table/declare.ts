@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import type { DeployContext } from "../../manifest/deploy-context";
+import type { DeployContext } from "../../program/manifest-context";
 import type { TableEntry } from "./manifest";
 import { Table } from "./resource";
 

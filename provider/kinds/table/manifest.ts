@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, reference } from "../../manifest/section";
+import { defineSection, reference } from "../../lifecycle/manifest-section";
 import { tableInputsSchema } from "./kind";
 
 const { bucketId: _tableBucket, dataContent: _tableContent, branchId: _tableBranch, ...tableFields } = tableInputsSchema.shape;

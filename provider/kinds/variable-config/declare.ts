@@ -1,4 +1,4 @@
-import type { DeployContext } from "../../manifest/deploy-context";
+import type { DeployContext } from "../../program/manifest-context";
 import type { VariablesEntry } from "./manifest";
 import { VariableConfig } from "./resource";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSection, inStackBranch } from "../../manifest/section";
+import { defineSection, inStackBranch } from "../../lifecycle/manifest-section";
 import { variableConfigInputsSchema } from "./kind";
 
 /** keboola.yaml's `variables`: a VariableConfig each. */

@@ -11,8 +11,8 @@
 
 /** Who the resource is: what a door needs besides the properties. */
 export interface ProviderReference {
-  /** The kind's key in the registry (kinds/registry.ts). */
-  kind: string;
+  /** The kind's class name (`Source`), which names its row in the kinds table (kinds/registry.ts). */
+  type: string;
   /** The resource's URN: its name and, through ownership.ts ownerOfUrn, its owner marker. */
   urn: string;
   /** The program's directory, which relative paths in inputs are relative to (a Table's data). */
@@ -35,8 +35,8 @@ export function referenceOf(text: unknown): ProviderReference | undefined {
   if (!m) return undefined;
   try {
     const ref: unknown = JSON.parse(m[1]);
-    if (typeof ref !== "object" || ref === null || !("kind" in ref) || !("urn" in ref) || typeof ref.kind !== "string" || typeof ref.urn !== "string") return undefined;
-    return { kind: ref.kind, urn: ref.urn, ...("root" in ref && typeof ref.root === "string" ? { root: ref.root } : {}) };
+    if (typeof ref !== "object" || ref === null || !("type" in ref) || !("urn" in ref) || typeof ref.type !== "string" || typeof ref.urn !== "string") return undefined;
+    return { type: ref.type, urn: ref.urn, ...("root" in ref && typeof ref.root === "string" ? { root: ref.root } : {}) };
   } catch {
     return undefined;
   }
