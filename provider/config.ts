@@ -17,6 +17,8 @@ export interface ConfigKey {
   env: string;
   type: "string" | "number";
   secret?: boolean;
+  /** resolveSettings refuses to run without it (docs/installation-configuration.md says so; test/unit/reference-docs.test.ts checks it). */
+  required?: boolean;
   description: string;
 }
 
@@ -25,8 +27,8 @@ export interface ConfigKey {
  * plugin's configuration in its package schema, which is generated from this table).
  */
 export const CONFIG_KEYS = {
-  host: { env: "KBC_HOST", type: "string", description: "Storage API host, e.g. https://connection.keboola.com (or KBC_HOST)." },
-  token: { env: "KBC_TOKEN", type: "string", secret: true, description: "Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy)." },
+  host: { env: "KBC_HOST", type: "string", required: true, description: "Storage API host, e.g. https://connection.keboola.com (or KBC_HOST)." },
+  token: { env: "KBC_TOKEN", type: "string", secret: true, required: true, description: "Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy)." },
   streamUrl: { env: "KBC_STREAM_URL", type: "string", description: "Stream API URL (or KBC_STREAM_URL); default: the one the stack's service index lists." },
   queueUrl: { env: "KBC_QUEUE_URL", type: "string", description: "Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists." },
   encryptionUrl: { env: "KBC_ENCRYPTION_URL", type: "string", description: "Encryption API URL (or KBC_ENCRYPTION_URL); default: the one the stack's service index lists." },

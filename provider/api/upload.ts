@@ -28,7 +28,7 @@ const loadS3 = (): typeof S3 => (s3 ??= require("@aws-sdk/client-s3"));
 // each part (v8-memory.ts).
 // Allocating per read and per part (as a stream pipe and @aws-sdk/lib-storage do) left up to
 // ~60 MB of dead buffers that V8 frees only under its external-memory pressure, and malloc kept
-// the pages after: the dynamic provider peaked at 225 MB at 1 GB (the data bench, README).
+// the pages after: the dynamic provider peaked at 225 MB at 1 GB (the data bench, CONTRIBUTING.md "Table data").
 
 export interface Uploaded {
   file: StorageFile;

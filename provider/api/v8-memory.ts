@@ -3,7 +3,7 @@ import { runInNewContext } from "node:vm";
 
 // Two V8 settings that keep the dynamic provider's memory low while it loads a large file. The
 // provider cannot pass flags to node: Pulumi starts that process. Both were measured in the data
-// bench (1 GB, README) and in a process that loads @pulumi/pulumi, scans and uploads the same file.
+// bench (1 GB, CONTRIBUTING.md "Table data") and in a process that loads @pulumi/pulumi, scans and uploads the same file.
 // Much of the excess is memory that was already freed: malloc keeps the pages of freed blocks, so
 // a short burst of allocation raises the RSS until the process exits.
 //

@@ -51,6 +51,10 @@ export interface KindRow {
     id: string;
     /** What the id's parts are. */
     idParts: string;
+    /** An id of that format, for the reference page's `pulumi import` example (test/unit/reference-docs.test.ts matches it to the format). */
+    idExample: string;
+    /** What `pulumi import` through the provider plugin reads besides the id says, where that narrows it (a branch, a job's state). */
+    importNote?: string;
     /** Where the handler makes it, for whoever changes it. */
     idFrom: string;
     /** What `keboola-pulumi export` writes of the kind. */

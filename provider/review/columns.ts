@@ -14,7 +14,7 @@ interface Column {
 
 const record = (v: JsonValue): Record<string, JsonValue> | undefined => (typeof v === "object" && v !== null && !Array.isArray(v) ? v : undefined);
 
-/** What the columns without a path or template hold (README "Sink": the column types). */
+/** What the columns without a path or template hold (docs/resources-guide.md, "Sink": the column types). */
 const HOLDS: Readonly<Record<string, string>> = { uuid: "event id", datetime: "receive time", ip: "sender IP", body: "raw body", headers: "request headers" };
 
 /** Where a column's value comes from, as one cell. */

@@ -5,7 +5,7 @@ import { kbcSuite } from "./kbc";
 import { sdkGoSuite } from "./sdk-go";
 
 // `npm run fidelity -- <kbc|sdk-go|stream> [options]`: how faithfully the emulator serves Keboola's
-// own clients, measured with their own test suites (README "Fidelity"). Not part of `npm test`:
+// own clients, measured with their own test suites (CONTRIBUTING.md, "Fidelity"). Not part of `npm test`:
 // each needs a source tree of the client, and the Go suites need Go.
 //   kbc     keboola-as-code's CLI e2e suite (test/cli) with the real kbc      (kbc.ts)
 //   sdk-go  keboola-sdk-go's tests of pkg/keboola                              (sdk-go.ts)

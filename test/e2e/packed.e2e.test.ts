@@ -15,9 +15,13 @@ import { referenceOf } from "../../provider/program/reference";
 
 const TOKEN = "e2e-packed-token-0123456789";
 
-const PROGRAM = `import * as keboola from "keboola-pulumi";
+// The program begins on its second line, so that its first is a marker line of its own.
+const PROGRAM = `
+// docs:example Overview
+import * as keboola from "keboola-pulumi";
+// docs:end Overview
 
-// docs:example Source Sink SourceSettings SinkSettings
+// docs:example Source Sink SourceSettings SinkSettings Overview
 const events = new keboola.Source("events", { name: "App Events" });
 // docs:end Source SourceSettings
 
@@ -33,7 +37,7 @@ const actions = new keboola.Sink("actions", {
       template: { content: "Body('user.id') + ' did ' + Body('action', 'nothing')" } },
   ],
 });
-// docs:end Sink SinkSettings
+// docs:end Sink SinkSettings Overview
 
 // docs:example SourceSettings
 new keboola.SourceSettings("events-settings", { sourceId: events.sourceId, stagingUploadTrigger: { interval: "10s" } });
@@ -73,9 +77,9 @@ const nightly = new keboola.Flow("nightly", {
 export const nextRuns = new keboola.Schedule("nightly", { name: "Nightly", cron: "0 3 * * *", timezone: "Europe/Prague", target: nightly.target() }).nextRuns;
 // docs:end Schedule
 
-// docs:example Source
+// docs:example Source Overview
 export const ingestionUrl = events.url; // secret
-// docs:end Source
+// docs:end Source Overview
 `;
 
 let emu: Emulator;

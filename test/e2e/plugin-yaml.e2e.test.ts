@@ -2,118 +2,56 @@
 // its YAML language host (built by scripts/ensure-pulumi.sh), against the emulator. Resources refer
 // to each other by `${resource.output}`, so at preview a resource sees unknown values wherever the
 // object it references is not created yet, and no program facts: the plugin's checks rely on
-// the resource, the stack and the service alone.
+// the resource, the stack and the service alone. The program is test/e2e/plugin-yaml.program.yaml
+// (the reference pages show parts of it), its second revision made here from it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
+import { parseDocument } from "yaml";
 import { KeboolaClient } from "../../provider/api/client";
-import { initEmulatorStack, makePulumiWorkspace, ok, type PulumiWorkspace } from "./helpers/pulumi";
+import { initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, type PulumiWorkspace } from "./helpers/pulumi";
 
 const TOKEN = "plugin-yaml-token-81e2";
 
 interface Variant {
   /** 1, then 2: every kind's updatable fields take the revision's values. */
-  rev: number;
+  rev: 1 | 2;
+  /** Text appended to the program: one more resource under `resources`, which comes last in the file. */
   extra?: string;
 }
 
-/** Every kind, each referring to the others as a YAML program does. */
+/** Every kind, each referring to the others as a YAML program does: revision 1 as the file has it. */
+const PROGRAM_FILE = path.join(REPO_ROOT, "test", "e2e", "plugin-yaml.program.yaml");
+
+/** What revision 2 changes, by path under `resources`: one updatable field of every kind. */
+const REVISION_2: Array<[string[], string | number]> = [
+  [["dev", "properties", "description"], "Where changes are tried before production, revision 2"],
+  [["ref", "properties", "description"], "Reference data, revision 2"],
+  [["countries", "properties", "data"], "countries-2.csv"],
+  [["events", "properties", "description"], "Events, revision 2"],
+  [["eventsSettings", "properties", "targetImportTrigger", "count"], 10000],
+  [["raw", "properties", "name"], "Raw events 2"],
+  [["rawSettings", "properties", "stagingUploadTrigger", "interval"], "20s"],
+  [["vars", "properties", "defaultValues", "endpoint"], "users-2"],
+  [["extractor", "properties", "configuration", "parameters", "api", "baseUrl"], "https://api.example.com/v2/"],
+  [["firstRun", "properties", "timeoutSeconds"], 600],
+  [["nightly", "properties", "description"], "Extracts the users every night, revision 2"],
+  [["nightlySchedule", "properties", "cron"], "20 3 * * *"],
+];
+
+/** The program of a revision. The file stays the deployed text of revision 1 (the reference pages show parts of it). */
 function program(v: Variant): string {
-  return `resources:
-  dev:
-    type: keboola:index:Branch
-    properties:
-      name: plugin-yaml-dev
-      description: Revision ${v.rev}
-  ref:
-    type: keboola:index:Bucket
-    properties:
-      stage: in
-      name: ref
-      description: Reference data, revision ${v.rev}
-  countries:
-    type: keboola:index:Table
-    properties:
-      bucketId: \${ref.bucketId}
-      name: countries
-      columns: [code, name]
-      primaryKey: [code]
-      data: countries-${v.rev}.csv
-  events:
-    type: keboola:index:Source
-    properties:
-      name: App events
-      description: Events, revision ${v.rev}
-  eventsSettings:
-    type: keboola:index:SourceSettings
-    properties:
-      sourceId: \${events.sourceId}
-      targetImportTrigger: { interval: 2m, count: ${v.rev * 5000} }
-  raw:
-    type: keboola:index:Sink
-    properties:
-      sourceId: \${events.sourceId}
-      name: Raw events ${v.rev}
-      tableId: in.c-app.events
-      columns:
-        - { type: uuid, name: id, primaryKey: true }
-        - { type: body, name: body }
-  rawSettings:
-    type: keboola:index:SinkSettings
-    properties:
-      sourceId: \${events.sourceId}
-      sinkId: \${raw.sinkId}
-      stagingUploadTrigger: { interval: ${v.rev * 10}s }
-  vars:
-    type: keboola:index:VariableConfig
-    properties:
-      name: Extractor variables
-      variables:
-        - { name: endpoint, type: string }
-      defaultValues: { endpoint: users-${v.rev} }
-  extractor:
-    type: keboola:index:ComponentConfig
-    properties:
-      componentId: keboola.ex-generic-v2
-      name: Users
-      variables:
-        configId: \${vars.configId}
-        valuesRowId: \${vars.valuesRowId}
-      configuration:
-        parameters:
-          api: { baseUrl: "https://api.example.com/v${v.rev}/" }
-          config: { outputBucket: in.c-users, jobs: [{ endpoint: "{{endpoint}}" }] }
-  firstRun:
-    type: keboola:index:JobRun
-    properties:
-      componentId: keboola.ex-generic-v2
-      configId: \${extractor.configId}
-      triggers: 1
-      timeoutSeconds: ${v.rev * 300}
-  nightly:
-    type: keboola:index:Flow
-    properties:
-      name: Nightly
-      description: Revision ${v.rev}
-      phases:
-        - name: extract
-          tasks:
-            - componentId: keboola.ex-generic-v2
-              configId: \${extractor.configId}
-  nightlySchedule:
-    type: keboola:index:Schedule
-    properties:
-      name: Nightly
-      cron: "${v.rev * 10} 3 * * *"
-      target:
-        componentId: keboola.flow
-        configId: \${nightly.configId}
-${v.extra ?? ""}outputs:
-  bucketId: \${ref.bucketId}
-  branchId: \${dev.branchId}
-  url: \${events.url}
-`;
+  const text = fs.readFileSync(PROGRAM_FILE, "utf8");
+  if (v.rev === 1) return `${text}${v.extra ?? ""}`;
+  const doc = parseDocument(text);
+  for (const [at, value] of REVISION_2) {
+    const where = ["resources", ...at];
+    // setIn would add a path the file lacks: a renamed resource must fail here, not deploy a revision that changes nothing.
+    if (!doc.hasIn(where)) throw new Error(`${PROGRAM_FILE} has no ${where.join(".")}`);
+    doc.setIn(where, value);
+  }
+  return `${doc.toString()}${v.extra ?? ""}`;
 }
 
 describe("e2e: a Pulumi YAML program on the provider plugin", () => {

@@ -14,6 +14,8 @@ export const branchRow = {
   docs: {
     id: "<branchId>",
     idParts: "the development branch's numeric id",
+    idExample: "102",
+    importNote: "The default branch is no Branch: only a development branch is imported.",
     idFrom: "the handler's `create` in provider/kinds/branch/kind.ts",
     exported: "nothing: export reads one branch (`--branch <id>`) and writes what is in it",
   },

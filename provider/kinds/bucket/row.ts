@@ -20,6 +20,8 @@ export const bucketRow = {
   docs: {
     id: "<stage>.c-<name>",
     idParts: "the bucket's id, e.g. `in.c-ref`",
+    idExample: "in.c-sales",
+    importNote: "The id names no branch: the bucket is read in the default branch.",
     idFrom: "`bucketIdOf` in keboola/storage.ts",
     exported: "every bucket, with `adoptExisting: true`",
   },

@@ -14,6 +14,7 @@ export const componentConfigRow = {
   docs: {
     id: "<branch>/<componentId>/<configId>",
     idParts: DECLARED_BRANCH,
+    idExample: "default/keboola.ex-generic-v2/12345",
     idFrom: CONFIGURATION_ID_FROM,
     exported: "the configurations of the chosen components (`--components`, default all), with their rows, configId and `adoptExisting: true`",
   },

@@ -16,6 +16,7 @@ export const flowRow = {
   docs: {
     id: "<branch>/keboola.flow/<configId>",
     idParts: DECLARED_BRANCH,
+    idExample: "default/keboola.flow/901",
     idFrom: CONFIGURATION_ID_FROM,
     exported: "every flow, its tasks naming the exported configurations by key, with its configId and `adoptExisting: true`",
   },

@@ -16,6 +16,7 @@ export const scheduleRow = {
   docs: {
     id: "default/keboola.scheduler/<configId>",
     idParts: "a schedule lives in the default branch only",
+    idExample: "default/keboola.scheduler/234",
     idFrom: CONFIGURATION_ID_FROM,
     exported: "every schedule, naming its flow or configuration by key, with its configId and `adoptExisting: true`",
   },

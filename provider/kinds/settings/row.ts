@@ -16,6 +16,8 @@ export const sourceSettingsRow = {
   docs: {
     id: "<branch>/<sourceId>/settings",
     idParts: DECLARED_BRANCH,
+    idExample: "default/app-events/settings",
+    importNote: "The imported settings manage the keys Keboola reports as set on the source.",
     idFrom: "`idOf` in provider/kinds/settings/handler.ts",
     exported: "the settings of each source that differ from the defaults, as the source's `settings`",
   },
@@ -35,6 +37,8 @@ export const sinkSettingsRow = {
   docs: {
     id: "<branch>/<sourceId>/<sinkId>/settings",
     idParts: DECLARED_BRANCH,
+    idExample: "default/app-events/raw/settings",
+    importNote: "The imported settings manage the keys Keboola reports as set on the sink.",
     idFrom: "`idOf` in provider/kinds/settings/handler.ts",
     exported: "the settings of each sink that differ from the defaults, as the sink's `settings`",
   },

@@ -18,6 +18,7 @@ export const sinkRow = {
   docs: {
     id: "<branchId>/<sourceId>/<sinkId>",
     idParts: STREAM_BRANCH,
+    idExample: "101/app-events/raw",
     idFrom: "`idOf` in provider/kinds/sink/kind.ts",
     exported: "every sink, with its sinkId and `adoptExisting: true`, under its source's key",
   },

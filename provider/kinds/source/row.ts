@@ -14,6 +14,7 @@ export const sourceRow = {
   docs: {
     id: "<branchId>/<sourceId>",
     idParts: STREAM_BRANCH,
+    idExample: "101/app-events",
     idFrom: "`idOf` in provider/kinds/source/kind.ts",
     exported: "every source, with its sourceId and `adoptExisting: true`",
   },

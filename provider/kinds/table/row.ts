@@ -19,6 +19,8 @@ export const tableRow = {
   docs: {
     id: "<bucketId>.<name>",
     idParts: "the table's id, e.g. `in.c-ref.countries`",
+    idExample: "in.c-sales.orders",
+    importNote: "The id names no branch: the table is read in the default branch, and its rows are not part of the declaration (no `data`).",
     idFrom: "`tableIdOf` in keboola/storage.ts",
     exported: "every table's schema (never its rows), with `adoptExisting: true`",
   },

@@ -16,6 +16,7 @@ export const variableConfigRow = {
   docs: {
     id: "<branch>/keboola.variables/<configId>",
     idParts: DECLARED_BRANCH,
+    idExample: "default/keboola.variables/678",
     idFrom: CONFIGURATION_ID_FROM,
     exported: "the variables the exported configurations name, with their configId and `adoptExisting: true`",
   },

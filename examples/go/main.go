@@ -1,0 +1,41 @@
+// A Go program on the generated SDK (sdk/go): a Stream source and a sink that writes each event
+// it receives as a row of a Storage table, served by the provider plugin (docs/plugin.md).
+// test/e2e/sdk.e2e.test.ts builds it against the SDK; the repository's pinned Pulumi CLI does not
+// run Go programs, so no test deploys it.
+
+// docs:example Overview
+
+package main
+
+import (
+	"github.com/keboola/keboola-pulumi/sdk/go/keboola"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		events, err := keboola.NewSource(ctx, "events", &keboola.SourceArgs{
+			Name: pulumi.String("Quickstart Events"),
+		})
+		if err != nil {
+			return err
+		}
+		_, err = keboola.NewSink(ctx, "actions", &keboola.SinkArgs{
+			SourceId: events.SourceId,
+			Name:     pulumi.String("User actions"),
+			TableId:  pulumi.String("in.c-quickstart.actions"),
+			// A column is one of several shapes (uuid, path, template, ...): a map with its "type".
+			Columns: pulumi.Array{
+				pulumi.Map{"type": pulumi.String("uuid"), "name": pulumi.String("id")},
+				pulumi.Map{"type": pulumi.String("path"), "name": pulumi.String("user"), "path": pulumi.String("user.id"), "rawString": pulumi.Bool(true)},
+			},
+		})
+		if err != nil {
+			return err
+		}
+		ctx.Export("ingestionUrl", events.Url)
+		return nil
+	})
+}
+
+// docs:end Overview
