@@ -220,7 +220,7 @@ export function parseBody(contentType: string, body: string): JsonObject {
     try {
       return parseQuery(body);
     } catch (e) {
-      return fail(`invalid form data: ${(e as Error).message}`);
+      return fail(`invalid form data: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   if (isContentTypeJSON(contentType)) {
@@ -228,7 +228,7 @@ export function parseBody(contentType: string, body: string): JsonObject {
     try {
       parsed = JSON.parse(body);
     } catch (e) {
-      return fail(`invalid JSON: ${(e as Error).message}`);
+      return fail(`invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (!isObject(parsed)) {
       return fail(`invalid JSON: cannot unmarshal ${Array.isArray(parsed) ? "array" : parsed === null ? "null" : typeof parsed} into an object`);

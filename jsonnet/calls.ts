@@ -18,6 +18,8 @@ import { TEMPLATE_GLOBALS } from "./globals";
 
 type Global = (typeof TEMPLATE_GLOBALS)[number];
 
+const isGlobalName = (name: string): name is Global => TEMPLATE_GLOBALS.some((g) => g === name);
+
 /** Parameters of each global as the service declares them (names matter for named arguments). */
 const PARAMS: Record<Global, readonly string[]> = {
   Ip: [],
@@ -153,7 +155,7 @@ function argType(arg: Token[]): ArgType {
 /** Names bound by the template itself (local, parameters, for): such a global is not the service's. */
 function shadowed(tokens: Token[]): Set<string> {
   const out = new Set<string>();
-  const isGlobal = (t: Token | undefined) => t?.kind === "ident" && (TEMPLATE_GLOBALS as readonly string[]).includes(t.text);
+  const isGlobal = (t: Token | undefined) => t?.kind === "ident" && isGlobalName(t.text);
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (isGlobal(t)) {
@@ -201,13 +203,13 @@ export function failingGlobalCalls(engine: JsonnetEngine, content: string): Fail
   const found: FailingCall[] = [];
   for (let k = 0; k < tokens.length; k++) {
     const name = tokens[k]!;
-    if (name.kind !== "ident" || !(name.text in PARAMS) || rebound.has(name.text)) continue;
+    const global = name.text;
+    if (name.kind !== "ident" || !isGlobalName(global) || rebound.has(global)) continue;
     if (tokens[k - 1]?.text === "." || tokens[k + 1]?.text !== "(") continue;
     const close = matching(tokens, k + 1);
     if (close < 0) continue;
     // `{ Ip(x): ... }` defines a method field; it calls nothing.
     if ([":", "::", ":::", "+:"].includes(tokens[close + 1]?.text ?? "")) continue;
-    const global = name.text as Global;
     const args = splitArgs(tokens.slice(k + 2, close));
     if (!args || !alwaysFails(global, args)) continue;
     // Reproduce the call alone, unknown arguments as null (the failure does not depend on them).

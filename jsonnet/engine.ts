@@ -73,11 +73,34 @@ interface WasmGlobal {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => WasmInstance;
 }
-const wasm = (): WasmGlobal => (globalThis as unknown as { WebAssembly: WasmGlobal }).WebAssembly;
+
+/** Whether an object has a function (a method, a class) under `key`. */
+const hasFunction = (value: object, key: string): boolean => typeof Reflect.get(value, key) === "function";
+
+function isWasmGlobal(value: unknown): value is WasmGlobal {
+  return typeof value === "object" && value !== null && hasFunction(value, "Module") && hasFunction(value, "Instance");
+}
+
+function wasm(): WasmGlobal {
+  const api: unknown = Reflect.get(globalThis, "WebAssembly");
+  if (!isWasmGlobal(api)) throw new Error("jsonnet: this Node.js has no WebAssembly");
+  return api;
+}
 
 interface GoRuntime {
   importObject: object;
   run(instance: WasmInstance): Promise<void>;
+}
+
+/** An instance of wasm_exec.js's Go class: its import object and run(). */
+function isGoRuntime(value: unknown): value is GoRuntime {
+  if (typeof value !== "object" || value === null || !hasFunction(value, "run")) return false;
+  return "importObject" in value && typeof value.importObject === "object" && value.importObject !== null;
+}
+
+/** The API the wasm module registers (jsonnet/wasm/main.go). */
+function isGoBridge(value: unknown): value is GoBridge {
+  return typeof value === "object" && value !== null && hasFunction(value, "configure") && hasFunction(value, "compile") && hasFunction(value, "evaluate") && "version" in value && typeof value.version === "string";
 }
 
 /** Finds jsonnet/wasm both from sources (jsonnet/engine.ts) and from the build (dist/jsonnet/engine.js). */
@@ -92,21 +115,24 @@ function wasmDir(): string {
 function loadBridge(): GoBridge {
   const dir = wasmDir();
   // wasm_exec.js (Go's loader) writes to globalThis.{Go,fs}; run it against a private object instead.
-  const sandbox = Object.create(globalThis, {
+  const sandbox: Record<string, unknown> = {};
+  Object.setPrototypeOf(sandbox, globalThis);
+  Object.defineProperties(sandbox, {
     crypto: { value: globalThis.crypto, writable: true },
     performance: { value: globalThis.performance, writable: true },
-  }) as Record<string, unknown>;
+  });
   new Function("globalThis", fs.readFileSync(path.join(dir, "wasm_exec.js"), "utf8"))(sandbox);
-  const Go = sandbox.Go as new () => GoRuntime;
-  const go = new Go();
+  const Go = sandbox.Go;
+  const go: unknown = typeof Go === "function" ? Reflect.construct(Go, []) : undefined;
+  if (!isGoRuntime(go)) throw new Error("jsonnet: wasm_exec.js did not define its Go class");
   const module = new (wasm().Module)(zlib.gunzipSync(fs.readFileSync(path.join(dir, "jsonnet.wasm.gz"))));
   const instance = new (wasm().Instance)(module, go.importObject);
   // Runs main() synchronously until it blocks (select {}); the promise settles only if the program exits.
   go.run(instance).catch((e: unknown) => {
     process.emitWarning(`jsonnet wasm exited: ${String(e)}`);
   });
-  const bridge = sandbox.__keboolaJsonnet as GoBridge | undefined;
-  if (!bridge) throw new Error("jsonnet: the wasm module did not register its API");
+  const bridge = sandbox.__keboolaJsonnet;
+  if (!isGoBridge(bridge)) throw new Error("jsonnet: the wasm module did not register its API");
   return bridge;
 }
 
@@ -127,7 +153,10 @@ class WasmJsonnetEngine implements JsonnetEngine {
     const rec = this.current;
     try {
       if (!def || !rec) throw new TemplateFunctionError(`native function "${name}" is not available`);
-      const value = def.impl(JSON.parse(argsJson) as JsonValue[], rec);
+      // JSON.parse without a reviver gives a JSON value (keboola/json.ts parseJson, which this layer does not import).
+      const args: JsonValue = JSON.parse(argsJson);
+      if (!Array.isArray(args)) throw new TemplateFunctionError(`native function "${name}" got no argument list`);
+      const value = def.impl(args, rec);
       return JSON.stringify({ v: value });
     } catch (e) {
       return JSON.stringify({ e: e instanceof Error ? e.message : String(e) });

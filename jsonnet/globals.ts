@@ -180,7 +180,7 @@ export const NATIVE_FUNCTIONS: Record<string, NativeDef> = {
       try {
         return strftime(format, rec.now);
       } catch (e) {
-        throw new TemplateFunctionError(`datetime format "${format}" is invalid: ${(e as Error).message}`);
+        throw new TemplateFunctionError(`datetime format "${format}" is invalid: ${e instanceof Error ? e.message : String(e)}`);
       }
     },
   },

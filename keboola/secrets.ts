@@ -17,7 +17,7 @@
 //   walk (`encryptItem`/`decryptItem`: every scalar or null under a `#` key, at any depth; arrays and
 //   objects walked, an object under a `#` key too; array items have no key, so are never secret).
 
-import { isJsonScalar, type JsonScalar } from "./json";
+import { isRecord, type JsonObject, type JsonScalar, type JsonValue } from "./json";
 
 /** A step into a JSON document: an object key or an array index. */
 export type JsonStep = string | number;
@@ -131,27 +131,53 @@ export function secretLeaves(document: unknown): SecretLeaf[] {
 
 export type { JsonScalar } from "./json";
 
+/** Maps a JSON scalar under a `#` key (see mapSecretScalars) to what stands in its place. */
+export type SecretScalarMap = (path: JsonStep[], value: JsonScalar) => JsonValue;
+
+function mapInValue(value: JsonValue, path: JsonStep[], map: SecretScalarMap): JsonValue {
+  if (Array.isArray(value)) return value.map((v, i) => mapInValue(v, [...path, i], map));
+  if (isRecord(value)) return mapInObject(value, path, map);
+  const last = path[path.length - 1];
+  return typeof last === "string" && isSecretKey(last) ? map(path, value) : value;
+}
+
+function mapInObject(document: JsonObject, path: JsonStep[], map: SecretScalarMap): JsonObject {
+  return Object.fromEntries(Object.entries(document).map(([k, v]): [string, JsonValue] => [k, mapInValue(v, [...path, k], map)]));
+}
+
 /**
  * A copy of the document with every scalar (or null) under a `#` key mapped, at any depth: what
  * the Encryption API encrypts and the job runner decrypts. Objects and arrays are walked (an
  * object under a `#` key too); an array's items have no key, so a scalar item is never mapped.
  */
-export function mapSecretScalars<T>(document: T, map: (path: JsonStep[], value: JsonScalar) => unknown): T {
-  const walk = (value: unknown, path: JsonStep[]): unknown => {
-    if (Array.isArray(value)) return value.map((v, i) => walk(v, [...path, i]));
-    if (value && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k])]));
-    }
-    const last = path[path.length - 1];
-    if (isJsonScalar(value) && typeof last === "string" && isSecretKey(last)) return map(path, value);
-    return value;
-  };
-  return walk(document, []) as T;
+export function mapSecretScalars(document: JsonObject, map: SecretScalarMap): JsonObject {
+  return mapInObject(document, [], map);
 }
 
-/** A copy of the document with the string at each formatted path replaced (other values shared). */
+/** mapSecretScalars of any JSON value: a list is walked item by item, a scalar (no key) stays. */
+export function mapSecretScalarsIn(value: JsonValue, map: SecretScalarMap): JsonValue {
+  return mapInValue(value, [], map);
+}
+
+/**
+ * A copy of the document with each string under a `#` key, at any depth, replaced by what
+ * `replace` answers for it (undefined keeps it). A string stays a string, so the copy has the
+ * document's type: it is a structured clone with those strings set in place.
+ */
 export function replaceLeaves<T>(document: T, replace: (path: JsonStep[], value: string) => string | undefined): T {
-  return mapSecretScalars(document, (path, value) => (typeof value === "string" ? (replace(path, value) ?? value) : value));
+  const copy = structuredClone(document);
+  const walk = (value: unknown, path: JsonStep[]): void => {
+    if (Array.isArray(value)) {
+      value.forEach((item: unknown, i) => walk(item, [...path, i]));
+    } else if (isRecord(value)) {
+      for (const [k, v] of Object.entries(value)) {
+        if (typeof v === "string" && isSecretKey(k)) value[k] = replace([...path, k], v) ?? v;
+        else walk(v, [...path, k]);
+      }
+    }
+  };
+  walk(copy, []);
+  return copy;
 }
 
 /**

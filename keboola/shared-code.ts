@@ -17,7 +17,7 @@
 //     the rest of the item (text, other placeholders) is dropped.
 // What the links bring in is then rendered with the configuration's variables like the rest.
 
-import { isRecord } from "./json";
+import { isRecord, type JsonObject, type JsonValue } from "./json";
 
 export const SHARED_CODE_COMPONENT = "keboola.shared-code";
 
@@ -84,8 +84,9 @@ export function codeOf(rowConfiguration: unknown): string[] | undefined {
  * `value` with every link replaced by the code it names (see the top of the file). `code(id)`
  * gives a row's code; it is called once per linked row id that occurs.
  */
-export function resolveSharedCode<T>(value: T, rowIds: readonly string[], code: (rowId: string) => string[]): T {
-  const walk = (v: unknown): unknown => {
+export function resolveSharedCode(value: JsonObject, rowIds: readonly string[], code: (rowId: string) => string[]): JsonObject {
+  const walkObject = (o: JsonObject): JsonObject => Object.fromEntries(Object.entries(o).map(([k, item]): [string, JsonValue] => [k, walk(item)]));
+  const walk = (v: JsonValue): JsonValue => {
     if (Array.isArray(v)) {
       if (!isScalarList(v)) return v.map(walk);
       return v.flatMap((item) => {
@@ -93,8 +94,8 @@ export function resolveSharedCode<T>(value: T, rowIds: readonly string[], code: 
         return ids.length ? ids.flatMap(code) : [item];
       });
     }
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
+    if (isRecord(v)) return walkObject(v);
     return v;
   };
-  return walk(value) as T;
+  return walkObject(value);
 }

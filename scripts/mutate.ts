@@ -12,9 +12,14 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
+import { parseJson } from "../keboola/json";
 import { command, runMain, UsageError } from "../provider/cli/command";
 import { FOLDERS } from "./mutate-folders";
 import { REPO_ROOT } from "./lib/pulumi-workspace";
+
+/** A mutation-testing-report-schema JSON report, as far as it is counted. */
+const mutationReportSchema = z.object({ files: z.record(z.string(), z.object({ mutants: z.array(z.object({ status: z.string() })) })) });
 
 /**
  * Counts by status from a mutation-testing-report-schema JSON report, and Stryker's mutation score:
@@ -23,7 +28,7 @@ import { REPO_ROOT } from "./lib/pulumi-workspace";
  */
 function summary(file: string): { score: number; survivors: number; noCoverage: number } | undefined {
   if (!existsSync(file)) return undefined;
-  const report = JSON.parse(readFileSync(file, "utf8")) as { files: Record<string, { mutants: Array<{ status: string }> }> };
+  const report = mutationReportSchema.parse(parseJson(readFileSync(file, "utf8")));
   const count: Record<string, number> = {};
   for (const f of Object.values(report.files)) for (const m of f.mutants) count[m.status] = (count[m.status] ?? 0) + 1;
   const n = (s: string) => count[s] ?? 0;

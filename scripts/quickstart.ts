@@ -3,6 +3,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { parseJson } from "../keboola/json";
 import { startEmulator, type Emulator } from "../emulator/server";
 import { REPO_ROOT, describeResult, ensurePulumiBinDir, runProcess, type RunResult } from "./lib/pulumi-workspace";
 import { makeRootProject, type RootProject } from "./lib/root-project";
@@ -27,6 +29,13 @@ const SAMPLE_EVENTS = [
   { user: { id: "u-2" }, action: "login" },
   { user: { id: "u-1" } },
 ];
+
+/** The root project's stack outputs that the quickstart reads (provider/manifest/program.ts). */
+const stackOutputsSchema = z.object({
+  sources: z.record(z.string(), z.object({ sourceId: z.string(), url: z.string() })),
+  tables: z.record(z.string(), z.string()),
+  storageTables: z.record(z.string(), z.string()).optional(),
+});
 
 function step(text: string): void {
   process.stdout.write(`\n==> ${text}\n`);
@@ -68,11 +77,7 @@ async function quickstart(keep: boolean): Promise<void> {
     step(`pulumi up: the root project deploys ${MANIFEST} (stack ${first.stack})`);
     process.stdout.write(mustSucceed("pulumi up", await first.pulumi(["up", "--yes", "--skip-preview"], { timeoutMs: 300_000 })).stdout);
 
-    const outputs = JSON.parse(mustSucceed("pulumi stack output", await first.pulumi(["stack", "output", "--json", "--show-secrets"])).stdout) as {
-      sources: Record<string, { sourceId: string; url: string }>;
-      tables: Record<string, string>;
-      storageTables?: Record<string, string>;
-    };
+    const outputs = stackOutputsSchema.parse(parseJson(mustSucceed("pulumi stack output", await first.pulumi(["stack", "output", "--json", "--show-secrets"])).stdout));
     const source = outputs.sources.events;
     step(`Posting ${SAMPLE_EVENTS.length} events to source "${source.sourceId}"`);
     for (const event of SAMPLE_EVENTS) {

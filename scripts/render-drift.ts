@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { KeboolaClient } from "../provider/api/client";
 import { resolveSettings } from "../provider/config";
+import { isRecord } from "../keboola/json";
 import { writePictureOf } from "./lib/mermaid-browser";
 import { describeResult, REPO_ROOT, runProcess } from "./lib/pulumi-workspace";
 import { quickstartStack } from "./lib/review-scenario";
@@ -23,13 +24,16 @@ async function main(): Promise<void> {
     await s.up();
     const ui = new KeboolaClient(resolveSettings(undefined, { KBC_HOST: s.emulator.url, KBC_TOKEN: TOKEN }));
     const users = (await ui.storage.listConfigs("default", "keboola.ex-generic-v2"))[0];
-    const configuration = structuredClone(users.configuration) as { parameters: { api: { baseUrl: string } } };
-    configuration.parameters.api.baseUrl = "https://api.example.com/v2/";
+    const configuration = structuredClone(users.configuration);
+    const api = isRecord(configuration.parameters) ? configuration.parameters.api : undefined;
+    if (!isRecord(api)) throw new Error("the quickstart's generic extractor has no parameters.api");
+    api.baseUrl = "https://api.example.com/v2/";
     await ui.storage.updateConfig("default", "keboola.ex-generic-v2", String(users.id), { configuration, changeDescription: "Moved to the v2 API" });
     const stream = await ui.stream();
     // The quickstart's "Quickstart Events" source and its "User actions" sink (ids derived from their names).
     const source = (await stream.listSources("default")).sources.find((x) => x.name === "Quickstart Events")!;
-    const sink = (await stream.getSink("default", source.sourceId, "user-actions")) as unknown as { table: { mapping: { columns: Array<Record<string, unknown>> } } };
+    const sink = await stream.getSink("default", source.sourceId, "user-actions");
+    if (!sink.table) throw new Error("the quickstart's sink user-actions has no table");
     const columns = sink.table.mapping.columns.map((c) => (c.name === "action" ? { ...c, defaultValue: "none" } : c));
     await stream.runTask(await stream.updateSink("default", source.sourceId, "user-actions", { table: { ...sink.table, mapping: { columns } }, changeDescription: "Default action renamed" }), "the sink edit");
     await stream.runTask(await stream.patchSettings("default", source.sourceId, undefined, [{ key: "storage.level.target.import.trigger.count", value: 5000 }], "Bigger imports"), "the settings edit");

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isRecord, parseJson } from "../keboola/json";
 import { REPO_ROOT } from "./lib/pulumi-workspace";
 import { baseManifest, changedManifest, EDITS, QUICKSTART_DIR, QUICKSTART_SECRET, quickstartStack, reloadData, REVIEW_STACK } from "./lib/review-scenario";
 
@@ -15,20 +16,23 @@ import { baseManifest, changedManifest, EDITS, QUICKSTART_DIR, QUICKSTART_SECRET
 const OUT = path.join(REPO_ROOT, "test", "review", "fixtures");
 
 function trim(json: string): string {
-  const digest = JSON.parse(json) as { steps?: Array<Record<string, unknown>> };
-  for (const step of digest.steps ?? []) {
-    for (const side of ["oldState", "newState"]) {
-      const state = step[side] as Record<string, unknown> | undefined;
-      if (!state) continue;
-      delete state.stackTrace;
-      delete state.sourcePosition;
-      for (const part of ["inputs", "outputs"]) {
-        const values = state[part] as Record<string, unknown> | undefined;
-        if (values && "__provider" in values) values.__provider = "(trimmed)";
+  const digest = parseJson(json);
+  if (isRecord(digest)) {
+    for (const step of Array.isArray(digest.steps) ? digest.steps : []) {
+      if (!isRecord(step)) continue;
+      for (const side of ["oldState", "newState"]) {
+        const state = step[side];
+        if (!isRecord(state)) continue;
+        delete state.stackTrace;
+        delete state.sourcePosition;
+        for (const part of ["inputs", "outputs"]) {
+          const values = state[part];
+          if (isRecord(values) && "__provider" in values) values.__provider = "(trimmed)";
+        }
       }
     }
+    delete digest.duration;
   }
-  delete (digest as { duration?: unknown }).duration;
   return `${JSON.stringify(digest, null, 2)}\n`;
 }
 

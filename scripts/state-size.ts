@@ -6,7 +6,8 @@ import { startEmulator } from "../emulator/server";
 import { makeRootProject } from "./lib/root-project";
 import { REPO_ROOT } from "./lib/pulumi-workspace";
 import { deployYamlExample } from "./lib/yaml-example";
-import { formatStateBytes, stateBytes, type StateResource } from "./lib/state-bytes";
+import { formatStateBytes, stateBytes, stateExportSchema } from "./lib/state-bytes";
+import { parseJson } from "../keboola/json";
 import { command, runMain } from "../provider/cli/command";
 
 // The state's bytes per resource of the quickstart manifest deployed through the repository's root
@@ -51,8 +52,8 @@ export const stateSizeCommand = command({
         ? (await deployYamlExample()).exported
         : await quickstartState(path.resolve(REPO_ROOT, values.manifest));
     if (values.dump) fs.writeFileSync(values.dump, text);
-    const state = JSON.parse(text) as { deployment?: { resources?: StateResource[] } };
-    const resources = state.deployment?.resources ?? [];
+    const state = parseJson(text);
+    const resources = stateExportSchema.parse(state).deployment?.resources ?? [];
     const report = stateBytes(resources);
     console.log(formatStateBytes(report, JSON.stringify(state).length, report.all.resources));
     return 0;

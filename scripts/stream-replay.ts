@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { startEmulator, type Emulator } from "../emulator/server";
 import { goJSON } from "../keboola/go-json";
+import { isRecord } from "../keboola/json";
 import { firstDifference, wildcardsMatch } from "./lib/go-wildcards";
 import { goRequest } from "./lib/go-request";
 import { loadCases, type RecordedCase, type RecordedStep } from "./lib/stream-cases";
@@ -58,8 +59,8 @@ function harnessBody(text: string): { ok: true; value: Record<string, unknown>; 
   } catch (e) {
     return { ok: false, error: `not JSON: ${JSON.stringify(text.slice(0, 120))}` };
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return { ok: false, error: `not a JSON object: ${text.slice(0, 120)}` };
-  return { ok: true, value: value as Record<string, unknown>, text: goJSON(value, true) };
+  if (!isRecord(value)) return { ok: false, error: `not a JSON object: ${text.slice(0, 120)}` };
+  return { ok: true, value, text: goJSON(value, true) };
 }
 
 /** govaluate, as far as the recorded cases use it: `<field> == '<text>'` or `!=`. */
@@ -70,6 +71,15 @@ function untilHolds(expr: string, body: Record<string, unknown>): boolean {
   return m[2] === "==" ? value === m[3] : value !== m[3];
 }
 
+/** The value at one step of a dotted path: an object's key or an array's index ("0", "1", ...). */
+function child(v: unknown, key: string): unknown {
+  if (Array.isArray(v)) {
+    const items: unknown[] = v;
+    return /^(0|[1-9]\d*)$/.test(key) ? items[Number(key)] : undefined;
+  }
+  return isRecord(v) ? v[key] : undefined;
+}
+
 /** `<<step:response.a.b>>` in a path: the path of the URL at `a.b` of that step's response. */
 function resolvePath(path: string, responses: Map<string, Record<string, unknown>>): string {
   const m = /<<(.+):response\.(.+)>>/.exec(path);
@@ -77,7 +87,7 @@ function resolvePath(path: string, responses: Map<string, Record<string, unknown
   const response = responses.get(m[1]);
   if (!response) throw new Error(`invalid request reference in the request path: ${path}`);
   let v: unknown = response;
-  for (const key of m[2].split(".")) v = v && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined;
+  for (const key of m[2].split(".")) v = child(v, key);
   if (typeof v !== "string") throw new Error(`invalid response reference in the request path: ${path}`);
   return decodeURIComponent(new URL(v).pathname);
 }
@@ -90,7 +100,7 @@ async function runStep(em: Emulator, step: RecordedStep, responses: Map<string, 
   try {
     path = resolvePath(req.path, responses);
   } catch (e) {
-    return { step: step.name, ok: false, detail: (e as Error).message, actualStatus: 0, actualBody: "" };
+    return { step: step.name, ok: false, detail: e instanceof Error ? e.message : String(e), actualStatus: 0, actualBody: "" };
   }
   const timeoutMs = (req.repeat?.timeout ?? 60) * 1000;
   const start = Date.now();

@@ -4,10 +4,13 @@ import {
   isKnownCipher,
   isVariablePlaceholder,
   mapSecretScalars,
+  mapSecretScalarsIn,
   passesUnencrypted,
   type CipherScopeKind,
   type JsonScalar,
+  type SecretScalarMap,
 } from "../../keboola/secrets";
+import type { JsonObject, JsonValue } from "../../keboola/json";
 
 // The emulated stack's ciphers: what keboola/object-encryptor does with KMS, done with AES-256-GCM
 // and the stack's own key (state.encryption.key). A cipher is `<scope prefix><base64(iv, tag,
@@ -77,9 +80,17 @@ export function encryptValue(key: string, scope: CipherScope, value: string): st
   return seal(key, scope, value);
 }
 
+/** encryptValue of each secret scalar, cast as PHP casts it. */
+const encryptor = (key: string, scope: CipherScope): SecretScalarMap => (_path, value) => encryptValue(key, scope, phpString(value));
+
 /** object-encryptor `encrypt` of a decoded JSON document: every scalar under a `#` key, at any depth. */
-export function encryptDocument<T>(key: string, scope: CipherScope, document: T): T {
-  return mapSecretScalars(document, (_path, value) => encryptValue(key, scope, phpString(value)));
+export function encryptDocument(key: string, scope: CipherScope, document: JsonObject): JsonObject {
+  return mapSecretScalars(document, encryptor(key, scope));
+}
+
+/** encryptDocument of any JSON value: a list's objects are walked, a scalar (under no key) stays. */
+export function encryptJson(key: string, scope: CipherScope, document: JsonValue): JsonValue {
+  return mapSecretScalarsIn(document, encryptor(key, scope));
 }
 
 /** What a job runs as: the scope its ciphers are opened for. */
@@ -127,7 +138,7 @@ export class CipherTextError extends Error {}
  * (the message of `decryptItem` around `decryptValue`'s `Value "%s" is not an encrypted value.`;
  * object-encryptor `tests/ObjectEncryptorTest.php` decryptorInvalidCipherTextProvider).
  */
-export function decryptForJob<T>(key: string, job: JobCipherScope, document: T): T {
+export function decryptForJob(key: string, job: JobCipherScope, document: JsonObject): JsonObject {
   const scopes = jobScopes(job);
   return mapSecretScalars(document, (path, raw) => {
     const value = phpString(raw);

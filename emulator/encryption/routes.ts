@@ -5,7 +5,7 @@ import { parseJson, type JsonValue } from "../../keboola/json";
 import type { ServiceEnv } from "../core/http";
 import { apiErrorControlBody, noRouteMessage } from "../core/api-error-control";
 import { exceptionId } from "../storage/errors";
-import { encryptDocument, encryptValue, phpString, type CipherScope } from "./cipher";
+import { encryptJson, encryptValue, phpString, type CipherScope } from "./cipher";
 import { initialEncryptionState } from "./state";
 
 // The Encryption API, mounted at `<base>/encryption` (a real stack serves it at
@@ -95,7 +95,7 @@ export function encryptionApp(ctx: EmulatorContext): Hono<ServiceEnv> {
       // A JSON scalar is one value to encrypt, as the encryptor takes any scalar.
       const encrypted =
         document !== null && typeof document === "object"
-          ? encryptDocument(key, scope, document)
+          ? encryptJson(key, scope, document)
           : encryptValue(key, scope, phpString(document));
       return c.body(JSON.stringify(encrypted), 200, { "Content-Type": "application/json" });
     }

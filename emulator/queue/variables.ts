@@ -33,7 +33,7 @@ export interface SharedCodeSource {
 }
 
 /** `value` with its links to shared code replaced (see the top of the file). */
-export function resolveLinks<T extends JsonValue>(value: T, use: SharedCodeUse, source: SharedCodeSource): T {
+export function resolveLinks(value: JsonObject, use: SharedCodeUse, source: SharedCodeSource): JsonObject {
   const rows = source.sharedCodeRows(use.configId);
   if (!rows) throw new VariablesError(`Shared code configuration cannot be read: Configuration ${use.configId} not found`);
   const codes = new Map<string, string[]>();

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { EmulatorContext } from "../core/context";
-import { isJsonObject, parseJson, type JsonObject } from "../../keboola/json";
+import { isJsonObject, isOneOf, parseJson, type JsonObject } from "../../keboola/json";
 import type { StorageConfigRow, StorageConfiguration } from "../../keboola/storage-answers";
 import type { TokenRecord } from "../core/tokens";
 import { authenticated, type StorageApp } from "./auth";
@@ -103,14 +103,14 @@ export type ListedConfiguration = Omit<StorageConfiguration, "configuration" | "
  */
 export function componentListInclude(value: unknown): Set<ComponentListInclude> {
   const asked = (list(value) ?? []).filter((x) => x !== "");
-  const invalid = asked.filter((x) => !(componentListIncludes as readonly string[]).includes(x));
+  const invalid = asked.filter((x) => !isOneOf(componentListIncludes, x));
   if (invalid.length) {
     const message = `Invalid include parameters: ${invalid.map((x) => `"${x}"`).join(", ")}. Only following are allowed: ${componentListIncludes.join(", ")}.`;
     throw new StorageHttpError(400, "validation.failed", `Invalid request:\n - include: "${message}"`, {
       errors: [{ key: "include", message }],
     });
   }
-  return new Set(asked.filter((x): x is ComponentListInclude => (componentListIncludes as readonly string[]).includes(x)));
+  return new Set(asked.filter((x): x is ComponentListInclude => isOneOf(componentListIncludes, x)));
 }
 
 /**

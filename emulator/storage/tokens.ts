@@ -2,6 +2,7 @@ import type { EmulatorContext } from "../core/context";
 import { isExpired, liveTokens, type TokenRecord } from "../core/tokens";
 import { randomString } from "../core/random";
 import type { StorageProject, StorageToken } from "../../keboola/storage-answers";
+import { isOneOf } from "../../keboola/json";
 import { authenticated, type StorageApp } from "./auth";
 import { bucketPermission } from "./permissions";
 import { readBody, list, str, type Body } from "./body";
@@ -216,7 +217,7 @@ function targetToken(ctx: EmulatorContext, caller: TokenRecord, id: string): Tok
 
 const BUCKET_GRANTS = ["read", "write"] as const;
 type BucketGrant = (typeof BUCKET_GRANTS)[number];
-const isBucketGrant = (v: unknown): v is BucketGrant => typeof v === "string" && (BUCKET_GRANTS as readonly string[]).includes(v);
+const isBucketGrant = (v: unknown): v is BucketGrant => isOneOf(BUCKET_GRANTS, v);
 
 /** A boolean attribute as JSON (`true`) or a form field (`1`, `true`) sends it. */
 function flag(v: unknown): boolean {

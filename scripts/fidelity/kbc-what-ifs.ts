@@ -1,3 +1,4 @@
+import { isOneOf, isRecord, parseJson } from "../../keboola/json";
 import type { FrontHook } from "./lib/storage-front";
 
 // What-ifs (opt-in, kbc --what-if): each changes one detail of an emulator answer, so that a run
@@ -11,13 +12,13 @@ export const WHAT_IFS = ["create-answer-without-rows", "features"] as const;
 export type WhatIf = (typeof WHAT_IFS)[number];
 
 export function isWhatIf(x: string): x is WhatIf {
-  return (WHAT_IFS as readonly string[]).includes(x);
+  return isOneOf(WHAT_IFS, x);
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    const v = parseJson(text);
+    return isRecord(v) ? v : undefined;
   } catch {
     return undefined;
   }
@@ -36,8 +37,8 @@ export function whatIfHook(enabled: ReadonlySet<WhatIf>): FrontHook {
       }
       if (enabled.has("features") && req.method === "GET" && status === 200 && /^\/v2\/storage\/tokens\/verify\/?(\?|$)/.test(req.url)) {
         const v = parseObject(text);
-        const owner = v?.owner as { features?: unknown } | undefined;
-        if (v && owner && Array.isArray(owner.features) && owner.features.length === 0) {
+        const owner = v?.owner;
+        if (v && isRecord(owner) && Array.isArray(owner.features) && owner.features.length === 0) {
           owner.features = ["fidelity-what-if"];
           return { text: JSON.stringify(v), tag: "what-if:features" };
         }

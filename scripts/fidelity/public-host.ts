@@ -20,7 +20,7 @@ export async function mapPublicHost(work: string, front: Omit<StorageFrontOption
     execFileSync("/usr/bin/unshare", ["-m", "/bin/sh", "-c", "/usr/bin/mount --bind /etc/hosts /etc/hosts"], { stdio: "ignore" });
     await startStorageFront({ ...front, hooks, listen: { host: PUBLIC_ADDR, port: 443, publicBase: `https://${PUBLIC_HOST}` } });
   } catch (e) {
-    log(`no ${PUBLIC_HOST} mapping (${(e as Error).message.split("\n")[0]}); tests that use the default stack will fail on DNS`);
+    log(`no ${PUBLIC_HOST} mapping (${(e instanceof Error ? e.message : String(e)).split("\n")[0]}); tests that use the default stack will fail on DNS`);
     return undefined;
   }
   const hostsFile = path.join(work, "hosts");

@@ -3,6 +3,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { z } from "zod";
+import { parseJson } from "../../keboola/json";
 import { isWriteMethod } from "../../emulator/core/context";
 import { startEmulatorProcess, type EmulatorProcess } from "./emulator-process";
 import { sampleCpu, type CpuReport } from "./cpu-sample";
@@ -105,7 +107,7 @@ function samplePeakRss(programDir: string): Peak {
   };
 }
 
-async function api<T>(emu: { url: string }, method: string, p: string, json?: unknown): Promise<T> {
+async function api<T>(emu: { url: string }, method: string, p: string, answer: z.ZodType<T>, json?: unknown): Promise<T> {
   const res = await fetch(`${emu.url}${p}`, {
     method,
     headers: { "X-StorageApi-Token": TOKEN, ...(json !== undefined ? { "Content-Type": "application/json" } : {}) },
@@ -113,31 +115,42 @@ async function api<T>(emu: { url: string }, method: string, p: string, json?: un
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
+  return answer.parse(text ? parseJson(text) : undefined);
 }
 
-interface PreparedFile extends PreparedForPut {
-  id: number;
-}
+/** A files/prepare answer with `federationToken`, as far as the baseline reads it. */
+const preparedFileSchema = z.object({
+  id: z.number(),
+  region: z.string(),
+  s3Endpoint: z.string(),
+  uploadParams: z.object({
+    bucket: z.string(),
+    key: z.string(),
+    credentials: z.object({ AccessKeyId: z.string(), SecretAccessKey: z.string(), SessionToken: z.string() }),
+  }),
+}) satisfies z.ZodType<PreparedForPut>;
+
+const jobSchema = z.object({ id: z.number(), status: z.string(), error: z.object({ message: z.string().optional() }).optional() });
+const tableSchema = z.object({ rowsCount: z.number() });
 
 /** The baseline: prepare, a plain presigned HTTP PUT of the file, `tables-async`, polled to the end. Answers seconds: in all, and to the PUT's end. */
 async function baseline(emu: EmulatorProcess, file: string, size: number): Promise<{ seconds: number; putSeconds: number }> {
-  await api(emu, "POST", "/v2/storage/buckets", { name: "baseline", stage: "in" });
+  await api(emu, "POST", "/v2/storage/buckets", z.unknown(), { name: "baseline", stage: "in" });
   const started = Date.now();
-  const p = await api<PreparedFile>(emu, "POST", "/v2/storage/files/prepare", { name: "baseline.csv", sizeBytes: size, federationToken: 1 });
+  const p = await api(emu, "POST", "/v2/storage/files/prepare", preparedFileSchema, { name: "baseline.csv", sizeBytes: size, federationToken: 1 });
   const url = await presignedPutUrl(p, 3600);
   const put = await fetch(url, {
     method: "PUT",
-    body: Readable.toWeb(fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) as ReadableStream,
+    body: Readable.toWeb(fs.createReadStream(file, { highWaterMark: 1024 * 1024 })),
     headers: { "Content-Type": "text/csv", "Content-Length": String(size) },
     duplex: "half",
-  } as RequestInit);
+  });
   if (put.status !== 200) throw new Error(`baseline PUT: ${put.status} ${await put.text()}`);
   const putSeconds = (Date.now() - started) / 1000;
-  let job = await api<{ id: number; status: string; error?: { message?: string } }>(emu, "POST", "/v2/storage/buckets/in.c-baseline/tables-async", { name: "big", dataFileId: p.id, primaryKey: "id" });
+  let job = await api(emu, "POST", "/v2/storage/buckets/in.c-baseline/tables-async", jobSchema, { name: "big", dataFileId: p.id, primaryKey: "id" });
   while (job.status !== "success" && job.status !== "error") {
     await new Promise((r) => setTimeout(r, 150));
-    job = await api(emu, "GET", `/v2/storage/jobs/${job.id}`);
+    job = await api(emu, "GET", `/v2/storage/jobs/${job.id}`, jobSchema);
   }
   if (job.status !== "success") throw new Error(`baseline job failed: ${job.error?.message ?? "?"}`);
   return { seconds: (Date.now() - started) / 1000, putSeconds };
@@ -190,7 +203,7 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     let cpu = sampleCpu("bench process (samplers)");
     const { seconds: base, putSeconds } = await baseline(emu, csv, size);
     const baseCpu = cpu.stop();
-    const baseTable = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-baseline.big");
+    const baseTable = await api(emu, "GET", "/v2/storage/tables/in.c-baseline.big", tableSchema);
     await emu.close();
     emu = await startEmulatorProcess(emulatorFlags, emulatorNodeArgs);
     must("config", await ws.setConfig("keboola:host", emu.url));
@@ -209,7 +222,7 @@ new keboola.Table("big", { bucketId: bucket.bucketId, name: "big", columns: ["id
     const upCpu = cpu.stop();
     const peak = rss.stop();
     const loadAfter = loadavg();
-    const table = await api<{ rowsCount: number }>(emu, "GET", "/v2/storage/tables/in.c-data.big");
+    const table = await api(emu, "GET", "/v2/storage/tables/in.c-data.big", tableSchema);
     if (table.rowsCount !== rows || baseTable.rowsCount !== rows) throw new Error(`rows: up loaded ${table.rowsCount}, baseline ${baseTable.rowsCount}, the file has ${rows}`);
     const mbps = (s: number) => `${(size / 1048576 / s).toFixed(0)} MB/s`;
     console.log(`  baseline  ${base.toFixed(1)} s (${mbps(base)}): prepare, plain presigned PUT of the raw file, tables-async (primary key id) polled to the end`);

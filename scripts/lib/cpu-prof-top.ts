@@ -2,16 +2,22 @@
 //   node dist/scripts/lib/cpu-prof-top.js DIR PREFIX [N]
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { z } from "zod";
+import { parseJson } from "../../keboola/json";
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
-interface Profile { nodes: Node[]; samples?: number[]; timeDeltas?: number[] }
+// A V8 .cpuprofile (the inspector's Profiler.Profile), as far as it is read here.
+const profileSchema = z.object({
+  nodes: z.array(z.object({ id: z.number(), callFrame: z.object({ functionName: z.string(), url: z.string(), lineNumber: z.number() }), hitCount: z.number().optional() })),
+  samples: z.array(z.number()).optional(),
+  timeDeltas: z.array(z.number()).optional(),
+});
 
 const [dir, prefix, n = "25"] = process.argv.slice(2);
 const self = new Map<string, number>();
 const byFile = new Map<string, number>();
 let total = 0;
 for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith(".cpuprofile"))) {
-  const p = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as Profile;
+  const p = profileSchema.parse(parseJson(fs.readFileSync(path.join(dir, f), "utf8")));
   const byId = new Map(p.nodes.map((x) => [x.id, x]));
   const samples = p.samples ?? [];
   const deltas = p.timeDeltas ?? [];

@@ -38,8 +38,8 @@ interface Loader {
   _load(request: string, parent: LoaderModule | undefined, isMain: boolean): unknown;
   _resolveFilename(request: string, parent: LoaderModule, isMain: boolean, options?: { paths?: string[] }): string;
   _resolveLookupPaths(request: string, parent: LoaderModule): string[] | null;
-  _cache: unknown;
-  _extensions: unknown;
+  _cache: NodeJS.Require["cache"];
+  _extensions: NodeJS.Require["extensions"];
   wrap(content: string): string;
 }
 // Typed by Loader above: @types/node declares none of these parts.
@@ -84,7 +84,9 @@ function useCompileCache(dir: string, root: string): void {
       importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
     if (!cachedData || script.cachedDataRejected) toWrite.set(entry, { script, header });
-    const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
+    // The wrapper loader.wrap made: function (exports, require, module, __filename, __dirname).
+    const wrapper: unknown = script.runInThisContext({ displayErrors: true });
+    if (typeof wrapper !== "function") throw new Error(`e2e-node-preload: ${filename} did not compile to its module wrapper`);
     return wrapper.call(this.exports, this.exports, makeRequire(this), this, filename, path.dirname(filename));
   };
 
@@ -108,12 +110,8 @@ function useCompileCache(dir: string, root: string): void {
 
 // The `require` Node.js gives a module, made from the loader's public-by-convention parts.
 function makeRequire(mod: LoaderModule): NodeJS.Require {
-  const require = ((id: string) => mod.require(id)) as NodeJS.Require;
-  const resolve = ((request: string, options?: { paths?: string[] }) => loader._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
-  resolve.paths = (request: string) => loader._resolveLookupPaths(request, mod);
-  require.resolve = resolve;
-  require.main = process.mainModule;
-  require.cache = loader._cache as NodeJS.Require["cache"];
-  require.extensions = loader._extensions as NodeJS.Require["extensions"];
-  return require;
+  const resolve: NodeJS.RequireResolve = Object.assign((request: string, options?: { paths?: string[] }) => loader._resolveFilename(request, mod, false, options), {
+    paths: (request: string) => loader._resolveLookupPaths(request, mod),
+  });
+  return Object.assign((id: string) => mod.require(id), { resolve, main: process.mainModule, cache: loader._cache, extensions: loader._extensions });
 }

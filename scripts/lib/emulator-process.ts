@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import * as path from "node:path";
+import { z } from "zod";
 import type { RequestLogEntry } from "../../emulator/core/context";
+import { FAULT_KINDS } from "../../emulator/core/faults";
 
 // The emulator as its own node process (`npm run emulator`, built): what a user runs, and what a
 // benchmark needs so that each measured side gets an identical, fresh process. An emulator inside
@@ -15,6 +17,18 @@ export interface EmulatorProcess {
   clearRequests(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** GET /_emulator/requests: the emulator's request log (emulator/core/context.ts RequestLogEntry). */
+const requestLogSchema = z.array(
+  z.object({
+    method: z.string(),
+    path: z.string(),
+    status: z.number(),
+    at: z.string(),
+    fault: z.enum(FAULT_KINDS).optional(),
+    droppedStatus: z.number().optional(),
+  }),
+) satisfies z.ZodType<RequestLogEntry[]>;
 
 /** Starts `node [nodeArgs] dist/emulator/cli.js --port 0 [flags]`; answers once it printed its URL. */
 export function startEmulatorProcess(flags: string[], nodeArgs: string[] = []): Promise<EmulatorProcess> {
@@ -41,7 +55,7 @@ export function startEmulatorProcess(flags: string[], nodeArgs: string[] = []): 
       resolve({
         url,
         pid: child.pid ?? 0,
-        requests: async () => (await (await control("GET")).json()) as RequestLogEntry[],
+        requests: async () => requestLogSchema.parse(await (await control("GET")).json()),
         clearRequests: async () => void (await control("DELETE")),
         close: async () => {
           if (child.exitCode === null) child.kill("SIGTERM");

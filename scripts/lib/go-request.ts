@@ -1,5 +1,6 @@
 import * as http from "node:http";
 import { gunzipSync } from "node:zlib";
+import { isRecord } from "../../keboola/json";
 
 // One HTTP exchange as keboola-as-code's Go harness makes it (resty v2.17 on Go's net/http): the
 // headers Go and resty add (User-Agent, Accept copied from a JSON Content-Type, Accept-Encoding:
@@ -16,8 +17,8 @@ const GO_ESCAPES: Record<string, string> = { "<": "\\u003c", ">": "\\u003e", "&"
 export function goMarshal(value: unknown): string {
   const sortKeys = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sortKeys);
-    if (v && typeof v === "object") {
-      const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (isRecord(v)) {
+      const entries = Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       return Object.fromEntries(entries.map(([k, x]) => [k, sortKeys(x)]));
     }
     return v;
@@ -31,7 +32,7 @@ export interface GoResponse {
 }
 
 // resty's IsJSONType.
-const isJsonType = (ct: string | undefined) => ct !== undefined && /(application|text)\/(.*json.*)(;|$)/i.test(ct);
+const isJsonType = (ct: string) => /(application|text)\/(.*json.*)(;|$)/i.test(ct);
 
 function once(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; location?: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -57,7 +58,7 @@ function once(url: URL, method: string, headers: Record<string, string>, body: s
 export async function goRequest(baseUrl: string, method: string, path: string, headers: Record<string, string>, body: unknown): Promise<GoResponse> {
   const out: Record<string, string> = { "User-Agent": USER_AGENT, ...headers };
   const contentType = Object.entries(headers).find(([k]) => k.toLowerCase() === "content-type")?.[1];
-  if (isJsonType(contentType) && !Object.keys(headers).some((k) => k.toLowerCase() === "accept")) out.Accept = contentType as string;
+  if (contentType !== undefined && isJsonType(contentType) && !Object.keys(headers).some((k) => k.toLowerCase() === "accept")) out.Accept = contentType;
   out["Accept-Encoding"] = "gzip";
   let payload: string | undefined;
   if (typeof body === "string") payload = body;
@@ -68,9 +69,9 @@ export async function goRequest(baseUrl: string, method: string, path: string, h
   let m = method;
   for (let hops = 0; ; hops++) {
     const res = await once(url, m, out, m === method ? payload : undefined);
-    const redirect = [301, 302, 303, 307, 308].includes(res.status) && res.location !== undefined;
-    if (!redirect || hops >= MAX_REDIRECTS) return { status: res.status, body: res.body };
-    url = new URL(res.location as string, url);
+    const location = [301, 302, 303, 307, 308].includes(res.status) ? res.location : undefined;
+    if (location === undefined || hops >= MAX_REDIRECTS) return { status: res.status, body: res.body };
+    url = new URL(location, url);
     // Go keeps the method and body for 307/308, turns other redirects of non-GET/HEAD into a GET.
     if (![307, 308].includes(res.status) && m !== "GET" && m !== "HEAD") {
       m = "GET";

@@ -92,7 +92,7 @@ export async function openMermaidPage(options: { scale?: number } = {}): Promise
       async screenshot(file) {
         const element = await page.$("#diagram");
         if (!element) throw new Error("nothing rendered");
-        await element.screenshot({ path: file as `${string}.png` });
+        await element.screenshot({ path: file });
       },
       close: () => browser.close(),
     };

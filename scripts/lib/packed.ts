@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { z } from "zod";
+import { parseJson } from "../../keboola/json";
 import { REPO_ROOT } from "./pulumi-workspace";
 
 // The package as a user gets it: `npm pack` of this repository (built), installed with npm into a
@@ -15,7 +17,7 @@ export function packAndInstall(dir: string): string {
   // `prepare` script, rebuilding dist/ under everything else that runs from it at the same time
   // (the end-to-end files run concurrently: a dynamic provider loading a half-written module fails).
   const name = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir], { cwd: REPO_ROOT, encoding: "utf8" }).trim().split("\n").pop()!;
-  const pulumiVersion = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")) as { version: string }).version;
+  const { version: pulumiVersion } = z.object({ version: z.string() }).parse(parseJson(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")));
   if (!fs.existsSync(path.join(dir, "package.json"))) {
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "keboola-pulumi-user", version: "0.0.0", private: true }));
   }

@@ -15,15 +15,21 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { z } from "zod";
+import { isRecord, parseJson, type JsonValue } from "../../keboola/json";
 import { linkCheckoutPackage } from "../../provider/program/checkout-link";
 
 /** Root of this repository (the `keboola-pulumi` package), from the source tree or from dist/. */
 export const REPO_ROOT = findPackageRoot(__dirname);
 
+function isKeboolaPulumi(manifest: JsonValue): boolean {
+  return isRecord(manifest) && manifest.name === "keboola-pulumi";
+}
+
 function findPackageRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
     const pkg = path.join(dir, "package.json");
-    if (fs.existsSync(pkg) && (JSON.parse(fs.readFileSync(pkg, "utf8")) as { name?: string }).name === "keboola-pulumi") return dir;
+    if (fs.existsSync(pkg) && isKeboolaPulumi(parseJson(fs.readFileSync(pkg, "utf8")))) return dir;
     if (path.dirname(dir) === dir) throw new Error(`keboola-pulumi: no package root above ${start}`);
   }
 }
@@ -149,21 +155,23 @@ export function configSetAllArgs(config: StackConfig): string[] {
   ];
 }
 
-export interface StackResource {
-  urn: string;
-  type: string;
-  id?: string;
-  custom?: boolean;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+/** A resource of `pulumi stack export` (apitype.ResourceV3), its other fields kept. */
+const stackResourceSchema = z.looseObject({
+  urn: z.string(),
+  type: z.string(),
+  id: z.string().optional(),
+  custom: z.boolean().optional(),
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  outputs: z.record(z.string(), z.unknown()).optional(),
+});
+export type StackResource = z.infer<typeof stackResourceSchema>;
 
-export interface StackExport {
-  version: number;
-  deployment: { resources?: StackResource[]; [key: string]: unknown };
-  [key: string]: unknown;
-}
+/** `pulumi stack export` (apitype.UntypedDeployment with a DeploymentV3), its other fields kept. */
+const stackExportSchema = z.looseObject({
+  version: z.number(),
+  deployment: z.looseObject({ resources: z.array(stackResourceSchema).optional() }),
+});
+export type StackExport = z.infer<typeof stackExportSchema>;
 
 export interface MakePulumiWorkspaceOptions {
   /** Project name (default "e2e"). */
@@ -359,9 +367,9 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
   // Values set with `setConfig(..., { secret: true })` or as `{ secret }` of setConfigs: no command output may show them.
   const secrets = new Set<string>();
 
-  const parseJson = <T>(what: string, res: RunResult): T => {
+  const parseOutput = <T>(what: string, res: RunResult, schema: z.ZodType<T>): T => {
     if (res.code !== 0) throw new Error(`pulumi ${what} failed: ${describeResult(res)}`);
-    return JSON.parse(res.stdout) as T;
+    return schema.parse(parseJson(res.stdout));
   };
 
   let cleaned = false;
@@ -425,11 +433,11 @@ export async function makePulumiWorkspace(options: MakePulumiWorkspaceOptions = 
 
     async stackOutputs(o = {}) {
       const args = ["stack", "output", "--stack", stack, "--json", ...(o.showSecrets ? ["--show-secrets"] : [])];
-      return parseJson<Record<string, unknown>>("stack output", await pulumi(args, o));
+      return parseOutput("stack output", await pulumi(args, o), z.record(z.string(), z.unknown()));
     },
     async exportStack(o = {}) {
       const args = ["stack", "export", "--stack", stack, ...(o.showSecrets ? ["--show-secrets"] : [])];
-      return parseJson<StackExport>("stack export", await pulumi(args, o));
+      return parseOutput("stack export", await pulumi(args, o), stackExportSchema);
     },
     async stackResources(o) {
       return (await ws.exportStack(o)).deployment.resources ?? [];

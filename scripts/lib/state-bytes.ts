@@ -4,13 +4,21 @@
 // dynamic provider (`__provider`, in inputs and outputs), our bookkeeping inputs (`__*`), and what
 // the engine records of the program (its source position and stack trace).
 
-export interface StateResource {
-  urn: string;
-  type: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+import { z } from "zod";
+
+/** A resource of the export, its other fields (sourcePosition, stackTrace, ...) kept. */
+const stateResourceSchema = z.looseObject({
+  urn: z.string(),
+  type: z.string(),
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  outputs: z.record(z.string(), z.unknown()).optional(),
+});
+export type StateResource = z.infer<typeof stateResourceSchema>;
+
+/** `pulumi stack export`, as far as its resources. */
+export const stateExportSchema = z.looseObject({
+  deployment: z.looseObject({ resources: z.array(stateResourceSchema).optional() }).optional(),
+});
 
 export interface ByteSplit {
   resources: number;

@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { z } from "zod";
 
 // The recorded Stream API cases of keboola-as-code (`test/stream/api`), read as its Go harness
 // reads them (internal/pkg/utils/testhelper/runner/test.go, runRequests; testhelper.GetTestDirs):
@@ -8,20 +9,23 @@ import * as path from "node:path";
 // `%%NAME%%` is replaced by the test environment's value when a file is read (files trimmed first,
 // as ReadFileFromTestDir does). `initial-etcd-kvs.txt` is the etcd state put before the case.
 
-export interface RepeatDef {
+const repeatDefSchema = z.object({
   /** A govaluate expression over the response body; the request repeats until it holds. */
-  until?: string;
-  timeout?: number;
-  wait?: number;
-}
+  until: z.string().optional(),
+  timeout: z.number().optional(),
+  wait: z.number().optional(),
+});
+export type RepeatDef = z.infer<typeof repeatDefSchema>;
 
-export interface RequestDef {
-  path: string;
-  method: string;
-  body?: unknown;
-  headers?: Record<string, string>;
-  repeat?: RepeatDef;
-}
+/** A step's request.json (the harness's APIRequest). */
+const requestDefSchema = z.object({
+  path: z.string(),
+  method: z.string(),
+  body: z.unknown().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  repeat: repeatDefSchema.optional(),
+});
+export type RequestDef = z.infer<typeof requestDefSchema>;
 
 export interface RecordedStep {
   name: string;
@@ -93,7 +97,7 @@ export function loadCases(kacRoot: string, env: Readonly<Record<string, string>>
           const stepDir = path.join(dir, s);
           return {
             name: s,
-            request: JSON.parse(readTrimmed(path.join(stepDir, "request.json"), env)) as RequestDef,
+            request: requestDefSchema.parse(JSON.parse(readTrimmed(path.join(stepDir, "request.json"), env))),
             expectedCode: Number(readTrimmed(path.join(stepDir, "expected-http-code"), env)),
             expectedBody: readTrimmed(path.join(stepDir, "expected-response.json"), env),
           };

@@ -2,6 +2,7 @@ import type { EmulatorContext } from "../../emulator/core/context";
 import { putFile } from "../../emulator/stream/files";
 import { putStats } from "../../emulator/stream/stats";
 import { streamState, type FileRecord, type StatsValue, type StorageLevel } from "../../emulator/stream/state";
+import { isRecord, parseJson } from "../../keboola/json";
 import { parseByteSize } from "../../keboola/quantities";
 import type { EtcdKV } from "./stream-cases";
 
@@ -33,6 +34,7 @@ function statsValue(json: Json): StatsValue {
 }
 
 const FILE_STATES = ["writing", "closing", "importing", "imported"] as const;
+const LEVELS = ["local", "staging", "target"] as const satisfies readonly StorageLevel[];
 
 function fileRecord(m: RegExpExecArray, json: Json): FileRecord {
   const state = FILE_STATES.find((s) => s === json.state);
@@ -49,7 +51,8 @@ function fileRecord(m: RegExpExecArray, json: Json): FileRecord {
 export function applyEtcdSnapshot(ctx: EmulatorContext, kvs: EtcdKV[]): void {
   for (const { key, value } of kvs) {
     if (FILE_LEVEL_INDEX.test(key)) continue;
-    const json = JSON.parse(value) as Json;
+    const json = parseJson(value);
+    if (!isRecord(json)) throw new Error(`etcd key ${key}: the value is not a JSON object`);
     const file = FILE.exec(key);
     if (file) {
       putFile(ctx, fileRecord(file, json));
@@ -63,9 +66,11 @@ export function applyEtcdSnapshot(ctx: EmulatorContext, kvs: EtcdKV[]): void {
       continue;
     }
     const stats = STATS.exec(key);
-    if (stats) {
+    // STATS matches only these levels.
+    const level = LEVELS.find((l) => l === stats?.[1]);
+    if (stats && level) {
       putStats(ctx, {
-        level: stats[1] as StorageLevel,
+        level,
         branchId: Number(stats[3]),
         sourceId: stats[4],
         sinkId: stats[5],

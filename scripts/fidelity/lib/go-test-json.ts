@@ -1,17 +1,20 @@
 import * as fs from "node:fs";
+import { z } from "zod";
 
 // `go test -json` (test2json) events, folded into one record per test. A record's output holds
 // its own lines and its subtests', in order, so that a top-level test's record tells why any part
 // of it failed.
 
-export interface GoTestEvent {
-  Time?: string;
-  Action: string;
-  Package?: string;
-  Test?: string;
-  Output?: string;
-  Elapsed?: number;
-}
+/** One test2json event, as far as it is read (cmd/test2json's TestEvent). */
+const goTestEventSchema = z.object({
+  Time: z.string().optional(),
+  Action: z.string(),
+  Package: z.string().optional(),
+  Test: z.string().optional(),
+  Output: z.string().optional(),
+  Elapsed: z.number().optional(),
+});
+export type GoTestEvent = z.infer<typeof goTestEventSchema>;
 
 export type TestStatus = "pass" | "fail" | "skip" | "unfinished";
 
@@ -37,12 +40,14 @@ export interface GoTestRun {
 }
 
 export function parseGoTestEvent(line: string): GoTestEvent | undefined {
+  let value: unknown;
   try {
-    const e = JSON.parse(line) as GoTestEvent;
-    return typeof e === "object" && e !== null && typeof e.Action === "string" ? e : undefined;
+    value = JSON.parse(line);
   } catch {
     return undefined;
   }
+  const e = goTestEventSchema.safeParse(value);
+  return e.success ? e.data : undefined;
 }
 
 /** Reads a `go test -json` file; `mark` timestamps a test's first matching output line. */

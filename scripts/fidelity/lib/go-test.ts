@@ -26,7 +26,7 @@ export function compileTestBinary(o: CompileOptions): number {
   try {
     execFileSync("nice", ["-n", "10", "go", "test", "-c", ...(o.flags ?? []), "-o", o.out, o.pkg], { cwd: o.cwd, env: o.env ?? process.env, stdio: ["ignore", "inherit", "inherit"] });
   } catch (e) {
-    throw new Error(`compiling ${o.pkg} failed: ${(e as Error).message}`);
+    throw new Error(`compiling ${o.pkg} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
   return (Date.now() - t0) / 1000;
 }

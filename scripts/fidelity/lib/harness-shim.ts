@@ -1,3 +1,4 @@
+import { isRecord, parseJson, type JsonValue } from "../../../keboola/json";
 import type { FrontHook } from "./storage-front";
 
 // The harness shim: only for requests that are not the client under test's own (a suite says
@@ -25,15 +26,15 @@ export function harnessShim(isHarness: (userAgent: string) => boolean): FrontHoo
     },
     rewrite(req, status, text, publicBase) {
       if (!isHarness(req.userAgent) || req.method !== "GET" || status !== 200 || !/^\/v2\/storage\/?(\?|$)/.test(req.url)) return undefined;
-      let index: { services?: { id: string; url: string }[] };
+      let index: JsonValue;
       try {
-        index = JSON.parse(text) as typeof index;
+        index = parseJson(text);
       } catch {
         return undefined;
       }
-      if (!Array.isArray(index.services)) return undefined;
+      if (!isRecord(index) || !Array.isArray(index.services)) return undefined;
       const services = index.services;
-      const added = SHIM_SERVICES.filter((id) => !services.some((s) => s.id === id));
+      const added = SHIM_SERVICES.filter((id) => !services.some((s) => isRecord(s) && s.id === id));
       if (added.length === 0) return undefined;
       for (const id of added) services.push({ id, url: `${publicBase}${SHIM_PREFIX}${id}` });
       return { text: JSON.stringify(index), tag: `shim:index+${added.join("+")}` };

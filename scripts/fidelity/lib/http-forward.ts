@@ -1,4 +1,5 @@
 import * as http from "node:http";
+import type * as net from "node:net";
 import type { Readable } from "node:stream";
 
 // Plain HTTP/1.1 forwarding to an emulator, shared by the Storage front and the S3 bridge. Bodies
@@ -19,6 +20,13 @@ export function plainHeaders(h: http.IncomingHttpHeaders | NodeJS.Dict<string | 
   const out: Headers = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined && !k.startsWith(":") && !HOP.has(k.toLowerCase())) out[k] = v;
   return out;
+}
+
+/** The TCP port a listening server is bound to (Node.js answers a string for a pipe, null before listening). */
+export function listeningPort(server: net.Server): number {
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error(`fidelity: the server listens on ${address ?? "nothing"}, not a TCP port`);
+  return address.port;
 }
 
 export function readBody(stream: Readable): Promise<Buffer> {

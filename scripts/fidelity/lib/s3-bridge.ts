@@ -2,10 +2,9 @@ import { Hash } from "@smithy/hash-node";
 import { SignatureV4 } from "@smithy/signature-v4";
 import * as http from "node:http";
 import * as http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { TlsMaterial } from "./certs";
-import { endWith, forward, plainHeaders, readBody } from "./http-forward";
+import { endWith, forward, listeningPort, plainHeaders, readBody } from "./http-forward";
 import type { RequestLog } from "./request-log";
 import type { IssuedCredentials } from "./s3-credentials";
 
@@ -102,7 +101,7 @@ export function startS3Bridge(tls: TlsMaterial, emulatorUrls: string[], credenti
       }
     } catch (e) {
       status = 502;
-      errText = `fidelity s3 bridge: ${(e as Error).message}`;
+      errText = `fidelity s3 bridge: ${e instanceof Error ? e.message : String(e)}`;
       try {
         res.writeHead(502, { "content-type": "text/plain" });
         res.end(errText);
@@ -130,5 +129,5 @@ export function startS3Bridge(tls: TlsMaterial, emulatorUrls: string[], credenti
     if (head.length) socket.unshift(head);
     mitm.emit("connection", socket);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${listeningPort(server)}` })));
 }

@@ -1,3 +1,5 @@
+import { isRecord } from "../../../keboola/json";
+
 // The S3 credentials the emulators issued, by access key id. The S3 bridge must re-sign each
 // request for the emulator (host and path change), so it needs the secret the client signed with;
 // the fronts pick the credentials out of Storage answers (files/prepare, a file's
@@ -18,15 +20,14 @@ export class IssuedCredentials {
 
   /** Records every `{AccessKeyId, SecretAccessKey}` anywhere in a decoded answer. */
   snoop(value: unknown, slot: number): void {
-    if (!value || typeof value !== "object") return;
     if (Array.isArray(value)) {
       for (const v of value) this.snoop(v, slot);
       return;
     }
-    const o = value as Record<string, unknown>;
-    if (typeof o.AccessKeyId === "string" && typeof o.SecretAccessKey === "string") {
-      this.byKey.set(o.AccessKeyId, { secret: o.SecretAccessKey, slot });
+    if (!isRecord(value)) return;
+    if (typeof value.AccessKeyId === "string" && typeof value.SecretAccessKey === "string") {
+      this.byKey.set(value.AccessKeyId, { secret: value.SecretAccessKey, slot });
     }
-    for (const v of Object.values(o)) if (v && typeof v === "object") this.snoop(v, slot);
+    for (const v of Object.values(value)) if (v && typeof v === "object") this.snoop(v, slot);
   }
 }

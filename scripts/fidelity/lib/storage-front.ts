@@ -1,7 +1,6 @@
 import * as http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import type { TlsMaterial } from "./certs";
-import { endWith, forward, plainHeaders, readBody } from "./http-forward";
+import { endWith, forward, listeningPort, plainHeaders, readBody } from "./http-forward";
 import type { RequestLog } from "./request-log";
 import type { IssuedCredentials } from "./s3-credentials";
 
@@ -125,7 +124,7 @@ export function startStorageFront(o: StorageFrontOptions): Promise<StorageFront>
       endWith(res, method === "HEAD" ? undefined : out);
     } catch (e) {
       status = 502;
-      errText = `fidelity front: ${(e as Error).message}`;
+      errText = `fidelity front: ${e instanceof Error ? e.message : String(e)}`;
       try {
         res.writeHead(502, { "content-type": "text/plain" });
         res.end(errText);
@@ -138,7 +137,7 @@ export function startStorageFront(o: StorageFrontOptions): Promise<StorageFront>
   return new Promise((resolve, reject) => {
     server.on("error", reject);
     server.listen(listen.port, listen.host, () => {
-      const port = (server.address() as AddressInfo).port;
+      const port = listeningPort(server);
       if (!listen.publicBase) publicBase = `https://localhost:${port}`;
       resolve({ server, host: listen.publicBase ? new URL(publicBase).host : `localhost:${port}`, publicBase });
     });
