@@ -6,9 +6,10 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseJson } from "../keboola/json";
 import { startEmulator, type Emulator } from "../emulator/server";
-import { REPO_ROOT, describeResult, ensurePulumiBinDir, runProcess, type RunResult } from "./lib/pulumi-workspace";
+import { describeResult, ensurePulumiBinDir, runProcess, type RunResult } from "./lib/pulumi-workspace";
 import { makeRootProject, type RootProject } from "./lib/root-project";
 import { command, runMain } from "../provider/cli/command";
+import { KEBOOLA_PULUMI } from "./lib/bin";
 
 // The main job: deploy examples/quickstart/keboola.yaml through the repository's root Pulumi
 // project (the real Pulumi CLI, local file backend) to the bundled Keboola emulator, send a few
@@ -98,7 +99,7 @@ async function quickstart(keep: boolean): Promise<void> {
 
       const exported = path.join(exportDir, "keboola.yaml");
       step(`keboola-pulumi export --host ${host} > ${exported}`);
-      const cli = path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js");
+      const cli = KEBOOLA_PULUMI;
       const res = mustSucceed("keboola-pulumi export", await runProcess(process.execPath, [cli, "export", "--host", host], { cwd: exportDir, env: { ...process.env, KBC_TOKEN: token } }));
       fs.writeFileSync(exported, res.stdout);
       process.stdout.write(res.stdout + res.stderr);

@@ -7,6 +7,7 @@ import { isRecord } from "../keboola/json";
 import { writePictureOf } from "./lib/mermaid-browser";
 import { describeResult, REPO_ROOT, runProcess } from "./lib/pulumi-workspace";
 import { quickstartStack } from "./lib/review-scenario";
+import { KEBOOLA_PULUMI } from "./lib/bin";
 
 // Regenerates the example of `keboola-pulumi drift` in docs/: drift-example.md, the Markdown report
 // of the quickstart after four changes made the way the UI makes them (a configuration's parameter,
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     await ui.storage.waitJob(await ui.storage.addColumn("default", "in.c-reference.countries", { name: "region" }), "the new column");
 
     const out = path.join(REPO_ROOT, "docs", "drift-example.md");
-    const drift = await runProcess(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "manifest", "cli.js"), "drift", "--stack", STACK, "--markdown", out], {
+    const drift = await runProcess(process.execPath, [KEBOOLA_PULUMI, "drift", "--stack", STACK, "--markdown", out], {
       cwd: REPO_ROOT,
       env: s.root.ws.env,
       timeoutMs: 300_000,
