@@ -6,7 +6,7 @@ import { CATALOG } from "../provider/catalog";
 import { describedAs, jsonSchemaOf, referenced, type JsonSchema as Json } from "../provider/json-schema";
 import { markerDiff, type AnyDefinition } from "../provider/lifecycle/define";
 import type { CallContext, Handler } from "../provider/lifecycle/call";
-import { KINDS, KIND_NAMES, rowOf, slugOf, kindOfType, loadKind, type ResourceKind } from "../provider/kinds/registry";
+import { isResourceKind, KINDS, KIND_NAMES, kindOfType, slugOfType, type KindRow, type KindTable, type ResourceKind } from "../provider/kinds/registry";
 import type { KindModule } from "../provider/lifecycle/dispatch";
 import { manifestJsonSchema, REFERENCES } from "../provider/manifest/schema";
 import { CONFIG_KEYS, type ConfigKey } from "../provider/config";
@@ -407,7 +407,6 @@ export function defaultOf(def: AnyDefinition, field: string): unknown {
 // Pages.
 
 /** A kind's module (provider/kinds/<kind>/kind.ts), as the doors load it. */
-const kindModule = (kind: ResourceKind): Promise<KindModule> => loadKind(kind);
 
 
 const yes = (b: boolean) => (b ? "yes" : "no");
@@ -429,8 +428,8 @@ function entryDescription(section: string): string | undefined {
   return typeof entry === "object" ? entry.description : undefined;
 }
 
-function manifestLine(kind: ResourceKind): string {
-  const place = rowOf(kind).manifest;
+function manifestLine(row: KindRow): string {
+  const place = row.manifest;
   const head = `- **In keboola.yaml** (${MANIFEST_DOC}):`;
   if ("section" in place) {
     const about = entryDescription(place.section);
@@ -441,16 +440,17 @@ function manifestLine(kind: ResourceKind): string {
   return `${head} not an entry; stack config \`${place.stackConfig}\` declares it (see the example below).`;
 }
 
-function exampleSection(kind: ResourceKind, examples: Examples): string[] {
-  const type = KINDS[kind].type;
+function exampleSection(page: Page, examples: Examples): string[] {
+  const type = page.row.type;
+  const kind = page.region;
   const out = ["## Example", ""];
   const from = (s: Snippet) => provenance(s, 2);
-  const ts = examples.ts.get(kind);
+  const ts = kind && examples.ts.get(kind);
   out.push("In a Pulumi program (TypeScript):", "");
   if (ts) out.push("```ts", ts.text, "```", "", from(ts), "");
   else out.push(`_No TypeScript example of ${type} is marked in a tested file._`, "");
-  const place = rowOf(kind).manifest;
-  const yaml = examples.manifest.get(kind);
+  const place = page.row.manifest;
+  const yaml = kind && examples.manifest.get(kind);
   out.push("In keboola.yaml:", "");
   if ("stackConfig" in place) {
     out.push(
@@ -468,7 +468,7 @@ function exampleSection(kind: ResourceKind, examples: Examples): string[] {
   } else {
     out.push(`_No manifest example of ${type} is marked in a tested file._`, "");
   }
-  const program = examples.pulumiYaml.get(kind);
+  const program = kind && examples.pulumiYaml.get(kind);
   out.push(`In a Pulumi YAML program, through the provider plugin ([docs/plugin.md](../plugin.md)):`, "");
   if (program) out.push("```yaml", underResources(program.text), "```", "", from(program), "");
   else out.push(`_No Pulumi YAML example of ${type} is marked in a tested program._`, "");
@@ -534,10 +534,10 @@ function nestedSection(types: TypeWriter): string[] {
 }
 
 /** The line that imports an object of the kind, with the id's format or a given id. */
-export const importLine = (kind: ResourceKind, name: string, id: string): string => `pulumi import ${resourceToken(KINDS[kind].type)} ${name} ${id}`;
+export const importLine = (type: string, name: string, id: string): string => `pulumi import ${resourceToken(type)} ${name} ${id}`;
 
-function importSection(kind: ResourceKind, def: AnyDefinition): string[] {
-  const facts = rowOf(kind).docs;
+function importSection({ row, def }: Page): string[] {
+  const facts = row.docs;
   const adopt = "adoptExisting" in def.lifecycle.fields;
   const out = [
     "## Import",
@@ -545,13 +545,13 @@ function importSection(kind: ResourceKind, def: AnyDefinition): string[] {
     `An existing ${def.type} is imported through the provider plugin, \`pulumi-resource-keboola\` ([docs/plugin.md](../plugin.md#import)), by its id:`,
     "",
     "```sh",
-    importLine(kind, "<name>", facts.id),
+    importLine(row.type, "<name>", facts.id),
     "```",
     "",
     `The id (what create returns and read takes) is \`${facts.id}\`: ${facts.idParts}. It is made by ${facts.idFrom}. For example:`,
     "",
     "```sh",
-    importLine(kind, slugOf(kind), facts.idExample),
+    importLine(row.type, slugOfType(row.type), facts.idExample),
     "```",
     "",
     `${facts.importNote ? `${facts.importNote} ` : ""}The import writes nothing to Keboola; Pulumi prints the declaration of what the object holds, and with it in the program the next \`pulumi preview\` shows no change.`,
@@ -561,7 +561,7 @@ function importSection(kind: ResourceKind, def: AnyDefinition): string[] {
   ];
   if (adopt) {
     out.push(`- **One object:** declare it under the id or name it has in Keboola, with \`adoptExisting: true\`; the next \`pulumi up\` takes it over, writing only what differs from the declaration (and its owner marker).`);
-  } else if (kind === "sourceSettings" || kind === "sinkSettings") {
+  } else if ("nestedIn" in row.manifest) {
     out.push("- **One object:** declare the settings; the first `pulumi up` writes only the managed keys whose values differ (no `adoptExisting` needed).");
   } else {
     out.push("- **One object:** nothing to take over: each create starts a new job.");
@@ -570,33 +570,41 @@ function importSection(kind: ResourceKind, def: AnyDefinition): string[] {
   return out;
 }
 
-async function kindPage(kind: ResourceKind, def: AnyDefinition, examples: Examples): Promise<string> {
-  const mod = await kindModule(kind);
+/** What a kind's page is made of: its row, its definition and module, and its examples' region (none for a kind no tested file marks). */
+interface Page {
+  row: KindRow;
+  region: ResourceKind | undefined;
+  def: AnyDefinition;
+  mod: KindModule;
+}
+
+async function kindPage(page: Page, examples: Examples): Promise<string> {
+  const { row, def, mod } = page;
   const inputs = jsonSchemaOf(def.inputs, "input");
   const outputs = jsonSchemaOf(def.outputs, "output");
   const types = new TypeWriter({ ...(inputs.$defs ?? {}), ...(outputs.$defs ?? {}) }, ["example", "inputs", "outputs", "nested-types", "import"]);
   const changes = await replacements(def, mod.handler);
   const lines = [
-    GENERATED(`the kinds' schemas and rows (provider/${path.posix.dirname(rowOf(kind).resource)}/)`),
+    GENERATED(`the kinds' schemas and rows (provider/${path.posix.dirname(row.resource)}/)`),
     "",
     `# ${def.type}`,
     "",
     def.description,
     "",
     `- **In a program:** \`new keboola.${def.type}(name, args, opts?)\`, with \`import * as keboola from "keboola-pulumi"\` (type token \`pulumi-nodejs:dynamic/keboola:${def.type}\`).`,
-    manifestLine(kind),
+    manifestLine(row),
     `- **Through the provider plugin** (Pulumi YAML, Python, Go, the TypeScript SDK; [docs/plugin.md](../plugin.md)): type \`${resourceToken(def.type)}\`.`,
     "",
-    ...exampleSection(kind, examples),
-    ...inputsSection(def, inputs, changes, types, !!mod.handler.diff, rowOf(kind).docs.replacement),
+    ...exampleSection(page, examples),
+    ...inputsSection(def, inputs, changes, types, !!mod.handler.diff, row.docs.replacement),
     ...outputsSection(def, outputs, types),
     ...nestedSection(types),
-    ...importSection(kind, def),
+    ...importSection(page),
   ];
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
 }
 
-function indexPage(): string {
+function indexPage(pages: readonly Page[]): string {
   const lines = [
     GENERATED("the kinds' schemas and rows (provider/kinds/)"),
     "",
@@ -607,11 +615,10 @@ function indexPage(): string {
     "| Kind | What it is | In keboola.yaml | Plugin type |",
     "|---|---|---|---|",
   ];
-  for (const kind of KIND_NAMES) {
-    const def = CATALOG.find((d) => d.type === KINDS[kind].type)!;
-    const place = rowOf(kind).manifest;
+  for (const { row, def } of pages) {
+    const place = row.manifest;
     const where = "section" in place ? `\`${place.section}\`` : "nestedIn" in place ? `\`${place.field}\` of a \`${place.nestedIn}\` entry` : `stack config \`${place.stackConfig}\``;
-    lines.push(`| [${def.type}](${slugOf(kind)}.md) | ${cell(def.description)} | ${cell(where)} | \`${resourceToken(def.type)}\` |`);
+    lines.push(`| [${def.type}](${slugOfType(row.type)}.md) | ${cell(def.description)} | ${cell(where)} | \`${resourceToken(def.type)}\` |`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -682,7 +689,7 @@ function overviewPage(examples: Examples, facts: PackageFacts): string {
     "|---|---|",
     ...KIND_NAMES.map((kind) => {
       const def = CATALOG.find((d) => d.type === KINDS[kind].type)!;
-      return `| [${def.type}](resources/${slugOf(kind)}.md) | ${cell(def.description)} |`;
+      return `| [${def.type}](resources/${slugOfType(def.type)}.md) | ${cell(def.description)} |`;
     }),
     "",
     `Lookups: ${facts.functions.map((f) => `\`${f.token}\``).join(", ")} ([docs/plugin.md](plugin.md#lookups)).`,
@@ -769,19 +776,25 @@ function installationPage(facts: PackageFacts): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Every generated file, by repository-relative path. `root`: the repository (where the example files and schema.json are read). */
-export async function renderDocs(root: string): Promise<Record<string, string>> {
+/**
+ * Every generated file, by repository-relative path. `root`: the repository (where the example
+ * files and schema.json are read); `table`: the kinds table (the registry test extends it).
+ */
+export async function renderDocs(root: string, table: KindTable = KINDS): Promise<Record<string, string>> {
   const examples = collectExamples(root);
   const facts = packageFacts(root);
+  const pages = await Promise.all(
+    Object.entries(table).map(async ([key, row]): Promise<Page> => {
+      const mod = await row.load();
+      return { row, region: isResourceKind(key) ? key : undefined, def: mod.definition, mod };
+    }),
+  );
   const files: Record<string, string> = {
     [OVERVIEW_PAGE]: overviewPage(examples, facts),
     [INSTALLATION_PAGE]: installationPage(facts),
-    [`${DOCS_DIR}/README.md`]: indexPage(),
+    [`${DOCS_DIR}/README.md`]: indexPage(pages),
   };
-  for (const def of CATALOG) {
-    const kind = kindOfType(def.type);
-    files[`${DOCS_DIR}/${slugOf(kind)}.md`] = await kindPage(kind, def, examples);
-  }
+  for (const page of pages) files[`${DOCS_DIR}/${slugOfType(page.row.type)}.md`] = await kindPage(page, examples);
   return files;
 }
 

@@ -6,6 +6,7 @@ import { CATALOG } from "../../provider/catalog";
 import * as index from "../../provider/index";
 import { generatedSources, kindModules, packageIndexSource, sectionsSource, declareSectionsSource } from "../../scripts/gen-kinds";
 import { packageSchemaOf } from "../../scripts/gen-schema";
+import { renderDocs } from "../../scripts/gen-docs";
 import { kindKeyOfToken, resourceTokens } from "../../provider/plugin/resources";
 import { keboolaId, reviewOrder } from "../../provider/review/kinds";
 import { readLive } from "../../provider/drift/live";
@@ -58,6 +59,13 @@ describe("a kind added with its folder and one row", () => {
     expect(sections).toContain('import { widgetsSection } from "../../test/unit/fixtures/throwaway-kind/manifest";');
     expect(sections).toContain("  widgets: sectionSchema(widgetsSection),");
     expect(await declareSectionsSource(withWidget)).toMatch(/const d\d+ = declareWidgets\(m\.widgets \?\? \{\}, /);
+  });
+
+  it("has its reference page, with its import id, listed in the reference's index", async () => {
+    const pages = await renderDocs(root, withWidget);
+    expect(pages["docs/resources/widget.md"]).toContain("pulumi import keboola:index:Widget widget w-blue");
+    expect(pages["docs/resources/README.md"]).toContain("| [Widget](widget.md) |");
+    expect(Object.keys(await renderDocs(root))).not.toContain("docs/resources/widget.md");
   });
 
   it("gets the module that state of an earlier version would require", () => {
