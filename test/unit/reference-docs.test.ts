@@ -145,10 +145,10 @@ describe("docs/resources", () => {
       const page = pageOf(kind);
       const docs = rowOf(kind).docs;
       expect(page).toContain(`\n## Import\n`);
-      expect(page).toContain(`\`\`\`sh\n${importLine(kind, "<name>", docs.id)}\n\`\`\``);
+      expect(page).toContain(`\`\`\`sh\n${importLine(KINDS[kind].type, "<name>", docs.id)}\n\`\`\``);
       expect(page).toContain(`pulumi import keboola:index:${KINDS[kind].type} <name> ${docs.id}`);
       expect(page).toContain(`is \`${docs.id}\`: ${docs.idParts}.`);
-      expect(page).toContain(importLine(kind, slugOf(kind), docs.idExample));
+      expect(page).toContain(importLine(KINDS[kind].type, slugOf(kind), docs.idExample));
       if (docs.importNote) expect(page).toContain(docs.importNote);
       expect(page).not.toContain("has no `pulumi import`");
       expect(page).toContain("keboola-pulumi export");
