@@ -72,9 +72,28 @@ export function defineSection<E extends z.ZodType>(section: ManifestSection<E>):
   return section;
 }
 
-/** The schema of a section: a map of key to entry, optional. */
-export function sectionSchema<E extends z.ZodType>(section: ManifestSection<E>) {
-  return z.record(keySchema, section.entry, { error: `must be a map of key to ${section.what}` }).optional().describe(section.description);
+/**
+ * `options:` of an entry: Pulumi's resource options by Pulumi YAML's names
+ * (pulumi.com/docs/iac/languages-sdks/yaml/yaml-language-reference, "Resource options"), one entry
+ * at a time (provider/manifest/entry-options.ts applies them).
+ */
+export const entryOptionsSchema = z
+  .object({
+    protect: z.boolean().optional().describe("Refuse to delete the object: `pulumi destroy` and removing the entry fail until this is false."),
+    retainOnDelete: z.boolean().optional().describe("Removing the entry (or destroy) forgets the object and leaves it in Keboola."),
+    ignoreChanges: z.array(z.string().min(1, "must not be empty")).optional().describe("Property paths of the entry (e.g. configuration.parameters.limit) whose changes `up` leaves alone, and drift lists as ignored."),
+    dependsOn: z.array(z.string().min(1, "must not be empty")).optional().describe("Keys of other entries this one is created after (and deleted before)."),
+    deleteBeforeReplace: z.boolean().optional().describe("When the object must be replaced, delete it first (the name is kept unique)."),
+  })
+  .strict()
+  .describe("Pulumi resource options for this entry's resources (Pulumi YAML's names).");
+
+/** The schema of a section: a map of key to entry (the kind's fields and `options`), optional. */
+export function sectionSchema<S extends z.ZodRawShape, C extends z.core.$ZodObjectConfig>(section: ManifestSection<z.ZodObject<S, C>>) {
+  // extend() makes a new schema without the entry's description, which the docs and keboola.schema.json show.
+  const extended = section.entry.extend({ options: entryOptionsSchema.optional() });
+  const entry = section.entry.description === undefined ? extended : extended.describe(section.entry.description);
+  return z.record(keySchema, entry, { error: `must be a map of key to ${section.what}` }).optional().describe(section.description);
 }
 
 /**

@@ -7,6 +7,8 @@ import { isRecord } from "../../keboola/json";
 import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
 import { manifestSchema, REFERENCES, type Manifest } from "./schema";
 import { SECTIONS } from "./sections";
+import { resolveValues, type StackValues, type ValueOrigin } from "./config-values";
+import { dependsOnCircle, entryKeys, splitOptions, type EntryOptions } from "./entry-options";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the
 // manifest schema, the references between entries, and each entry against its resource's full
@@ -34,8 +36,27 @@ export class ManifestError extends Error {
 
 type Path = ReadonlyArray<PropertyKey>;
 
+/** What a manifest is read with: the stack config its `${name}` values come from (none: only defaults resolve). */
+export interface ReadOptions {
+  stack?: StackValues;
+}
+
+/** A manifest read, with where its values came from and its entries' options (drift and pull report by them). */
+export interface ReadManifest {
+  manifest: Manifest;
+  /** Where a `${name}` brought a value in. */
+  origins: ValueOrigin[];
+  /** The entries' `options:`, by `section/key`. */
+  options: Map<string, EntryOptions>;
+}
+
 /** Reads and checks a manifest file; throws ManifestError listing every problem. */
-export function loadManifest(file: string): Manifest {
+export function loadManifest(file: string, options: ReadOptions = {}): Manifest {
+  return readManifestFile(file, options).manifest;
+}
+
+/** loadManifest, with the values' origins and the entries' options. */
+export function readManifestFile(file: string, options: ReadOptions = {}): ReadManifest {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
@@ -45,11 +66,16 @@ export function loadManifest(file: string): Manifest {
       { file, line: 1, column: 1, path: "", message: `cannot read the manifest: ${why}. Create it, or point stack config keboola:manifest at it (pulumi config set keboola:manifest <path>)` },
     ]);
   }
-  return parseManifest(text, file);
+  return readManifest(text, file, options);
 }
 
 /** Parses manifest text; `file` is only used in messages. */
-export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
+export function parseManifest(text: string, file = "keboola.yaml", options: ReadOptions = {}): Manifest {
+  return readManifest(text, file, options).manifest;
+}
+
+/** parseManifest, with the values' origins and the entries' options. */
+export function readManifest(text: string, file = "keboola.yaml", options: ReadOptions = {}): ReadManifest {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const problems: ManifestProblem[] = [];
@@ -71,7 +97,11 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
   }
   if (problems.length) throw new ManifestError(sorted(problems));
 
-  const data: unknown = doc.toJS() ?? {};
+  // `${name}` values first: everything below sees what the stack deploys, and a problem of a
+  // value is reported where the manifest uses (or declares) it.
+  const resolution = resolveValues(doc.toJS() ?? {}, options.stack);
+  for (const p of resolution.problems) at(offsetOf(doc, p.path), p.path, p.message);
+  const data = resolution.data;
   const parsed = manifestSchema.safeParse(data);
   if (!parsed.success) for (const issue of parsed.error.issues) report(doc, issue, [], at);
 
@@ -100,8 +130,9 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
       }
     }
   }
+  checkOptions(doc, raw, at);
   if (!parsed.success || problems.length) throw new ManifestError(sorted(problems));
-  const manifest = parsed.data;
+  const { manifest, options: entryOptions } = splitOptions(parsed.data);
 
   // A secret of a row must name a row that exists.
   for (const [key, entry] of Object.entries(manifest.configurations ?? {})) {
@@ -146,8 +177,76 @@ export function parseManifest(text: string, file = "keboola.yaml"): Manifest {
     }
   }
   if (problems.length) throw new ManifestError(sorted(problems));
-  return manifest;
+  return { manifest: { ...manifest, ...withOptions(parsed.data) }, origins: resolution.origins, options: entryOptions };
 }
+
+/** The manifest as parsed: the entries keep their `options` (declareManifest splits them again). */
+function withOptions(m: Manifest): Manifest {
+  return m;
+}
+
+/** `options:` of every entry: dependsOn names entries that exist (no circle), ignoreChanges paths the entry has. */
+function checkOptions(doc: Document, raw: Record<string, unknown>, at: (offset: number, path: Path, message: string) => void): void {
+  const keys = entryKeys(raw);
+  const edges = new Map<string, string[]>();
+  for (const section of SECTIONS) {
+    const entries = raw[section.name];
+    for (const [key, entry] of Object.entries(isRecord(entries) ? entries : {})) {
+      const opts = isRecord(entry) && isRecord(entry.options) ? entry.options : undefined;
+      if (!opts) continue;
+      const me = `${section.name}/${key}`;
+      (Array.isArray(opts.dependsOn) ? opts.dependsOn : []).forEach((name: unknown, i: number) => {
+        if (typeof name !== "string") return;
+        const path = [section.name, key, "options", "dependsOn", i];
+        const target = keys.get(name);
+        if (target === undefined) {
+          const where = [...keys.keys()].filter((k) => k.endsWith(`.${name}`));
+          at(offsetOf(doc, path), path, where.length > 1 ? `"${name}" is a key in several sections: write ${where.join(" or ")}` : `"${name}" is not the key of an entry: name one of: ${[...keys.keys()].filter((k) => !k.includes(".")).join(", ")}`);
+        } else if (target === me) {
+          at(offsetOf(doc, path), path, "an entry cannot depend on itself: remove it");
+        } else {
+          edges.set(me, [...(edges.get(me) ?? []), target]);
+        }
+      });
+      (Array.isArray(opts.ignoreChanges) ? opts.ignoreChanges : []).forEach((p: unknown, i: number) => {
+        if (typeof p !== "string") return;
+        const path = [section.name, key, "options", "ignoreChanges", i];
+        const problem = ignorePathProblem([section.name, key], p);
+        if (problem) at(offsetOf(doc, path), path, problem);
+      });
+    }
+  }
+  const circle = dependsOnCircle(edges);
+  if (circle) {
+    const [section, key] = circle[0].split("/");
+    const path = [section, key, "options", "dependsOn"];
+    at(offsetOf(doc, path), path, `dependsOn runs in a circle: ${circle.join(" -> ")}; remove one of them`);
+  }
+}
+
+/** Why an ignoreChanges path is not one of the entry's properties (undefined when it is): its steps walk the entry's schema, free-form values (a configuration) taking any path below. */
+function ignorePathProblem(entryPath: Path, text: string): string | undefined {
+  const steps = text.split(/\.|\[(\d+|\*)\]/).filter((s) => s !== undefined && s !== "");
+  if (steps[0] === "options") return "options cannot be ignored: name a property of the entry";
+  let schema: Schema | undefined = manifestSchema;
+  for (const seg of entryPath) schema = child(schema, seg);
+  for (const [i, step] of steps.entries()) {
+    const d = defOf(unwrap(schema));
+    if (!d || ["unknown", "any", "json"].includes(d.type) || (d.type === "record" && isFreeForm(d.valueType))) return undefined;
+    const next = child(schema, /^\d+$|^\*$/.test(step) ? 0 : step);
+    if (next === undefined) {
+      const keys = objectKeys(schema);
+      return `"${text}": ${steps.slice(0, i + 1).join(".")} is not a property of this entry${keys ? `; it has: ${keys.filter((k) => k !== "options").join(", ")}` : ""}`;
+    }
+    schema = next;
+  }
+  return undefined;
+}
+
+const isFreeForm = (schema: Schema | undefined): boolean => {
+  const d = defOf(unwrap(schema));
+  return !d || ["unknown", "any"].includes(d.type);
+};
 
 /** Issue of a resource schema, reported at the manifest path `prefix + issue.path`. */
 function report(doc: Document, issue: z.core.$ZodIssue, prefix: Path, at: (offset: number, path: Path, message: string) => void): void {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SECTIONS, sectionsShape } from "./sections";
+import { configSectionSchema } from "./config-values";
 
 // The shape of keboola.yaml: a section per kind that has one (each kind says its own beside it:
 // provider/kinds/<kind>/manifest.ts; sections.ts puts them together from the kinds table). Every
@@ -9,7 +10,7 @@ import { SECTIONS, sectionsShape } from "./sections";
 // values, ...) are applied to each entry after the references are resolved, see parse.ts.
 
 export const manifestSchema = z
-  .object(sectionsShape)
+  .object({ ...sectionsShape, config: configSectionSchema })
   .strict()
   .describe("keboola.yaml: a Keboola project declared as data, deployed by keboola-pulumi.");
 

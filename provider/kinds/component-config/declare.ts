@@ -21,7 +21,7 @@ export function declareConfigurations(entries: Record<string, ConfigurationEntry
         rows: withSecrets ? rows.map((r, i) => ({ ...r, configuration: withSecrets(`rows.${i}.configuration`, r.configuration) })) : rows,
         ...(variables ? { variables: ctx.declared.variables[variables].binding() } : {}),
       },
-      ctx.opts,
+      ctx.optsOf(key),
     );
   }
   return { configurations };

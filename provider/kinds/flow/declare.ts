@@ -15,7 +15,7 @@ export function declareFlows(entries: Record<string, FlowEntry>, ctx: DeployCont
           : { ...task, componentId: componentId!, configId: configId! },
       ),
     }));
-    flows[key] = new Flow(key, { ...inputs, phases: declared }, ctx.opts);
+    flows[key] = new Flow(key, { ...inputs, phases: declared }, ctx.optsOf(key));
   }
   return { flows };
 }

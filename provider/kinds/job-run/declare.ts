@@ -9,7 +9,7 @@ export function declareJobs(entries: Record<string, JobEntry>, ctx: DeployContex
   for (const [key, { configuration, ...inputs }] of Object.entries(entries)) {
     const entry = ctx.manifest.configurations![configuration];
     const configId = ctx.declared.configurations[configuration].configId;
-    jobs[key] = new JobRun(key, { ...inputs, branchId: entry.branchId, componentId: entry.componentId, configId }, ctx.opts);
+    jobs[key] = new JobRun(key, { ...inputs, branchId: entry.branchId, componentId: entry.componentId, configId }, ctx.optsOf(key));
   }
   return { jobs };
 }

@@ -13,7 +13,7 @@ export function declareSchedules(
     if (ctx.leftOut.schedules?.includes(key)) continue;
     const runs = flow !== undefined ? ctx.declared.flows[flow].target() : { componentId: ctx.manifest.configurations![configuration!].componentId, configId: ctx.declared.configurations[configuration!].configId };
     const values = { ...(variableValuesData !== undefined ? { variableValuesData } : {}), ...(variableValuesId !== undefined ? { variableValuesId } : {}) };
-    schedules[key] = new Schedule(key, { ...inputs, name: inputs.name ?? key, target: { ...runs, ...values } }, ctx.opts);
+    schedules[key] = new Schedule(key, { ...inputs, name: inputs.name ?? key, target: { ...runs, ...values } }, ctx.optsOf(key));
   }
   return { schedules };
 }

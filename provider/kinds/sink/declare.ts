@@ -12,9 +12,9 @@ export function declareSinks(entries: Record<string, SinkEntry>, ctx: DeployCont
     const source = ctx.declared.sources[sourceKey];
     if (!source) continue; // its source is left out of a development branch (deploy.ts)
     const branchId = ctx.manifest.sources?.[sourceKey]?.branchId;
-    const sink = new Sink(key, { ...inputs, branchId, sourceId: source.sourceId }, ctx.opts);
+    const sink = new Sink(key, { ...inputs, branchId, sourceId: source.sourceId }, ctx.optsOf(key));
     sinks[key] = sink;
-    if (settings) sinkSettings[key] = new SinkSettings(`${key}-settings`, { branchId, sourceId: source.sourceId, sinkId: sink.sinkId, ...settings }, ctx.opts);
+    if (settings) sinkSettings[key] = new SinkSettings(`${key}-settings`, { branchId, sourceId: source.sourceId, sinkId: sink.sinkId, ...settings }, ctx.optsOf(key, "settings"));
   }
   return { sinks, sinkSettings };
 }

@@ -9,9 +9,9 @@ export function declareSources(entries: Record<string, SourceEntry>, ctx: Deploy
   const sourceSettings: Record<string, SourceSettings> = {};
   for (const [key, { settings, ...inputs }] of Object.entries(entries)) {
     if (ctx.leftOut.sources?.includes(key)) continue;
-    const source = new Source(key, inputs, ctx.opts);
+    const source = new Source(key, inputs, ctx.optsOf(key));
     sources[key] = source;
-    if (settings) sourceSettings[key] = new SourceSettings(`${key}-settings`, { branchId: inputs.branchId, sourceId: source.sourceId, ...settings }, ctx.opts);
+    if (settings) sourceSettings[key] = new SourceSettings(`${key}-settings`, { branchId: inputs.branchId, sourceId: source.sourceId, ...settings }, ctx.optsOf(key, "settings"));
   }
   return { sources, sourceSettings };
 }

@@ -14,7 +14,7 @@ export function declareTables(entries: Record<string, TableEntry>, ctx: DeployCo
       bucketId: ctx.declared.buckets[bucket].bucketId,
       ...(data !== undefined ? { data: dataRelativeToProgram(data, ctx.baseDir) } : {}),
     };
-    tables[key] = new Table(key, table, ctx.opts);
+    tables[key] = new Table(key, table, ctx.optsOf(key));
   }
   return { tables };
 }
