@@ -249,7 +249,8 @@ function typeProblem(value: unknown, type: ValueType): string | undefined {
 /** A string as the manifest writes it literally: `${` escaped as `$${` (what export and pull write). */
 export function escapeTemplates<T>(value: T): T {
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return v.replaceAll("${", "$${");
+    // (a function: in a replacement string "$$" would write one "$")
+    if (typeof v === "string") return v.replaceAll("${", () => "$${");
     if (Array.isArray(v)) return v.map(walk);
     if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;

@@ -1,4 +1,5 @@
 import { Document } from "yaml";
+import { escapeTemplates } from "./config-values";
 import type { KeboolaClient } from "../api/client";
 import type { Configuration, ConfigRow } from "../api/storage";
 import type { StreamSink, StreamSource } from "../api/stream";
@@ -44,9 +45,12 @@ export interface ExportOptions {
   schema?: string;
   /** Items per page of the Stream lists (1-100, default 100). */
   pageSize?: number;
+  /** Write `options: { protect: true }` on every entry (adopting a production project: nothing is deleted until unprotected). */
+  protect?: boolean;
 }
 
 export interface ExportResult {
+  /** The entries as Keboola holds them (the YAML writes a `${` of theirs as `$${`, and adds `options` with --protect). */
   manifest: ManifestInput;
   /** The manifest as YAML, with a header saying what the export did. */
   yaml: string;
@@ -365,7 +369,15 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
       ? [` ${secretCount} value(s) of # keys are plain text in Keboola and NOT written here; each is read from the stack config key named under \`secrets\` (pulumi config set --secret <key> <value>).`]
       : []),
   ];
-  const doc = new Document(manifest);
+  // A `${` Keboola holds is written `$${`, so the manifest does not read it as a config value.
+  const written: Record<string, unknown> = {};
+  for (const [section, entries] of Object.entries(manifest)) {
+    written[section] = isRecord(entries)
+      ? Object.fromEntries(Object.entries(entries).map(([key, entry]) => [key, { ...escapeTemplates(entry), ...(options.protect ? { options: { protect: true } } : {}) }]))
+      : entries;
+  }
+  if (options.protect) header.push(" Every entry is protected (options.protect): neither `pulumi destroy` nor removing an entry deletes the object; set protect: false on an entry to let it go.");
+  const doc = new Document(written);
   doc.commentBefore = header.join("\n");
   return { manifest, yaml: doc.toString({ lineWidth: 0 }), notes };
 }

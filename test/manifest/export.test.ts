@@ -135,3 +135,27 @@ describe("export of a project with shared code and variables bound from rows", (
     await client.storage.deleteConfig("default", "keboola.ex-generic-v2", String(extractor.id));
   });
 });
+
+describe("export for one declaration across stacks", () => {
+  it("writes a ${ Keboola holds as $${, which reads back as the same value", async () => {
+    await client.storage.createConfig("default", "keboola.ex-generic-v2", { name: "Templated", configuration: { parameters: { url: "https://x/${id}", plain: "no template" } } });
+    const result = await exportProject(client, { components: ["keboola.ex-generic-v2"] });
+    expect(result.yaml).toContain("https://x/$${id}");
+    const parsed = parseManifest(result.yaml);
+    const entry = Object.values(parsed.configurations ?? {}).find((c) => c.name === "Templated");
+    expect(entry?.configuration).toEqual({ parameters: { url: "https://x/${id}", plain: "no template" } });
+  });
+
+  it("--protect writes options: { protect: true } on every entry and says so", async () => {
+    const plain = await exportProject(client, {});
+    const result = await exportProject(client, { protect: true });
+    expect(plain.yaml).not.toContain("protect");
+    expect(result.yaml).toContain("Every entry is protected");
+    const read = parseManifest(result.yaml);
+    const entries = Object.entries(read).filter(([section]) => section !== "config").flatMap(([section, e]) => Object.keys(e ?? {}).map((k) => `${section}/${k}`));
+    expect(entries.length).toBeGreaterThan(3);
+    const { readManifest } = await import("../../provider/manifest/parse");
+    const { options } = readManifest(result.yaml);
+    expect(entries.filter((e) => options.get(e)?.protect !== true)).toEqual([]);
+  });
+});
