@@ -10,6 +10,7 @@ import { changesForCode, pullManifest, type PullResult } from "./pull";
 import { counts, drifted, renderJson, renderMarkdown, renderText, type DriftReport } from "./report";
 import { DriftError, readStack, type StackSnapshot } from "./stack";
 import { unifiedDiff } from "./unified-diff";
+import { annotateDrift, manifestFactsOf, type ManifestFacts } from "./manifest-facts";
 
 // What `keboola-pulumi drift` and `keboola-pulumi pull` do (their command lines: provider/cli/drift.ts
 // and pull.ts), run in the Pulumi project's directory with the environment `pulumi` itself needs
@@ -26,14 +27,18 @@ export interface DriftIo {
 }
 
 /** The stack read, every object it manages read from Keboola and compared: what both commands start with. */
-async function detect(io: DriftIo, stack: string | undefined): Promise<{ pulumi: PulumiCli; snapshot: StackSnapshot; report: DriftReport }> {
+async function detect(io: DriftIo, stack: string | undefined, manifest?: string): Promise<{ pulumi: PulumiCli; snapshot: StackSnapshot; report: DriftReport; facts?: ManifestFacts }> {
   // The CLI's own progress stays out of the report; its errors come back in DriftError.
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env, log: () => undefined });
   const snapshot = await readStack(pulumi, stack);
   const clientOf = clientsOf(snapshot, io.env);
   const resources = compareAll(snapshot.resources, await readLive(snapshot.resources, clientOf));
+  // A manifest's stack: changes it leaves to Keboola (ignoreChanges) apart, values from `${name}` with their stack config key.
+  const file = manifestOf(io, manifest, snapshot.config);
+  const facts = file ? manifestFactsOf(file, io.cwd, snapshot) : undefined;
+  if (facts) annotateDrift(resources, facts);
   await provenanceOfChanged(resources, clientOf);
-  return { pulumi, snapshot, report: { stack: snapshot.stack, resources } };
+  return { pulumi, snapshot, report: { stack: snapshot.stack, resources }, ...(facts ? { facts } : {}) };
 }
 
 /** `keboola-pulumi drift`: 0 nothing drifted, 2 something did, 1 an object could not be read. */
@@ -66,7 +71,7 @@ export type PullPlan =
 
 /** The stack read and compared, and (for a manifest's stack that drifted) the manifest's new text: both `pull` and the pipeline's drift step start here. */
 export async function planPull(io: DriftIo, o: { manifest?: string; stack?: string; includeDeleted: boolean; includeNew?: boolean }): Promise<PullPlan> {
-  const { pulumi, snapshot, report } = await detect(io, o.stack);
+  const { pulumi, snapshot, report, facts } = await detect(io, o.stack, o.manifest);
   const failed = report.resources.filter((d) => d.status === "error");
   if (failed.length) throw new DriftError(`not every object could be read, nothing was pulled:\n${failed.map((d) => `  ${d.resource.name}: ${d.error ?? ""}`).join("\n")}`);
   const file = manifestOf(io, o.manifest, snapshot.config);
@@ -81,7 +86,7 @@ export async function planPull(io: DriftIo, o: { manifest?: string; stack?: stri
   const added = o.includeNew ? await newObjectsOf(io, snapshot, before) : { entries: [], notes: [] };
   const result =
     drifted(report) || added.entries.length
-      ? pullManifest(before, name, report.resources, snapshot.resources, { includeDeleted: o.includeDeleted, additions: added.entries })
+      ? pullManifest(before, name, report.resources, snapshot.resources, { includeDeleted: o.includeDeleted, additions: added.entries, ...(facts ? { facts } : {}) })
       : { text: before, pulled: [], notes: [] };
   result.notes.push(...added.notes);
   return { program: false, snapshot, report, pulumi, file, name, before, result, added: added.entries.length };

@@ -25,6 +25,10 @@ export interface ResourceDrift {
   /** Set for a changed object by provenanceOfChanged, where Keboola records it. */
   provenance?: Provenance;
   error?: string;
+  /** Changes under a path the manifest entry's options.ignoreChanges names: listed apart, not drift (manifest-facts.ts). */
+  ignored?: Change[];
+  /** For changes of a value the manifest takes from `${name}`: the stack config key to change, by the change's path (manifest-facts.ts hintKey). */
+  fromConfig?: Record<string, string>;
 }
 
 /**

@@ -8,6 +8,8 @@ import type { ResourceDrift } from "./compare";
 import type { NewEntry } from "./new-objects";
 import type { ManagedResource } from "./stack";
 import { printEdited, setValue, valueAt } from "./yaml-edit";
+import { configHint, ignoredBy, locationOf, manifestPathOf, originOf, type Location, type ManifestFacts } from "./manifest-facts";
+import { escapeTemplates } from "../manifest/config-values";
 
 // `pull`: the drift written back into keboola.yaml, entry by entry, so that the manifest declares
 // what Keboola holds. Only the top-level properties that drifted are touched, and within them
@@ -22,6 +24,8 @@ export interface PullOptions {
   includeDeleted: boolean;
   /** Entries of objects made in the UI, to add (`--include-new`, new-objects.ts). */
   additions?: readonly NewEntry[];
+  /** The manifest's `${name}` values and entries' options, as drift read them (manifest-facts.ts). */
+  facts?: ManifestFacts;
 }
 
 export interface PullResult {
@@ -29,31 +33,6 @@ export interface PullResult {
   /** The resources whose state the pull brings up to Keboola (`pulumi refresh --target`). */
   pulled: ManagedResource[];
   notes: string[];
-}
-
-type Location = { section: string; key: string; settings: boolean };
-
-const SECTIONS: Partial<Record<ResourceKind, string>> = {
-  source: "sources",
-  sink: "sinks",
-  sourceSettings: "sources",
-  sinkSettings: "sinks",
-  variableConfig: "variables",
-  componentConfig: "configurations",
-  jobRun: "jobs",
-  flow: "flows",
-  schedule: "schedules",
-  bucket: "buckets",
-  table: "tables",
-};
-
-/** The entry a resource of the manifest program was declared by (deploy.ts names them so). */
-function locationOf(r: ManagedResource): Location | undefined {
-  const section = SECTIONS[r.kind];
-  if (!section) return undefined;
-  const settings = r.kind === "sourceSettings" || r.kind === "sinkSettings";
-  if (settings && !r.name.endsWith("-settings")) return undefined;
-  return { section, key: settings ? r.name.slice(0, -"-settings".length) : r.name, settings };
 }
 
 /** Properties of a kind that the manifest does not write in the entry (ids, branch, references). */
@@ -72,6 +51,7 @@ const NOT_WRITTEN: Partial<Record<ResourceKind, readonly string[]>> = {
 
 interface Context {
   doc: Document;
+  facts?: ManifestFacts;
   /** `componentId/configId` -> the key of the configurations (or flows) entry declaring it. */
   configKeys: Map<string, string>;
   flowKeys: Map<string, string>;
@@ -80,7 +60,7 @@ interface Context {
 
 export function pullManifest(text: string, file: string, drift: readonly ResourceDrift[], resources: readonly ManagedResource[], options: PullOptions): PullResult {
   const doc = parseDocument(text);
-  const ctx: Context = { doc, configKeys: new Map(), flowKeys: new Map(), notes: [] };
+  const ctx: Context = { doc, configKeys: new Map(), flowKeys: new Map(), notes: [], ...(options.facts ? { facts: options.facts } : {}) };
   for (const r of resources) {
     const id = (k: string) => (typeof r.outputs[k] === "string" ? String(r.outputs[k]) : undefined);
     if (r.kind === "componentConfig" && id("componentId") && id("configId")) ctx.configKeys.set(`${id("componentId")}/${id("configId")}`, r.name);
@@ -113,7 +93,7 @@ export function pullManifest(text: string, file: string, drift: readonly Resourc
   const out = printEdited(text, doc);
   // What pull writes must be a manifest deploy accepts: a removed entry still referenced fails here, and nothing is written.
   try {
-    parseManifest(out, file);
+    parseManifest(out, file, options.facts ? { stack: options.facts.values } : {});
   } catch (err) {
     if (err instanceof ManifestError) {
       throw new ManifestError(err.problems.map((p) => ({ ...p, message: `${p.message} (after pull: edit ${file} by hand, or pull without --include-deleted)` })));
@@ -140,8 +120,56 @@ function writeEntry(ctx: Context, d: ResourceDrift, at: Location): void {
     if (r.kind === "componentConfig" && prop === "configuration") next = withoutDeclaredSecrets(ctx, d, base, "configuration", value);
     if (r.kind === "componentConfig" && prop === "rows") next = manifestRows(ctx, d, base, Array.isArray(value) ? value : []);
     if (r.kind === "flow" && prop === "phases") next = manifestPhases(ctx, Array.isArray(value) ? value : []);
-    setValue(ctx.doc, [...base, prop], next, manifestDefaultAt);
+    setValue(ctx.doc, [...base, prop], keepWritten(ctx, d, at, prop, escapeTemplates(next)), manifestDefaultAt);
   }
+}
+
+/**
+ * What pull never writes over: a value the manifest takes from `${name}` (the note names the
+ * stack config key to set instead) and a path its options.ignoreChanges leaves to Keboola. Each
+ * is put back into the new value as the manifest writes it.
+ */
+function keepWritten(ctx: Context, d: ResourceDrift, at: Location, prop: string, next: unknown): unknown {
+  const facts = ctx.facts;
+  if (!facts) return next;
+  const entryPath = [at.section, at.key, ...(at.settings ? ["settings"] : [])];
+  const keep: Array<Array<string | number>> = [];
+  for (const c of [...d.changes, ...(d.ignored ?? [])]) {
+    if (String(c.path[0]) !== prop) continue;
+    const p = manifestPathOf(facts, at, c.path);
+    if (!p) continue;
+    if (ignoredBy(facts, at, p)) {
+      keep.push(p);
+      continue;
+    }
+    const origin = originOf(facts, p);
+    if (!origin) continue;
+    keep.push(origin.path);
+    ctx.notes.push(`${p.join(".")}: changed in Keboola, and the manifest takes it ${configHint(facts, origin)}; ${origin.path.join(".")} is left as it is`);
+  }
+  // Every `${name}` under the property stays as written, changed or not (Keboola holds its value).
+  for (const o of facts.origins) if (o.path.slice(0, entryPath.length + 1).join("\0") === [...entryPath, prop].join("\0")) keep.push(o.path);
+  if (keep.length === 0) return next;
+  let out: unknown = structuredClone(next);
+  for (const p of keep) {
+    const rel = p.slice(entryPath.length + 1);
+    const written = valueAt(ctx.doc, p);
+    if (rel.length === 0) return written;
+    out = withValueAt(out, rel, written);
+  }
+  return out;
+}
+
+/** A copy of `value` with `rel` set to `v` (objects and lists created along the way); `undefined` removes it. */
+function withValueAt(value: unknown, rel: ReadonlyArray<string | number>, v: unknown): unknown {
+  const [head, ...rest] = rel;
+  const child = (c: unknown) => (rest.length ? withValueAt(c, rest, v) : v);
+  if (typeof head === "number" && Array.isArray(value)) return value.map((item, i) => (i === head ? child(item) : item));
+  const obj = isRecord(value) ? { ...value } : {};
+  const next = child(obj[String(head)]);
+  if (next === undefined) delete obj[String(head)];
+  else obj[String(head)] = next;
+  return obj;
 }
 
 /** A schedule's target is written flat (variableValuesData, variableValuesId) beside its `flow` or `configuration` reference. */

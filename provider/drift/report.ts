@@ -11,6 +11,7 @@ import { changeLines } from "../review/markdown";
 import { code, formatPath, masked, showValue } from "../review/values";
 import type { DriftStatus, ResourceDrift } from "./compare";
 import type { Provenance } from "./live";
+import { hintKey } from "./manifest-facts";
 
 // The drift as the three readers want it: a terminal (text), a program (JSON), a pull request
 // (Markdown in the review report's format: the summary per kind, the picture with the drifted
@@ -73,6 +74,15 @@ function textChange(c: Change): string {
   }
 }
 
+/** A change's line, with the stack config key to set when the manifest takes the value from `${name}`. */
+function hinted(d: ResourceDrift, c: Change, line: string): string {
+  const hint = d.fromConfig?.[hintKey(c)];
+  return hint ? `${line}\n      (${hint})` : line;
+}
+
+/** Changes the manifest leaves to Keboola (options.ignoreChanges): listed apart, not drift. */
+const withIgnored = (report: DriftReport) => report.resources.filter((d) => d.ignored?.length);
+
 export function renderText(report: DriftReport): string {
   const out = [summaryLine(report).replace(/[`*]/g, ""), ""];
   for (const d of report.resources) {
@@ -82,8 +92,14 @@ export function renderText(report: DriftReport): string {
     const who = provenanceText(d.provenance);
     if (who) out.push(`  ${who}`);
     if (d.status === "error") out.push(`  ${d.error ?? ""}`);
-    out.push(...d.changes.map(textChange));
+    out.push(...d.changes.map((c) => hinted(d, c, textChange(c))));
     if (d.status !== "error") out.push(`  → ${consequence(d).replace(/`/g, "")}`);
+    out.push("");
+  }
+  const ignored = withIgnored(report);
+  if (ignored.length) {
+    out.push("Ignored (options.ignoreChanges in the manifest: Keboola's value stays, `up` and `pull` leave it alone):".replace(/`/g, ""));
+    for (const d of ignored) out.push(`${label(d)}:`, ...(d.ignored ?? []).map(textChange));
     out.push("");
   }
   return `${out.join("\n").trimEnd()}\n`;
@@ -119,7 +135,8 @@ export function renderJson(report: DriftReport): string {
         ...(id ? { id } : {}),
         status: d.status,
         ...(d.provenance ? { changedBy: d.provenance } : {}),
-        changes: d.changes.map(jsonChange),
+        changes: d.changes.map((c) => ({ ...jsonChange(c), ...(d.fromConfig?.[hintKey(c)] ? { fromConfig: d.fromConfig[hintKey(c)] } : {}) })),
+        ...(d.ignored?.length ? { ignored: d.ignored.map(jsonChange) } : {}),
         ...(d.error ? { error: d.error } : {}),
       };
     }),
@@ -184,6 +201,11 @@ export function renderMarkdown(report: DriftReport): string {
   out.push("### Changes made outside the code", "");
   if (changed.length === 0) out.push("Nothing drifted.", "");
   for (const d of changed) out.push(...section(d), "");
+  const ignored = withIgnored(report);
+  if (ignored.length) {
+    out.push("### Ignored", "", "Changed in Keboola under a path the manifest's `options.ignoreChanges` names: Keboola's value stays, `up` and `pull` leave it alone.", "");
+    for (const d of ignored) out.push(`#### ${kindName(d)} ${code(d.resource.name)}`, "", ...(d.ignored ?? []).flatMap((c) => changeLines(c)), "");
+  }
   out.push("<sub>Made by <code>keboola-pulumi drift</code> from the stack's state and the provider's own reads (nothing was written). Secret values (<code>#</code> values, ciphertexts, ingestion URLs) are never shown.</sub>", "");
   return out.join("\n");
 }
@@ -195,7 +217,10 @@ function section(d: ResourceDrift): string[] {
   const who = provenanceText(d.provenance);
   if (who) out.push(`Last change ${who}.`, "");
   const columns = d.resource.kind === "sink" && d.changes.some((c) => c.path[0] === "columns") ? columnsDiffTable(d.recorded.columns, d.live?.columns) : undefined;
-  out.push(...d.changes.filter((c) => !(columns && c.path[0] === "columns")).flatMap((c) => changeLines(c)));
+  out.push(...d.changes.filter((c) => !(columns && c.path[0] === "columns")).flatMap((c) => {
+    const hint = d.fromConfig?.[hintKey(c)];
+    return hint ? [...changeLines(c), `  _${hint.replace(/_/g, "\\_")}_`] : changeLines(c);
+  }));
   if (columns) out.push("", "Columns (`+` added, `−` removed, `~` changed, `↕` moved):", "", ...columns);
   out.push("", `_${consequence(d)}._`);
   return out;
