@@ -79,8 +79,8 @@ export interface RequestLogEntry {
   droppedStatus?: number;
   /**
    * The id of the project the request was served in (core/dispatch.ts): its token's, or for a
-   * request that carries none, the project its URL names; absent when it names none (no token,
-   * an unknown one, the Storage index).
+   * request that carries none, the project its URL names; absent when it names none (no token or
+   * an unknown one, e.g. the Storage index asked without a token).
    */
   projectId?: number;
 }
