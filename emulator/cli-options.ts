@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { EmulatorOptions } from "./core/context";
+import type { EmulatorOptions, ProjectOptions } from "./core/context";
 import { COMPONENT_TYPES, componentSpec, type ComponentSpec } from "./storage/components";
 
 // The emulator's command line, parsed apart from starting it so the mapping of every flag to
@@ -25,6 +25,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
         "task-duration": { type: "string", default: "300" },
         "state-file": { type: "string" },
         "project-id": { type: "string" },
+        "project-name": { type: "string" },
+        project: { type: "string", multiple: true },
         seed: { type: "string" },
         "fault-seed": { type: "string" },
         "fault-429": { type: "string" },
@@ -59,6 +61,12 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
     if (typeof parsed === "string") return { kind: "error", message: parsed };
     components.push(parsed);
   }
+  const projects: ProjectOptions[] = [];
+  for (const raw of values.project ?? []) {
+    const parsed = parseProjectFlag(raw);
+    if (typeof parsed === "string") return { kind: "error", message: parsed };
+    projects.push(parsed);
+  }
   const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
   return {
     kind: "options",
@@ -70,6 +78,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = {}): C
       taskDurationMs: Number(values["task-duration"]),
       stateFile: values["state-file"],
       projectId: num(values["project-id"]),
+      ...(values["project-name"] !== undefined ? { projectName: values["project-name"] } : {}),
+      ...(projects.length ? { projects } : {}),
       seed: num(values.seed),
       ...(components.length ? { components } : {}),
       ...(values["project-feature"] ? { projectFeatures: values["project-feature"] } : {}),
@@ -97,6 +107,26 @@ function parseComponentFlag(raw: string): ComponentSpec | string {
   return `--component ${raw}: ${what} (use --component <id>[:<type>[:<name>]], e.g. --component acme.ex-crm:extractor:CRM)`;
 }
 
+/**
+ * `--project <id>:<name>:<master-token>`: a further project, or the problem with the flag and its
+ * fix. The id is before the first colon and the token after the last (a token has none), so a
+ * name may hold colons.
+ */
+function parseProjectFlag(raw: string): ProjectOptions | string {
+  const first = raw.indexOf(":");
+  const last = raw.lastIndexOf(":");
+  // The messages quote the id and the name, never the token.
+  const fix = "use --project <id>:<name>:<master-token>, e.g. --project 4343:Production:prod-master-token";
+  if (first < 0 || first === last) return `--project needs an id, a name and a master token, separated by colons (${fix})`;
+  const id = raw.slice(0, first);
+  const name = raw.slice(first + 1, last);
+  const token = raw.slice(last + 1);
+  if (!/^[1-9][0-9]*$/.test(id)) return `--project: the id "${id}" is not a positive whole number (${fix})`;
+  if (!name.trim()) return `--project ${id}: the name is empty (${fix})`;
+  if (!token) return `--project ${id}: the master token is empty (${fix})`;
+  return { id: Number(id), name, token };
+}
+
 export const USAGE = `Usage: npm run emulator -- --token <master-token> [options]
   --port <n>             port to listen on (0 = any free port; default 0)
   --host <addr>          address to bind (default 127.0.0.1)
@@ -104,6 +134,12 @@ export const USAGE = `Usage: npm run emulator -- --token <master-token> [options
   --task-duration <ms>   how long async tasks and jobs take (default 300)
   --state-file <path>    keep state in this JSON file across restarts
   --project-id <n>       numeric project id (default 4242)
+  --project-name <name>  the project's name, as tokens/verify answers it (default Emulated Project)
+  --project <id>:<name>:<master-token>
+                         serve a further project on the same host (repeatable): its own master
+                         token and its own Storage, Stream, Queue, Scheduler and project services;
+                         a request sees only its token's project. The first project is the one of
+                         --token and --project-id. Kept in the state file, each under its id
   --fault-seed <n>       seed for fault injection (default 1)
   --fault-429 <share>    share of requests answered 429 with Retry-After (0..1)
   --retry-after <s>      Retry-After seconds on injected 429s (default 1)

@@ -1,43 +1,50 @@
-import { readFileSync, writeFileSync, renameSync, existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { Server } from "node:http";
 import { Hono } from "hono";
-import { parseJson, type JsonValue } from "../keboola/json";
-import { getPath } from "hono/utils/url";
+import { parseJson } from "../keboola/json";
 import { serve } from "@hono/node-server";
-import type { ServiceEnv } from "./core/http";
-import { isWriteMethod, type Deferred, type EmulatorContext, type EmulatorOptions, type EmulatorState, type RequestLogEntry, type ServiceUrls } from "./core/context";
+import type { NodeBindings } from "./core/http";
+import { isWriteMethod, type EmulatorContext, type EmulatorOptions, type EmulatorState, type ProjectState, type RequestLogEntry, type ServiceUrls } from "./core/context";
 import { countFaults, decideFault, faultOptionsSchema, type FaultCounts, type FaultOptions } from "./core/faults";
 import { seededRandom } from "./core/random";
-import { limitedToken, masterToken, restoredTokens, tokenBySecret } from "./core/tokens";
-import { initialStorageState } from "./storage/state";
-import { DEFAULT_PROJECT_FEATURES } from "./storage/project-features";
-import { initialStreamState } from "./stream/state";
-import { initialQueueState } from "./queue/state";
-import { storageApp } from "./storage/routes";
-import { importApp, objectStoreApp } from "./storage/uploads";
-import { streamApp } from "./stream/routes";
-import { ingestionApp } from "./stream/ingestion";
-import { queueApp } from "./queue/routes";
+import { loadState } from "./core/initial-state";
+import { ProjectsConflict, masterTokenOf, projectsConflict } from "./core/projects";
+import { createStack } from "./core/stack";
+import { projectOfRequest } from "./core/dispatch";
+import { MOUNTS, routingPath } from "./core/mounts";
+import { projectApp } from "./project-app";
 import { jobInputs } from "./queue/jobs";
 import type { JobInputs } from "./queue/components";
 import { encryptionApp } from "./encryption/routes";
-import { initialEncryptionState } from "./encryption/state";
-import { schedulerApp } from "./scheduler/routes";
-import { dataScienceApp, editorApp, notificationApp } from "./project-services/routes";
-import { initialSchedulerState } from "./scheduler/state";
 import { ClockError, clockJson, requestedOffset } from "./core/clock";
 import { apiErrorControlBody } from "./core/api-error-control";
 import { exceptionId } from "./storage/errors";
+
+export { initialState } from "./core/initial-state";
+
+/** A project the emulator serves. */
+export interface EmulatorProject {
+  readonly id: number;
+  readonly name: string;
+  /** The secret of its master token now (the declared one, until a refresh through the API). */
+  readonly masterToken: string;
+  readonly state: ProjectState;
+  /** The context its services are built on (for tests that reach into one project's state). */
+  readonly context: EmulatorContext;
+}
 
 export interface Emulator {
   /** Base URL (the Storage API host); other services are listed in its index. */
   readonly url: string;
   readonly urls: ServiceUrls;
   readonly port: number;
+  /** The whole state: the first project's at the top level, further projects in `projects`. */
   readonly state: EmulatorState;
+  /** The first project's context. */
   readonly context: EmulatorContext;
-  /** Every API request handled so far (method, path, status), oldest first. */
+  /** Every project on the emulator, the first (`token`, `projectId`) first, then `projects` in order. */
+  readonly projects: readonly EmulatorProject[];
+  /** Every API request handled so far (method, path, status, the project it hit), oldest first. */
   requests(): RequestLogEntry[];
   clearRequests(): void;
   /** Requests that could have changed something (anything but GET/HEAD/OPTIONS). */
@@ -53,80 +60,17 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-/**
- * Where each service is mounted on the emulator's one host (a real stack gives most of them a
- * host of their own; the Storage index lists their URLs).
- */
-const MOUNTS = {
-  storage: "/v2/storage",
-  stream: "/stream",
-  streamIn: "/stream-in",
-  queue: "/queue",
-  encryption: "/encryption",
-  scheduler: "/scheduler",
-  import: "/import",
-  files: "/files",
-  notification: "/notification",
-  dataScience: "/data-science",
-  editor: "/editor",
-} as const;
-
-/**
- * The path a request is routed by. Hono matches paths strictly, and its `strict: false` applies
- * to a whole app only, so the exceptions are made here: the Storage API takes each of its paths
- * with or without one trailing slash, and every other service takes its root at `<mount>/` as at
- * `<mount>` (on a host of its own, both are `/`). Handlers still see the URL as it was sent.
- */
-function routingPath(request: Request): string {
-  const path = getPath(request);
-  if (path.length < 2 || !path.endsWith("/")) return path;
-  const trimmed = path.slice(0, -1);
-  const storage = trimmed === MOUNTS.storage || trimmed.startsWith(`${MOUNTS.storage}/`);
-  return storage || Object.values<string>(MOUNTS).includes(trimmed) ? trimmed : path;
-}
-
-export function initialState(options: EmulatorOptions, now: string): EmulatorState {
-  const tokens = [masterToken(options.token, now)];
-  if (options.limitedToken) tokens.push(limitedToken(options.limitedToken, now));
-  return {
-    version: 1,
-    project: { id: options.projectId ?? 4242, name: "Emulated Project", defaultBranchId: 101, features: [...(options.projectFeatures ?? DEFAULT_PROJECT_FEATURES)] },
-    tokens,
-    deferred: [],
-    counters: {},
-    storage: initialStorageState(),
-    stream: initialStreamState(),
-    queue: initialQueueState(),
-    encryption: initialEncryptionState(),
-    scheduler: initialSchedulerState(),
-  };
-}
-
-/**
- * A state file as save() writes it (the EmulatorState as JSON); one from before the Encryption
- * or the Scheduler API has no part for it.
- */
-type SavedState = Omit<EmulatorState, "encryption" | "scheduler"> & Partial<Pick<EmulatorState, "encryption" | "scheduler">>;
-
-function loadState(options: EmulatorOptions): EmulatorState {
-  const fresh = initialState(options, new Date().toISOString());
-  if (!options.stateFile || !existsSync(options.stateFile)) return fresh;
-  // An assertion, and the right tool here: the file is the emulator's own save() output (its
-  // state, not a user's input), which it reads back as it wrote it. Checking it would take a
-  // schema of every service's state, kept in step with the types it repeats, for files that
-  // only a hand edit can break.
-  const saved = JSON.parse(readFileSync(options.stateFile, "utf8")) as SavedState;
-  // Tokens come from the command line, not the file, so a restart with a new token works (the
-  // tokens created through the API are kept, core/tokens.ts restoredTokens); so do
-  // project features when given. A file from before the Encryption API gets a key now.
-  const project = options.projectFeatures ? { ...saved.project, features: [...options.projectFeatures] } : saved.project;
-  return { ...saved, project, tokens: restoredTokens(fresh.tokens, saved.tokens), encryption: saved.encryption ?? fresh.encryption, scheduler: saved.scheduler ?? fresh.scheduler };
+/** The top-level app's request variables: the project the request is served in. */
+interface StackEnv {
+  Bindings: NodeBindings;
+  Variables: { project: Hono<{ Bindings: NodeBindings }> };
 }
 
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
   const opts = { taskDurationMs: 300, ...options };
   const state = loadState(opts);
-  const handlers = new Map<string, (args: JsonValue, d: Deferred) => void>();
+  const conflict = projectsConflict(state);
+  if (conflict) throw new ProjectsConflict(conflict);
   const log: RequestLogEntry[] = [];
   let faults: FaultOptions = opts.faults ?? {};
   let faultRandom = seededRandom(faults.seed ?? 1);
@@ -148,70 +92,35 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     editor: baseUrl + MOUNTS.editor,
   });
 
-  const ctx: EmulatorContext = {
-    state,
-    options: opts,
-    baseUrl: () => baseUrl,
-    urls,
-    // Seeded for repeatable runs; a restart from a state file continues with another sequence, so
-    // secrets generated after the restart never repeat those generated before it.
-    random: seededRandom((opts.seed ?? 7) + Object.values(state.counters).reduce((a, b) => a + b, 0)),
-    now: () => Date.now() + (state.clockOffsetMs ?? 0),
-    nextId(counter, start = 1) {
-      const next = (state.counters[counter] ?? start - 1) + 1;
-      state.counters[counter] = next;
-      return next;
-    },
-    defer(op, args, delayMs = opts.taskDurationMs) {
-      const d: Deferred = { id: `${op}:${ctx.nextId("deferred")}`, at: ctx.now() + delayMs, op, args };
-      state.deferred.push(d);
-      return d;
-    },
-    onDeferred(op, handler) {
-      handlers.set(op, handler);
-    },
-    settle() {
-      const now = ctx.now();
-      let ran = false;
-      for (;;) {
-        const due = state.deferred.filter((d) => d.at <= now).sort((a, b) => a.at - b.at)[0];
-        if (!due) return ran;
-        ran = true;
-        state.deferred.splice(state.deferred.indexOf(due), 1);
-        const handler = handlers.get(due.op);
-        if (!handler) throw new Error(`emulator: no handler for deferred operation ${due.op}`);
-        handler(due.args, due);
-      }
-    },
-    tokenOf(c) {
-      const header = c.req.header("X-StorageApi-Token");
-      // An expired token no longer authenticates (core/tokens.ts isExpired).
-      return header ? tokenBySecret(state.tokens, header, ctx.now()) : undefined;
-    },
-    save() {
-      if (!opts.stateFile) return;
-      const tmp = `${opts.stateFile}.tmp`;
-      writeFileSync(tmp, JSON.stringify(state));
-      renameSync(tmp, opts.stateFile);
-    },
-    faults: () => faults,
-  };
+  const stack = createStack({ state, options: opts, baseUrl: () => baseUrl, urls, faults: () => faults });
+  // The further projects as declared now go to the file at once: a project a later start no
+  // longer declares is served with the tokens it was last served with (core/projects.ts).
+  if (state.projects?.length) stack.save();
+  const contexts = stack.contexts;
+  // The first project's context: the stack's own services (encryption, faults) use it, and a
+  // request of no project is answered by its services.
+  const ctx = contexts[0]!;
+  const apps = new Map(contexts.map((c) => [c, projectApp(c)]));
 
-  const app = new Hono<ServiceEnv>({ getPath: routingPath });
+  const app = new Hono<StackEnv>({ getPath: routingPath });
 
   // Control endpoints for tests and demos: never faulted, never logged.
-  app.get("/_emulator/requests", (c) => c.json(log));
+  // `?projectId=<id>`: only the requests served in that project (RequestLogEntry.projectId).
+  app.get("/_emulator/requests", (c) => {
+    const id = c.req.query("projectId");
+    return c.json(id === undefined ? log : log.filter((e) => String(e.projectId) === id));
+  });
   app.delete("/_emulator/requests", (c) => {
     log.length = 0;
     return c.body(null, 204);
   });
   app.get("/_emulator/state", (c) => {
-    if (ctx.settle()) ctx.save();
+    if (stack.settle()) stack.save();
     return c.json(state);
   });
   // The emulated clock (core/clock.ts): moving it forward completes what became due meanwhile
   // (tasks, jobs, schedules' fires) before answering.
-  app.get("/_emulator/clock", (c) => c.json(clockJson(ctx.now(), state.clockOffsetMs ?? 0)));
+  app.get("/_emulator/clock", (c) => c.json(clockJson(stack.now(), state.clockOffsetMs ?? 0)));
   app.post("/_emulator/clock", async (c) => {
     let body: unknown;
     try {
@@ -225,9 +134,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       if (err instanceof ClockError) return c.json({ error: err.message }, 400);
       throw err;
     }
-    ctx.settle();
-    ctx.save();
-    return c.json(clockJson(ctx.now(), state.clockOffsetMs));
+    stack.settle();
+    stack.save();
+    return c.json(clockJson(stack.now(), state.clockOffsetMs));
   });
   app.put("/_emulator/faults", async (c) => {
     const body = parseJson(await c.req.text());
@@ -242,13 +151,17 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     return c.json(body);
   });
 
-  // Logging, fault injection and lazy completion of due tasks, for every API request.
+  // Logging, the request's project, fault injection and lazy completion of due tasks, for every
+  // API request.
   app.use("*", async (c, next) => {
     const url = new URL(c.req.url);
     const path = url.pathname + url.search;
     if (url.pathname.startsWith("/_emulator/")) return next();
     const entry: RequestLogEntry = { method: c.req.method, path, status: 0, at: new Date().toISOString() };
     log.push(entry);
+    const project = await projectOfRequest(c.req.raw, contexts);
+    if (project) entry.projectId = project.state.project.id;
+    c.set("project", apps.get(project ?? ctx)!);
     if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
     const exhausted = faults.limit !== undefined && injected >= faults.limit;
     const fault = exhausted ? ({ kind: "none" } as const) : decideFault(faults, faultRandom, c.req.method, url.pathname);
@@ -268,10 +181,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
     // A task or job that completes here is saved even when only reads follow, so what it
     // generated (e.g. a sink token) survives a restart unchanged.
-    const settled = ctx.settle();
+    const settled = stack.settle();
     await next();
     entry.status = c.res.status;
-    if (settled || isWriteMethod(c.req.method)) ctx.save();
+    if (settled || isWriteMethod(c.req.method)) stack.save();
     if (fault.kind === "lost") {
       // Processed and saved; the answer is dropped with the connection.
       entry.droppedStatus = entry.status;
@@ -281,17 +194,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
   });
 
-  app.route(MOUNTS.storage, storageApp(ctx));
-  app.route(MOUNTS.import, importApp(ctx));
-  app.route(MOUNTS.files, objectStoreApp(ctx));
-  app.route(MOUNTS.stream, streamApp(ctx));
-  app.route(MOUNTS.streamIn, ingestionApp(ctx));
-  app.route(MOUNTS.queue, queueApp(ctx));
+  // The stack's own service, then every other path in the request's project.
   app.route(MOUNTS.encryption, encryptionApp(ctx));
-  app.route(MOUNTS.scheduler, schedulerApp(ctx));
-  app.route(MOUNTS.notification, notificationApp(ctx));
-  app.route(MOUNTS.dataScience, dataScienceApp(ctx));
-  app.route(MOUNTS.editor, editorApp(ctx));
+  app.all("*", (c) => c.var.project.fetch(c.req.raw, c.env));
 
   const server = await new Promise<Server>((resolve, reject) => {
     // @hono/node-server serves HTTP/1.1 with node:http unless told otherwise.
@@ -302,12 +207,23 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const address = listeningAddress(server);
   baseUrl = `http://${opts.host ?? "127.0.0.1"}:${address.port}`;
 
+  const projects: EmulatorProject[] = contexts.map((c) => ({
+    id: c.state.project.id,
+    name: c.state.project.name,
+    get masterToken() {
+      return masterTokenOf(c.state) ?? "";
+    },
+    state: c.state,
+    context: c,
+  }));
+
   return {
     url: baseUrl,
     urls: urls(),
     port: address.port,
     state,
     context: ctx,
+    projects,
     requests: () => [...log],
     clearRequests: () => {
       log.length = 0;
@@ -319,7 +235,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       faultRandom = seededRandom(f.seed ?? 1);
       injected = 0;
     },
-    jobInputs: (jobId) => jobInputs(ctx, jobId),
+    // Job ids are the stack's (core/counters.ts): at most one project has the job.
+    jobInputs: (jobId) => contexts.map((c) => jobInputs(c, jobId)).find((inputs) => inputs !== undefined),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections?.();

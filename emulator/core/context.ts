@@ -21,26 +21,46 @@ export interface Deferred {
   args: JsonValue;
 }
 
-export interface EmulatorState {
-  version: 1;
+/**
+ * One project's part of the state: everything a request sees through its token. A real stack
+ * hosts many projects behind one host and the token decides which (core/dispatch.ts); the
+ * emulator keeps each project's data apart in one of these.
+ */
+export interface ProjectState {
   /** `features`: the project's features (storage/project-features.ts; absent in older state files: the defaults). */
   project: { id: number; name: string; defaultBranchId: number; features?: string[] };
   tokens: TokenRecord[];
+  /** The project's operations still to complete (they run stack-wide in `at` order, core/stack.ts). */
   deferred: Deferred[];
-  /** Monotonic counters for generated numeric ids, by name. */
-  counters: Record<string, number>;
   storage: StorageState;
   stream: StreamState;
   queue: QueueState;
-  encryption: EncryptionState;
   scheduler: SchedulerState;
   /**
    * The Notification service's project subscriptions (project-services/notification.ts); absent
    * until the first subscription is created, and in state files from before the service kept any.
    */
   notification?: NotificationState;
+}
+
+/**
+ * The emulator's state: the first project's at the top level (as it was before the emulator
+ * served more than one, so state files and tests that read `state.storage` keep working), the
+ * stack's own parts, and the further projects of the stack.
+ */
+export interface EmulatorState extends ProjectState {
+  version: 1;
+  /**
+   * Monotonic counters for generated numeric ids, by name: stack-wide, so a configuration, job,
+   * file or token id is unique on the host whatever project it belongs to, as Keboola's are.
+   */
+  counters: Record<string, number>;
+  /** The stack's key (see StackShared). */
+  encryption: EncryptionState;
   /** How far the emulated clock is ahead of real time, in ms (see core/clock.ts); absent is 0. */
   clockOffsetMs?: number;
+  /** The stack's further projects (EmulatorOptions.projects), each with its own data; absent with one project. */
+  projects?: ProjectState[];
 }
 
 /** Whether a request of this method could change something (anything but GET, HEAD and OPTIONS). */
@@ -57,6 +77,24 @@ export interface RequestLogEntry {
   fault?: FaultKind;
   /** For a lost response: the status of the answer that was processed but never sent. */
   droppedStatus?: number;
+  /**
+   * The id of the project the request was served in (core/dispatch.ts): its token's, or for a
+   * request that carries none, the project its URL names; absent when it names none (no token or
+   * an unknown one, e.g. the Storage index asked without a token).
+   */
+  projectId?: number;
+}
+
+/** A further project of the stack (EmulatorOptions.projects, the command line's `--project`). */
+export interface ProjectOptions {
+  /** Its numeric id, as tokens/verify answers it (`owner.id`); unique on the emulator. */
+  id: number;
+  /** Its name (`owner.name`). */
+  name: string;
+  /** Its master Storage API token; unique on the emulator. */
+  token: string;
+  /** Its features (`owner.features`); default: storage/project-features.ts. */
+  features?: string[];
 }
 
 export interface EmulatorOptions {
@@ -72,8 +110,17 @@ export interface EmulatorOptions {
   /** Save state to this JSON file after every change and load it at start. */
   stateFile?: string;
   projectId?: number;
+  /** The project's name (`owner.name` of tokens/verify); default "Emulated Project". */
+  projectName?: string;
   /** The project's features (`owner.features` of tokens/verify); default: storage/project-features.ts. */
   projectFeatures?: string[];
+  /**
+   * Further projects on the same host, each with its own master token and data (Storage, Stream,
+   * Queue, Scheduler, the project services); a request sees only its token's project. The first
+   * project is the one `token`, `limitedToken`, `projectId`, `projectName` and `projectFeatures`
+   * describe. Kept in the state file, each project's data under its id.
+   */
+  projects?: ProjectOptions[];
   faults?: FaultOptions;
   /** Seed for generated secrets and ids (fault injection has its own seed). */
   seed?: number;
@@ -98,9 +145,27 @@ export interface EmulatorOptions {
   maxKeptBytes?: number;
 }
 
-/** What every route module gets: the state and the shared mechanisms. */
+/**
+ * What the projects of one emulator share besides the context's mechanisms: the stack's key, and
+ * the identity under which stack-wide caches are kept (the object store's bytes, the Storage
+ * services' generator: storage/blobs.ts, storage/format.ts).
+ */
+export interface StackShared {
+  /**
+   * The stack's encryption key: one a stack, as a real stack has one KMS key; a cipher is bound to
+   * its project through its scope, not through a key of the project (encryption/cipher.ts).
+   */
+  readonly encryption: EncryptionState;
+}
+
+/**
+ * What every route module gets: its project's state and the shared mechanisms. There is one
+ * context a project; every project's services are built on their own (server.ts).
+ */
 export interface EmulatorContext {
-  readonly state: EmulatorState;
+  /** The project's state: a request served with this context sees nothing of another project. */
+  readonly state: ProjectState;
+  readonly stack: StackShared;
   readonly options: Required<Pick<EmulatorOptions, "taskDurationMs">> & EmulatorOptions;
   /** Base URL of the emulator, e.g. http://127.0.0.1:1234 (no trailing slash). */
   readonly baseUrl: () => string;
@@ -115,11 +180,11 @@ export interface EmulatorContext {
   defer(op: string, args: JsonValue, delayMs?: number): Deferred;
   /** Register the handler for a deferred operation. */
   onDeferred(op: string, handler: (args: JsonValue, deferred: Deferred) => void): void;
-  /** Run every due deferred operation now; true when any ran (the state changed). */
+  /** Run every due deferred operation of every project now; true when any ran (the state changed). */
   settle(): boolean;
-  /** The token record for the request's X-StorageApi-Token header, or undefined. */
+  /** The project's token record for the request's X-StorageApi-Token header, or undefined. */
   tokenOf(c: Context): TokenRecord | undefined;
-  /** Persist state (no-op without a state file). */
+  /** Persist the whole state, every project's (no-op without a state file). */
   save(): void;
   readonly faults: () => FaultOptions;
 }

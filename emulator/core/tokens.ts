@@ -49,9 +49,14 @@ export interface TokenAdmin {
   role?: string;
 }
 
-export function masterToken(token: string, created: string): TokenRecord {
+/**
+ * A project's master token. The first project's is 1001 as it always was; a further project's
+ * gets an id of the stack's token sequence (core/projects.ts), since token ids are unique on a
+ * stack, not within a project.
+ */
+export function masterToken(token: string, created: string, id = "1001"): TokenRecord {
   return {
-    id: "1001",
+    id,
     token,
     description: "Master token",
     isMasterToken: true,

@@ -6,7 +6,6 @@ import type { ServiceEnv } from "../core/http";
 import { apiErrorControlBody, noRouteMessage } from "../core/api-error-control";
 import { exceptionId } from "../storage/errors";
 import { encryptJson, encryptValue, phpString, type CipherScope } from "./cipher";
-import { initialEncryptionState } from "./state";
 
 // The Encryption API, mounted at `<base>/encryption` (a real stack serves it at
 // `https://encryption.<stack>` and lists it as the `encryption` service of the Storage index):
@@ -30,6 +29,13 @@ import { initialEncryptionState } from "./state";
 // - errors: keboola/api-error-control (core/api-error-control.ts), status 400 for user errors;
 //   unknown routes and methods as Symfony's router words them (404, 405); all rendered by the app's onError.
 // Not public, so modelled on the messages above: the branchType checks.
+//
+// One service a stack, whatever the number of projects: it takes no token, and one key serves
+// every project (StackShared.encryption). What keeps project A's ciphers from opening in project B
+// is the scope: object-encryptor binds `projectId` into the cipher's KMS EncryptionContext
+// (keboola/object-encryptor src/Wrapper/ProjectKMSWrapper.php sets the metadata,
+// src/Wrapper/GenericKMSWrapper.php passes it to generateDataKey and decrypt with the stack's one
+// KeyId), and a job opens its ciphers for its own project only (cipher.ts jobScopes).
 
 const PARAMETERS = ["componentId", "projectId", "configId", "branchType"];
 const BRANCH_TYPES = ["default", "dev"];
@@ -79,13 +85,12 @@ function parseJsonBody(text: string): JsonValue {
 }
 
 export function encryptionApp(ctx: EmulatorContext): Hono<ServiceEnv> {
-  ctx.state.encryption ??= initialEncryptionState();
   const api = new Hono<ServiceEnv>();
 
   api.post("/encrypt", async (c) => {
     const scope = scopeOf(new URL(c.req.url).searchParams);
     const type = (c.req.header("Content-Type") ?? "").toLowerCase();
-    const key = ctx.state.encryption.key;
+    const key = ctx.stack.encryption.key;
     if (type.includes("text/plain")) {
       const cipher = encryptValue(key, scope, await c.req.text());
       return c.body(cipher, 200, { "Content-Type": "text/plain; charset=UTF-8" });

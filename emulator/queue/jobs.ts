@@ -114,7 +114,7 @@ export function createQueueJob(ctx: EmulatorContext, token: TokenRecord, req: Jo
   const rowIds = Array.isArray(req.configRowIds) ? req.configRowIds.map((x) => String(x)) : [];
   // Any object: a JSON body's or form fields' values are JSON all the way down.
   const configData = isJsonObject(req.configData)
-    ? encryptDocument(ctx.state.encryption.key, { kind: "project", componentId: component, projectId: String(ctx.state.project.id) }, req.configData)
+    ? encryptDocument(ctx.stack.encryption.key, { kind: "project", componentId: component, projectId: String(ctx.state.project.id) }, req.configData)
     : null;
 
   const id = String(ctx.nextId("queue.job", 1000001));
@@ -222,7 +222,7 @@ function decryptInputs(ctx: EmulatorContext, job: QueueJobRecord, branchId: numb
     configId: job.config,
     branchType: branchId === ctx.state.project.defaultBranchId ? "default" : "dev",
   };
-  const open = (document: JsonObject): JsonObject => decryptForJob(ctx.state.encryption.key, scope, document);
+  const open = (document: JsonObject): JsonObject => decryptForJob(ctx.stack.encryption.key, scope, document);
   try {
     return {
       configuration: open(inputs.configuration),

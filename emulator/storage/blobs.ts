@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { EmulatorContext } from "../core/context";
+import type { EmulatorContext, StackShared } from "../core/context";
 
 // The bytes of the object store, kept apart from the JSON state: an object can be far larger than
 // a JSON string may be (a 1 GB load, in parts). Without a state file they live in memory; with one,
@@ -45,14 +45,17 @@ class DirectoryBlobs implements BlobStore {
   }
 }
 
-const stores = new WeakMap<EmulatorContext, BlobStore>();
+const stores = new WeakMap<StackShared, BlobStore>();
 
-/** The blob store of an emulator (created on first use). */
+/**
+ * The blob store of an emulator (created on first use): one for the stack, as the object store is
+ * (every project's objects are under its own `exp-15/<projectId>/` keys, storage/files.ts).
+ */
 export function blobs(ctx: EmulatorContext): BlobStore {
-  let store = stores.get(ctx);
+  let store = stores.get(ctx.stack);
   if (!store) {
     store = ctx.options.stateFile ? new DirectoryBlobs(`${ctx.options.stateFile}.objects`) : new MemoryBlobs();
-    stores.set(ctx, store);
+    stores.set(ctx.stack, store);
   }
   return store;
 }

@@ -105,6 +105,15 @@ export function sanitizeFileName(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9._]/g, "_");
 }
 
+/** The key prefix of a project's files: `exp-15/<projectId>/` (createFile). */
+const PROJECT_KEY = /^exp-15\/(\d+)\//;
+
+/** The project an object key belongs to (the id in its `exp-15/<projectId>/` prefix), or undefined. */
+export function projectIdOfObjectKey(key: string): number | undefined {
+  const m = PROJECT_KEY.exec(key);
+  return m ? Number(m[1]) : undefined;
+}
+
 export function createFile(ctx: EmulatorContext, token: TokenRecord, branchId: number, opts: NewFile): FileRecord {
   const id = ctx.nextId("storage.file", 100001);
   const d = new Date(ctx.now());

@@ -1,17 +1,18 @@
-import type { EmulatorContext } from "../core/context";
+import type { EmulatorContext, StackShared } from "../core/context";
 import { type Random, randomString, seededRandom } from "../core/random";
 
 // Value formats the Storage API uses.
 
-const generators = new WeakMap<EmulatorContext, Random>();
+const generators = new WeakMap<StackShared, Random>();
 
 /**
  * The Storage and Queue services' own seeded generator (for exception ids, credentials,
- * signatures), apart from `ctx.random`, so their calls do not shift other services' secrets.
+ * signatures), apart from `ctx.random`, so their calls do not shift other services' secrets. One
+ * for the stack, not one a project: two projects' credentials or exception ids never repeat.
  */
 export function rng(ctx: EmulatorContext): Random {
-  let r = generators.get(ctx);
-  if (!r) generators.set(ctx, (r = seededRandom(((ctx.options.seed ?? 7) ^ 0x5eed) >>> 0)));
+  let r = generators.get(ctx.stack);
+  if (!r) generators.set(ctx.stack, (r = seededRandom(((ctx.options.seed ?? 7) ^ 0x5eed) >>> 0)));
   return r;
 }
 

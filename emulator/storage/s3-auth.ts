@@ -235,6 +235,16 @@ async function verifyPresigned(ctx: EmulatorContext, req: SignableRequest): Prom
   return principal;
 }
 
+/**
+ * The access key a request is signed with (header or presigned URL), unverified: what tells the
+ * stack which project issued the credentials (core/dispatch.ts); `authenticate` checks it.
+ */
+export function accessKeyIdOf(headers: Headers, query: URLSearchParams): string | undefined {
+  const auth = headers.get("authorization");
+  if (auth) return /Credential=([^/,\s]+)\//.exec(auth)?.[1];
+  return /^([^/]+)\//.exec(query.get("X-Amz-Credential") ?? "")?.[1];
+}
+
 /** Whether the principal may touch `<bucket>/<key>` (issued credentials: only under their key prefix). */
 export function allows(principal: Principal, bucket: string, key: string): boolean {
   if (principal.kind === "service") return true;

@@ -109,7 +109,7 @@ export const sinkStatisticsFiles = (ctx: EmulatorContext) =>
   );
 
 /** The answer of both clears: 200 without a body. */
-const cleared = () => new Response(null, { status: 200 });
+const cleared = (): Response => new Response(null, { status: 200 });
 
 export const sinkStatisticsClear = (ctx: EmulatorContext) =>
   endpoint.createHandlers(decode((c, errs) => idParams(c, errs)), inBranch(ctx, "write"), (c) => {

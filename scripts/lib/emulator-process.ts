@@ -12,8 +12,8 @@ import { FAULT_KINDS } from "../../emulator/core/faults";
 export interface EmulatorProcess {
   url: string;
   pid: number;
-  /** The request log (`GET /_emulator/requests`). */
-  requests(): Promise<RequestLogEntry[]>;
+  /** The request log (`GET /_emulator/requests`), or only the requests served in one project. */
+  requests(projectId?: number): Promise<RequestLogEntry[]>;
   clearRequests(): Promise<void>;
   close(): Promise<void>;
 }
@@ -27,6 +27,7 @@ const requestLogSchema = z.array(
     at: z.string(),
     fault: z.enum(FAULT_KINDS).optional(),
     droppedStatus: z.number().optional(),
+    projectId: z.number().optional(),
   }),
 ) satisfies z.ZodType<RequestLogEntry[]>;
 
@@ -47,15 +48,15 @@ export function startEmulatorProcess(flags: string[], nodeArgs: string[] = []): 
       if (nl < 0) return;
       child.off("exit", failed);
       const url = out.slice(0, nl).trim();
-      const control = async (method: string) => {
-        const res = await fetch(`${url}/_emulator/requests`, { method });
+      const control = async (method: string, query = "") => {
+        const res = await fetch(`${url}/_emulator/requests${query}`, { method });
         if (!res.ok) throw new Error(`${method} /_emulator/requests: ${res.status}`);
         return res;
       };
       resolve({
         url,
         pid: child.pid ?? 0,
-        requests: async () => requestLogSchema.parse(await (await control("GET")).json()),
+        requests: async (projectId) => requestLogSchema.parse(await (await control("GET", projectId === undefined ? "" : `?projectId=${projectId}`)).json()),
         clearRequests: async () => void (await control("DELETE")),
         close: async () => {
           if (child.exitCode === null) child.kill("SIGTERM");
