@@ -73,4 +73,26 @@ describe("examples/ci", () => {
     // The merge request jobs do not run in a scheduled pipeline.
     for (const job of ["pull-request", "closed"]) expect(ci[job].rules?.every((r) => r.if?.includes('"merge_request_event"'))).toBe(true);
   });
+
+  it("examples/environments: a pull request deploys stack dev with the dev project's token, a merge stack prod with prod's; each stack file guards its project", () => {
+    const wf = read("examples/environments/ci/github/keboola.yml");
+    const jobs = wf.jobs as Record<string, Job & { env?: Record<string, string> }>;
+    const pulumiRuns = (job: Job) => [...(job.steps ?? []).map((s) => s.run ?? ""), ...(job.script ?? [])].filter((r) => r.startsWith("pulumi "));
+    expect(jobs.dev.if).toBe("github.event_name == 'pull_request'");
+    expect(jobs.prod.if).toBe("github.event_name == 'push'");
+    for (const [job, stack, token] of [["dev", "dev", "KBC_DEV_TOKEN"], ["prod", "prod", "KBC_PROD_TOKEN"]] as const) {
+      expect(pulumiRuns(jobs[job]).every((r) => r.endsWith(`--stack ${stack}`))).toBe(true);
+      expect(pulumiRuns(jobs[job]).at(-1)).toBe(`pulumi up --yes --skip-preview --stack ${stack}`);
+      expect(jobs[job].env?.KBC_TOKEN).toBe(`\${{ secrets.${token} }}`);
+    }
+    expect(jobs.dev.concurrency?.group).not.toBe(jobs.prod.concurrency?.group);
+    const ci = read("examples/environments/ci/gitlab/.gitlab-ci.yml") as Record<string, Job & { extends?: string; variables?: Record<string, string> }>;
+    expect(ci.dev.variables).toMatchObject({ STACK: "dev", KBC_TOKEN: "$KBC_DEV_TOKEN" });
+    expect(ci.prod.variables).toMatchObject({ STACK: "prod", KBC_TOKEN: "$KBC_PROD_TOKEN" });
+    expect(ci[".deploy"].script?.at(-1)).toBe('pulumi up --yes --skip-preview --stack "$STACK"');
+    // Each stack names its own project, and the two differ.
+    const ids = ["dev", "prod"].map((s) => (read(`examples/environments/Pulumi.${s}.yaml`).config as Record<string, string>)["keboola:projectId"]);
+    expect(ids.every((id) => /^\d+$/.test(id))).toBe(true);
+    expect(ids[0]).not.toBe(ids[1]);
+  });
 });
