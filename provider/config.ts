@@ -1,12 +1,14 @@
 import type { ClientSettings } from "./api/client";
 
-// Where the provider finds its stack: stack config (`keboola:host`, `keboola:token`, ...) handed
-// to the dynamic provider's `configure` hook inside the provider process, with the Terraform
-// provider's environment variables as fallbacks. One exception to "config first": a `KBC_TOKEN` in
-// the environment wins over `keboola:token`. Pulumi keeps the stack config a provider was
-// configured with (the token included, encrypted) in the state, and `refresh` and `destroy` run
-// with that stored copy without running the program; after a token rotation the environment is
-// the only way to hand them the new one.
+// Where the provider finds its stack, in the order every Pulumi and Terraform provider takes:
+// an explicit provider's own argument (the plugin door), then stack config (`keboola:host`,
+// `keboola:token`, ...: handed to the dynamic provider's `configure` hook, or to the plugin's
+// Configure), then the Terraform provider's environment variables (`KBC_HOST`, `KBC_TOKEN`, ...).
+// What is configured wins over the environment: a CI job that exports `KBC_TOKEN` for one project
+// must not redirect a provider configured for another. (Earlier versions let `KBC_TOKEN` win over
+// everything, so that a rotated token reached `pulumi refresh` and `pulumi destroy`, which run with
+// the configuration stored with the stack; `--run-program` does that the Pulumi way: it runs the
+// program with the current stack config.)
 
 export interface ConfigSource {
   get(key: string): string | undefined;
@@ -22,13 +24,16 @@ export interface ConfigKey {
   description: string;
 }
 
+/** Where a setting is not set, the next place is asked: said once, in every description. */
+const FALLBACK = "an explicit provider's argument wins over stack config, which wins over the environment";
+
 /**
  * The provider's settings, by their name under `keboola:` (stack config, and the provider
  * plugin's configuration in its package schema, which is generated from this table).
  */
 export const CONFIG_KEYS = {
   host: { env: "KBC_HOST", type: "string", required: true, description: "Storage API host, e.g. https://connection.keboola.com (or KBC_HOST)." },
-  token: { env: "KBC_TOKEN", type: "string", secret: true, required: true, description: "Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy)." },
+  token: { env: "KBC_TOKEN", type: "string", secret: true, required: true, description: `Storage API token (or KBC_TOKEN; ${FALLBACK}: after a rotation, run refresh and destroy with --run-program).` },
   streamUrl: { env: "KBC_STREAM_URL", type: "string", description: "Stream API URL (or KBC_STREAM_URL); default: the one the stack's service index lists." },
   queueUrl: { env: "KBC_QUEUE_URL", type: "string", description: "Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists." },
   encryptionUrl: { env: "KBC_ENCRYPTION_URL", type: "string", description: "Encryption API URL (or KBC_ENCRYPTION_URL); default: the one the stack's service index lists." },
@@ -43,19 +48,48 @@ export class ConfigurationError extends Error {
   override readonly name = "ConfigurationError";
 }
 
-export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.ProcessEnv = process.env): ClientSettings {
-  const read = (name: ConfigName): string | undefined => {
-    const v = config?.get(`keboola:${name}`) ?? env[CONFIG_KEYS[name].env];
-    return v === undefined || v === "" ? undefined : v;
+/** Absent and empty are the same: an empty value leaves the setting to the next place. */
+const given = (v: string | undefined): string | undefined => (v === undefined || v === "" ? undefined : v);
+
+/**
+ * Sources asked in order, the first that has a (non-empty) value answering: an explicit
+ * provider's arguments before stack config (the plugin's Configure, drift's explicit providers).
+ */
+export function layered(...sources: ReadonlyArray<ConfigSource | undefined>): ConfigSource {
+  return {
+    get(key) {
+      for (const source of sources) {
+        const v = given(source?.get(key));
+        if (v !== undefined) return v;
+      }
+      return undefined;
+    },
   };
+}
+
+/** A setting's value: what is configured, else its environment variable. */
+function readSetting(config: ConfigSource | undefined, env: NodeJS.ProcessEnv, name: ConfigName): string | undefined {
+  return given(config?.get(`keboola:${name}`)) ?? given(env[CONFIG_KEYS[name].env]);
+}
+
+/**
+ * Why a value cannot be the setting's, or undefined when it can: the one rule for the number
+ * settings, which resolveSettings and the plugin's CheckConfig both apply.
+ */
+export function settingProblem(name: string, value: unknown): string | undefined {
+  if (name === "taskTimeout" || name === "requestTimeout") return positiveSeconds(value) === undefined ? `must be a positive number of seconds, got ${JSON.stringify(value)}` : undefined;
+  return undefined;
+}
+
+export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.ProcessEnv = process.env): ClientSettings {
+  const read = (name: ConfigName): string | undefined => readSetting(config, env, name);
   const host = read("host");
   if (!host) {
     throw new ConfigurationError(
       "The Keboola host is not configured: run `pulumi config set keboola:host https://connection.<stack>` or set KBC_HOST",
     );
   }
-  const envToken = env.KBC_TOKEN;
-  const token = envToken !== undefined && envToken !== "" ? envToken : read("token");
+  const token = read("token");
   if (!token) {
     throw new ConfigurationError(
       "The Keboola token is not configured: run `pulumi config set --secret keboola:token <token>` or set KBC_TOKEN",

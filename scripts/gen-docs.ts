@@ -759,7 +759,7 @@ function installationPage(facts: PackageFacts): string {
     `export ${CONFIG_KEYS.token.env}=<master token>`,
     "```",
     "",
-    `Stack config wins over the environment, except for the token: \`${CONFIG_KEYS.token.env}\` wins over \`${facts.name}:token\`, so that after a rotation \`pulumi refresh\` and \`pulumi destroy\`, which use the settings stored with the stack, get the new one. Writes to Stream need a master token. Through the plugin, a program can also give them as the arguments of an explicit provider: the SDKs' \`Provider\` resource, in YAML a resource of type \`pulumi:providers:${facts.name}\`.`,
+    `Through the plugin, a program can also give them as the arguments of an explicit provider: the SDKs' \`Provider\` resource, in YAML a resource of type \`pulumi:providers:${facts.name}\`. Each setting is taken from the first place that has it: the explicit provider's argument, then stack config, then the environment variable, for the token as for every other setting, so a \`${CONFIG_KEYS.token.env}\` in the environment never redirects a configured stack or provider. After a token rotation, \`pulumi refresh\` and \`pulumi destroy\` still use the settings stored with the stack's last deployment: run them with \`--run-program\` (\`pulumi refresh --run-program\`), which configures the provider from the current stack config. Writes to Stream need a master token.`,
     "",
     "## Configuration options",
     "",

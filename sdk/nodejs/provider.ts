@@ -81,7 +81,7 @@ export interface ProviderArgs {
      */
     taskTimeout?: pulumi.Input<number | undefined>;
     /**
-     * Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+     * Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
      */
     token?: pulumi.Input<string | undefined>;
 }

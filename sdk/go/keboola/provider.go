@@ -50,7 +50,7 @@ type providerArgs struct {
 	StreamUrl *string `pulumi:"streamUrl"`
 	// Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
 	TaskTimeout *float64 `pulumi:"taskTimeout"`
-	// Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+	// Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 	Token *string `pulumi:"token"`
 }
 
@@ -70,7 +70,7 @@ type ProviderArgs struct {
 	StreamUrl pulumi.StringPtrInput
 	// Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
 	TaskTimeout pulumi.Float64PtrInput
-	// Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+	// Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 	Token pulumi.StringPtrInput
 }
 

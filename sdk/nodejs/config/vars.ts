@@ -85,7 +85,7 @@ Object.defineProperty(exports, "taskTimeout", {
 });
 
 /**
- * Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+ * Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
  */
 export declare const token: string | undefined;
 Object.defineProperty(exports, "token", {

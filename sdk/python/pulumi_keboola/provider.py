@@ -37,7 +37,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] scheduler_url: Scheduler API URL (or KBC_SCHEDULER_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.str] stream_url: Stream API URL (or KBC_STREAM_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.float] task_timeout: Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
-        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         if encryption_url is not None:
             pulumi.set(__self__, "encryption_url", encryption_url)
@@ -144,7 +144,7 @@ class ProviderArgs:
     @pulumi.getter
     def token(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         return pulumi.get(self, "token")
 
@@ -180,7 +180,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] scheduler_url: Scheduler API URL (or KBC_SCHEDULER_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.str] stream_url: Stream API URL (or KBC_STREAM_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.float] task_timeout: Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
-        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         ...
     @overload

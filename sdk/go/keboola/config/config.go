@@ -46,7 +46,7 @@ func GetTaskTimeout(ctx *pulumi.Context) float64 {
 	return config.GetFloat64(ctx, "keboola:taskTimeout")
 }
 
-// Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+// Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 func GetToken(ctx *pulumi.Context) string {
 	return config.Get(ctx, "keboola:token")
 }

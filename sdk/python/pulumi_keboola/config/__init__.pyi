@@ -51,6 +51,6 @@ Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
 
 token: Optional[str]
 """
-Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 """
 

@@ -72,7 +72,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def token(self) -> Optional[str]:
         """
-        Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         return __config__.get('token')
 
