@@ -40,6 +40,12 @@ export const CONFIG_KEYS = {
   schedulerUrl: { env: "KBC_SCHEDULER_URL", type: "string", description: "Scheduler API URL (or KBC_SCHEDULER_URL); default: the one the stack's service index lists." },
   taskTimeout: { env: "KBC_TASK_TIMEOUT", type: "number", description: "Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600." },
   requestTimeout: { env: "KBC_REQUEST_TIMEOUT", type: "number", description: "Deadline of one HTTP request in seconds (or KBC_REQUEST_TIMEOUT); default 30." },
+  projectId: {
+    env: "KBC_PROJECT_ID",
+    type: "number",
+    description:
+      "The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.",
+  },
 } as const satisfies Record<string, ConfigKey>;
 
 export type ConfigName = keyof typeof CONFIG_KEYS;
@@ -77,8 +83,27 @@ function readSetting(config: ConfigSource | undefined, env: NodeJS.ProcessEnv, n
  * settings, which resolveSettings and the plugin's CheckConfig both apply.
  */
 export function settingProblem(name: string, value: unknown): string | undefined {
+  if (name === "projectId") return projectIdOf(value) === undefined ? `must be a Keboola project id (a positive whole number), got ${JSON.stringify(value)}` : undefined;
   if (name === "taskTimeout" || name === "requestTimeout") return positiveSeconds(value) === undefined ? `must be a positive number of seconds, got ${JSON.stringify(value)}` : undefined;
   return undefined;
+}
+
+/**
+ * The project these settings are guarded to (`keboola:projectId`, else KBC_PROJECT_ID), or
+ * undefined when they are not. Read apart from the other settings, so that a door can tell whether
+ * a call must verify the token's project without resolving the rest (a check that needs no API
+ * resolves nothing, and works without a host).
+ */
+export function configuredProjectId(config: ConfigSource | undefined, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = readSetting(config, env, "projectId");
+  if (raw === undefined) return undefined;
+  const id = projectIdOf(raw);
+  if (id === undefined) {
+    throw new ConfigurationError(
+      `keboola:projectId (or ${CONFIG_KEYS.projectId.env}) ${settingProblem("projectId", raw) ?? ""}: set it to the id of the project the stack manages, e.g. \`pulumi config set keboola:projectId 1234\``,
+    );
+  }
+  return id;
 }
 
 export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.ProcessEnv = process.env): ClientSettings {
@@ -105,6 +130,7 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
   if (requestTimeoutSeconds === undefined) {
     throw new ConfigurationError(`keboola:requestTimeout must be a positive number of seconds, got "${requestTimeout}"`);
   }
+  const projectId = configuredProjectId(config, env);
   return {
     host: normalizeUrl(host),
     token,
@@ -114,6 +140,7 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
     schedulerUrl: optionalUrl(read("schedulerUrl")),
     taskTimeoutSeconds,
     http: { requestTimeoutMs: requestTimeoutSeconds * 1000 },
+    ...(projectId !== undefined ? { projectId } : {}),
   };
 }
 
@@ -121,6 +148,12 @@ export function resolveSettings(config: ConfigSource | undefined, env: NodeJS.Pr
 export function positiveSeconds(value: unknown): number | undefined {
   const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** A project id setting (text from stack config, or a provider argument's number): the id when a positive whole number, else undefined. */
+export function projectIdOf(value: unknown): number | undefined {
+  const n = typeof value === "number" ? value : typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 function normalizeUrl(url: string): string {

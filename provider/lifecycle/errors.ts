@@ -1,4 +1,4 @@
-import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, KeboolaTaskError, KeboolaTimeoutError, redact } from "../api/errors";
+import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, KeboolaTaskError, KeboolaTimeoutError, ProjectGuardError, redact } from "../api/errors";
 import { ConfigurationError } from "../config";
 import type { Method } from "./types";
 
@@ -73,6 +73,7 @@ export function userFacingError(cls: string, method: Method, name: string, err: 
     err instanceof KeboolaProtocolError ||
     err instanceof KeboolaTaskError ||
     err instanceof KeboolaTimeoutError ||
+    err instanceof ProjectGuardError ||
     err instanceof ConfigurationError;
   const fix = fixFor(err, method);
   if (fix) message += ` ${fix}`;

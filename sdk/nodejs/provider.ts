@@ -36,6 +36,7 @@ export class Provider extends pulumi.ProviderResource {
         {
             resourceInputs["encryptionUrl"] = args?.encryptionUrl;
             resourceInputs["host"] = args?.host;
+            resourceInputs["projectId"] = pulumi.output(args?.projectId).apply(JSON.stringify);
             resourceInputs["queueUrl"] = args?.queueUrl;
             resourceInputs["requestTimeout"] = pulumi.output(args?.requestTimeout).apply(JSON.stringify);
             resourceInputs["schedulerUrl"] = args?.schedulerUrl;
@@ -60,6 +61,10 @@ export interface ProviderArgs {
      * Storage API host, e.g. https://connection.keboola.com (or KBC_HOST).
      */
     host?: pulumi.Input<string | undefined>;
+    /**
+     * The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+     */
+    projectId?: pulumi.Input<number | undefined>;
     /**
      * Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
      */

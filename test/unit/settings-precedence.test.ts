@@ -35,6 +35,7 @@ function resolvedOf(settings: ClientSettings, name: ConfigName): string | undefi
     schedulerUrl: settings.schedulerUrl,
     taskTimeout: settings.taskTimeoutSeconds,
     requestTimeout: settings.http?.requestTimeoutMs === undefined ? undefined : settings.http.requestTimeoutMs / 1000,
+    projectId: settings.projectId,
   };
   expect(Object.keys(out), "resolvedOf knows every setting").toEqual(expect.arrayContaining(NAMES));
   const v = out[name];

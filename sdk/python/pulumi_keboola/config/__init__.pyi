@@ -24,6 +24,11 @@ host: Optional[str]
 Storage API host, e.g. https://connection.keboola.com (or KBC_HOST).
 """
 
+projectId: Optional[float]
+"""
+The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+"""
+
 queueUrl: Optional[str]
 """
 Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
