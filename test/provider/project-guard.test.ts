@@ -108,6 +108,8 @@ describe("a guarded client", () => {
 });
 
 describe("through the doors", () => {
+  // Each test's settings differ (its keboola:requestTimeout) from every other's in this process,
+  // which keeps one verdict per settings: so each door verifies anew, as in a process of its own.
   const urn = (type: string, name: string) => `urn:pulumi:prod::guard::pulumi-nodejs:dynamic/keboola:${type}::${name}`;
   const bucket = { stage: "in", name: "guarded" };
   const recorded = { ...bucket, bucketId: "in.c-guarded", branchId: "default" };
