@@ -5,6 +5,8 @@ import { QueueApi } from "./queue";
 import { EncryptionApi } from "./encryption";
 import { SchedulerApi } from "./scheduler";
 import type { PollTiming } from "./tasks";
+import type { TokenInfo } from "./storage";
+import { ProjectGuardError } from "./errors";
 
 // The client for one stack: Storage at the configured host, Stream and Queue discovered from
 // the Storage index (as the official clients do) unless overridden.
@@ -21,6 +23,8 @@ export interface ClientSettings {
   http?: Omit<HttpOptions, "token">;
   /** Poll timing of tasks and jobs (tests against the emulator poll sooner); defaults suit a real stack. */
   polls?: PollTiming;
+  /** The project the token must belong to (keboola:projectId): verified before any other request. */
+  projectId?: number;
 }
 
 export class KeboolaClient {
@@ -29,8 +33,35 @@ export class KeboolaClient {
   private services?: Promise<{ stream: StreamApi; queue: QueueApi; encryption?: EncryptionApi; scheduler?: SchedulerApi }>;
 
   constructor(private readonly settings: ClientSettings) {
-    this.http = new HttpClient({ ...settings.http, token: settings.token });
+    // A guarded client's every request waits for the verdict, whoever sends it: no path of any
+    // kind, lookup or command can read or write before the token's project is verified.
+    this.http = new HttpClient({ ...settings.http, token: settings.token }, settings.projectId === undefined ? undefined : () => this.verifyProject());
     this.storage = new StorageApi(this.http, settings.host, settings.taskTimeoutSeconds, settings.polls);
+  }
+
+  /**
+   * The project guard (keboola:projectId): resolves when the token belongs to the project the
+   * settings name (at once when they name none), and fails with both projects when it does not.
+   * Asked once per process per settings (the verdict is kept beside the clients, below); a refused
+   * token or a network failure is no verdict, and the next call asks again.
+   */
+  verifyProject(): Promise<void> {
+    const expected = this.settings.projectId;
+    if (expected === undefined) return Promise.resolve();
+    const key = keyOf(this.settings);
+    let verdict = verdicts.get(key);
+    if (!verdict) {
+      verdict = (async () => {
+        const { body } = await this.http.request<TokenInfo>({ service: "storage", baseUrl: this.settings.host, method: "GET", path: "/v2/storage/tokens/verify", unguarded: true });
+        const owner = { id: Number(body.owner.id), name: String(body.owner.name) };
+        if (owner.id !== expected) throw new ProjectGuardError(expected, owner);
+      })();
+      verdicts.set(key, verdict);
+      verdict.catch((err: unknown) => {
+        if (!(err instanceof ProjectGuardError)) verdicts.delete(key);
+      });
+    }
+    return verdict;
   }
 
   async stream(): Promise<StreamApi> {
@@ -95,9 +126,19 @@ export class KeboolaClient {
 // token's permissions, the branches) for as long as the settings are the same.
 const clients = new Map<string, KeboolaClient>();
 
+/**
+ * The project guard's verdict per distinct settings (KeboolaClient.verifyProject): kept beside the
+ * clients and by the same key, so that one process verifies a token's project once, however many
+ * resources, lookups or clients of the same settings ask.
+ */
+const verdicts = new Map<string, Promise<void>>();
+
+/** What tells settings apart: all of them (kept in this process's memory only). */
+const keyOf = (settings: ClientSettings): string => JSON.stringify(settings);
+
 /** The client of these settings (made on first use). */
 export function clientFor(settings: ClientSettings): KeboolaClient {
-  const key = JSON.stringify(settings);
+  const key = keyOf(settings);
   let client = clients.get(key);
   if (!client) clients.set(key, (client = new KeboolaClient(settings)));
   return client;

@@ -79,6 +79,25 @@ export class KeboolaTimeoutError extends Error {
  * The host answered, but not as a Keboola API does (HTML, plain text, another service): usually a
  * wrong `keboola:host` or a proxy's error page.
  */
+/**
+ * The project guard (keboola:projectId, client.ts verifyProject): the token belongs to another
+ * project than the settings are guarded to. Both projects named, and both ways out; nothing else
+ * was read or written when it is thrown.
+ */
+export class ProjectGuardError extends Error {
+  override readonly name = "ProjectGuardError";
+  constructor(
+    readonly expected: number,
+    readonly actual: { id: number; name: string },
+  ) {
+    super(
+      `this stack is guarded to project ${expected} (keboola:projectId or KBC_PROJECT_ID) but the token belongs to project ${actual.id} (${actual.name}): nothing was read or written. ` +
+        `Use a token of project ${expected} (\`pulumi config set --secret keboola:token <token of project ${expected}>\`, or the explicit provider's token), ` +
+        `or, if the stack is meant to manage project ${actual.id}, \`pulumi config set keboola:projectId ${actual.id}\`.`,
+    );
+  }
+}
+
 export class KeboolaProtocolError extends Error {
   override readonly name = "KeboolaProtocolError";
   constructor(

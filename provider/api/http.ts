@@ -47,6 +47,8 @@ export interface HttpRequest {
   expect?: "json" | "text";
   /** A public endpoint (the Encryption API): the Storage token is not sent where it is not needed. */
   anonymous?: boolean;
+  /** The project guard's own request (tokens/verify): sent without waiting for the guard's verdict. */
+  unguarded?: boolean;
 }
 
 export interface HttpResponse<T> {
@@ -59,7 +61,14 @@ export class HttpClient {
   private readonly agent: Agent;
   private readonly opts: Required<Omit<HttpOptions, "userAgent">> & { userAgent: string };
 
-  constructor(options: HttpOptions) {
+  /**
+   * `guard`: awaited before every request but an `unguarded` one, so that nothing is read or
+   * written before the token's project is verified (client.ts verifyProject; absent: no guard).
+   */
+  constructor(
+    options: HttpOptions,
+    private readonly guard?: () => Promise<void>,
+  ) {
     registerSecret(options.token);
     // Before undici compiles its parser (WebAssembly) for the first request: see v8-memory.ts.
     keepWasmOnBaselineCompiler();
@@ -84,6 +93,7 @@ export class HttpClient {
   }
 
   async request<T>(req: HttpRequest): Promise<HttpResponse<T>> {
+    if (this.guard && !req.unguarded) await this.guard();
     const url = buildUrl(req);
     const info: RequestInfo = { service: req.service, method: req.method, path: redact(url.pathname + url.search) };
     const policy = req.retry ?? (req.method === "GET" ? "idempotent" : "rejected-only");

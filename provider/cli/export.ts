@@ -10,7 +10,7 @@ export const exportCommand = command({
   summary: "write the manifest (keboola.yaml) of a live project to standard output",
   usage: "keboola-pulumi export --host <storage api url> [--token <token>] [--branch <id>] [--components <id,id,...>] [--schema <path or url>] [--protect] > keboola.yaml",
   description:
-    "The token may come from KBC_TOKEN instead (so it is not in the shell history or process list).\nNotes (secrets to set, what was left out) go to standard error.",
+    "The token may come from KBC_TOKEN instead (so it is not in the shell history or process list).\nNotes (secrets to set, what was left out) go to standard error. The manifest's header names the exported project\nwith the line that guards a stack to it (`pulumi config set keboola:projectId <id>`); with KBC_PROJECT_ID set, a\ntoken of another project is refused before anything is read.",
   options: {
     host: { type: "string", value: "<url>", help: "Storage API host, e.g. https://connection.keboola.com (or KBC_HOST)" },
     token: { type: "string", value: "<token>", help: "Storage API token (or KBC_TOKEN); a master token reads everything" },

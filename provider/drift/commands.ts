@@ -32,6 +32,9 @@ async function detect(io: DriftIo, stack: string | undefined, manifest?: string)
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env, log: () => undefined });
   const snapshot = await readStack(pulumi, stack);
   const clientOf = clientsOf(snapshot, io.env);
+  // A guarded stack (keboola:projectId) reads nothing before the token's project is verified: once
+  // per distinct settings, failing the whole command on a mismatch rather than each object's read.
+  await Promise.all([...new Set(snapshot.resources.map(clientOf))].map((client) => client.verifyProject()));
   const resources = compareAll(snapshot.resources, await readLive(snapshot.resources, clientOf));
   // A manifest's stack: changes it leaves to Keboola (ignoreChanges) apart, values from `${name}` with their stack config key.
   const file = manifestOf(io, manifest, snapshot.config);

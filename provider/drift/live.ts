@@ -1,5 +1,5 @@
-import { clientFor, type KeboolaClient } from "../api/client";
-import { resolveSettings } from "../config";
+import { clientFor, type ClientSettings, type KeboolaClient } from "../api/client";
+import { layered, resolveSettings, type ConfigSource } from "../config";
 import { runMethod } from "../lifecycle/dispatch";
 import { KINDS, type KindRow, type KindTable } from "../kinds/registry";
 import { ownerOfUrn } from "../lifecycle/ownership";
@@ -29,22 +29,29 @@ const PARALLEL = 8;
 
 export type ClientOf = (r: ManagedResource) => KeboolaClient;
 
+/**
+ * The settings a resource is read with, as its provider has them: an explicit provider's own
+ * arguments, then the stack's config, then the environment (config.ts resolveSettings).
+ */
+export function settingsOf(snapshot: StackSnapshot, r: Pick<ManagedResource, "providerInputs">, env: NodeJS.ProcessEnv = process.env): ClientSettings {
+  const own = r.providerInputs ?? {};
+  const explicit: ConfigSource = {
+    get(key) {
+      const v = own[key.replace(/^keboola:/, "")];
+      return typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined;
+    },
+  };
+  return resolveSettings(layered(explicit, { get: (key) => snapshot.config[key] }), env);
+}
+
 /** A client per distinct setting: the stack's config, or an explicit provider's own host and token. */
 export function clientsOf(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): ClientOf {
-  return (r) => {
-    const own = r.providerInputs ?? {};
-    const get = (key: string) => {
-      const name = key.replace(/^keboola:/, "");
-      const v = own[name];
-      return typeof v === "string" ? v : typeof v === "number" ? String(v) : snapshot.config[key];
-    };
-    return clientFor(resolveSettings({ get }, env));
-  };
+  return (r) => clientFor(settingsOf(snapshot, r, env));
 }
 
 /** The client of the stack's own config (keboola:host, keboola:token): its default provider's. */
 export function stackClient(snapshot: StackSnapshot, env: NodeJS.ProcessEnv = process.env): KeboolaClient {
-  return clientFor(resolveSettings({ get: (key: string) => snapshot.config[key] }, env));
+  return clientFor(settingsOf(snapshot, {}, env));
 }
 
 /** Runs `work` on every item, PARALLEL at a time. */

@@ -79,6 +79,15 @@ export function openSecrets(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, openSecrets(v)]));
 }
 
+/**
+ * Whether a provider's URN is a default provider's: the engine names it `default`, or
+ * `default_<version>` with the version's dots as underscores (`default_0_1_0`) when the program
+ * asks for a version.
+ */
+export function isDefaultProvider(urn: string): boolean {
+  return /^default(_\d\w*)?$/.test(urn.split("::").pop() ?? "");
+}
+
 /** The stack's managed resources and config, as its state holds them now. */
 export async function readStack(pulumi: PulumiCli, stack: string | undefined): Promise<StackSnapshot> {
   const [exported, configDoc] = await Promise.all([
@@ -89,7 +98,11 @@ export async function readStack(pulumi: PulumiCli, stack: string | undefined): P
   const records = Array.isArray(deployment.resources) ? deployment.resources.filter(isRecord) : [];
   const providers = new Map<string, Props>();
   for (const r of records) {
-    if (typeof r.type === "string" && r.type.startsWith("pulumi:providers:") && typeof r.urn === "string") providers.set(`${r.urn}::${String(r.id)}`, isRecord(r.inputs) ? (openSecrets(r.inputs) as Props) : {});
+    // A default provider's inputs are the stack config of the last deployment: the stack's config
+    // as it is now (read below) is what configures it, so a token set since reaches drift.
+    if (typeof r.type === "string" && r.type.startsWith("pulumi:providers:") && typeof r.urn === "string" && !isDefaultProvider(r.urn)) {
+      providers.set(`${r.urn}::${String(r.id)}`, isRecord(r.inputs) ? (openSecrets(r.inputs) as Props) : {});
+    }
   }
   const resources: ManagedResource[] = [];
   let stackName = stack ?? "";

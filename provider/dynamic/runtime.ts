@@ -1,6 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { clientFor, type KeboolaClient } from "../api/client";
-import { resolveSettings, type ConfigSource } from "../config";
+import { configuredProjectId, resolveSettings, type ConfigSource } from "../config";
 import { PartialFailure, type Method, type Props } from "../lifecycle/types";
 import type { CallContext, CallIdentity } from "../lifecycle/call";
 import { runMethod, type KindModule, type RawRequests, type Responses, type RunOptions } from "../lifecycle/dispatch";
@@ -36,7 +36,16 @@ function client(): KeboolaClient {
   return settings.client;
 }
 
-const contextOf = (call: CallIdentity): CallContext => ({ call, client });
+/**
+ * The project guard of the configured stack (keboola:projectId): verified on the first call of the
+ * process, before anything else is asked (api/client.ts keeps the verdict); nothing to verify, and
+ * nothing resolved, when the stack names no project.
+ */
+async function guard(): Promise<void> {
+  if (configuredProjectId(config) !== undefined) await client().verifyProject();
+}
+
+const contextOf = (call: CallIdentity): CallContext => ({ call, client, guard });
 
 /**
  * Per resource (URN), the program facts of its last check. The engine checks a resource and then,
@@ -101,7 +110,7 @@ type Legacy<M extends Method> = (mod: KindModule, client: () => KeboolaClient, a
 
 /** A legacy call's context and the properties its answer keeps the identity in. */
 function legacy(client: () => KeboolaClient, about: Props, id?: string): { ctx: CallContext; kept: Props } {
-  return { ctx: { call: legacyIdentity(about, id), client }, kept: legacyIdentityProps(about) };
+  return { ctx: { call: legacyIdentity(about, id), client, guard }, kept: legacyIdentityProps(about) };
 }
 
 // The host's positional arguments, per method, as the shim passes them on.

@@ -81,6 +81,7 @@ export async function runMethod<M extends Method>(mod: KindModule, method: M, ct
   // Narrowed by M: TypeScript cannot relate the indexed runner to the indexed request.
   const run: Runner<M> = METHODS[method];
   try {
+    await ctx.guard?.();
     return await run(mod, ctx, raw, options, label);
   } catch (err) {
     const failed = userFacingError(mod.definition.type, method, ctx.call.name, err);

@@ -1,4 +1,4 @@
-import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, KeboolaTaskError, KeboolaTimeoutError, redact } from "../api/errors";
+import { KeboolaApiError, KeboolaNetworkError, KeboolaProtocolError, KeboolaTaskError, KeboolaTimeoutError, ProjectGuardError, redact } from "../api/errors";
 import { ConfigurationError } from "../config";
 import type { Method } from "./types";
 
@@ -32,18 +32,18 @@ export class ProviderError extends Error {
 /**
  * What works after a token rotation depends on the command. `pulumi refresh` and `pulumi destroy`
  * do not run the program: the provider gets the configuration stored with the stack's last
- * deployment, so a `pulumi config set` made since does not reach them (only KBC_TOKEN, which wins,
- * or `--run-program`, which runs the program with the current config). Preview and up run the
- * program with the current config.
+ * deployment, so a `pulumi config set` made since does not reach them unless they run the program
+ * too (`--run-program`). KBC_TOKEN does not help there: configured settings win over the
+ * environment (config.ts). Preview and up run the program with the current config.
  */
 function tokenRefused(method: Method): string {
   if (method === "read" || method === "delete") {
     return (
       "The token was refused. `pulumi refresh` and `pulumi destroy` use the token stored with the stack's last deployment, not the current `pulumi config`: " +
-      "run them with KBC_TOKEN=<valid token> in the environment (it wins over the stored one), or add --run-program (`pulumi refresh --run-program`), which runs the program with the current config."
+      "set the valid one with `pulumi config set --secret keboola:token <token>`, then run them with --run-program (`pulumi refresh --run-program`, `pulumi destroy --run-program`), which runs the program with the current config; the next `pulumi up` stores it."
     );
   }
-  return "The token was refused: set a valid one with `pulumi config set --secret keboola:token <token>`, or KBC_TOKEN (it wins over keboola:token).";
+  return "The token was refused: set a valid one with `pulumi config set --secret keboola:token <token>` (or the explicit provider's token; KBC_TOKEN counts only where neither is set).";
 }
 
 /** What to do about a failure of this kind, or undefined when the message already says it. */
@@ -73,6 +73,7 @@ export function userFacingError(cls: string, method: Method, name: string, err: 
     err instanceof KeboolaProtocolError ||
     err instanceof KeboolaTaskError ||
     err instanceof KeboolaTimeoutError ||
+    err instanceof ProjectGuardError ||
     err instanceof ConfigurationError;
   const fix = fixFor(err, method);
   if (fix) message += ` ${fix}`;

@@ -9,6 +9,13 @@ export type Props = Record<string, unknown>;
 export interface ResourceContext {
   /** The client, created on first use from the stack config (so `check` works offline when it needs no API). */
   client(): KeboolaClient;
+  /**
+   * The project guard (keboola:projectId): resolves when the settings name no project or the
+   * token belongs to the one they name, fails naming both projects otherwise. Every method runs it
+   * first (dispatch.ts runMethod), so a guarded stack's first call of any command verifies the
+   * token's project before anything else, even a call that needs no API. Absent: no guard.
+   */
+  guard?(): Promise<void>;
 }
 
 export type Method = "check" | "diff" | "create" | "read" | "update" | "delete";

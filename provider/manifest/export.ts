@@ -9,7 +9,7 @@ import { tableFromRemote } from "../kinds/table/kind";
 import { sourceFromRemote } from "../kinds/source/kind";
 import { normalizeId } from "../validation/ids";
 import { SETTINGS, sameSetting } from "../validation/settings";
-import { normalizeConfig } from "../lifecycle/configurations";
+import { normalizeConfig, tokenInfo } from "../lifecycle/configurations";
 import { orderedRows } from "../kinds/component-config/rows";
 import { VALUES_ROW_NAME, VARIABLES_COMPONENT } from "../lifecycle/configurations";
 import { isEncrypted, isSecretKey, passesUnencrypted } from "../../keboola/secrets";
@@ -56,6 +56,8 @@ export interface ExportResult {
   yaml: string;
   /** What the user must do or know (secrets to set, what was left out). */
   notes: string[];
+  /** The exported project (the token's, `tokens/verify` owner): the id a stack deploying the manifest is guarded to. */
+  project: { id: number; name: string };
 }
 
 type Entries<K extends keyof ManifestInput> = NonNullable<ManifestInput[K]>;
@@ -131,6 +133,9 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const branchField: { branchId?: string } = branch === "default" ? {} : { branchId: branch };
   const notes: string[] = [];
   const manifest: ManifestInput = {};
+  // Whose project this is: the header names it, with the line that guards a stack to it.
+  const { owner } = await tokenInfo(client);
+  const project = { id: Number(owner.id), name: String(owner.name).replace(/\s+/g, " ") };
   const stream = await client.stream();
 
   // Storage: buckets and their tables, as schemas (columns, primary key, typed definition), never
@@ -361,8 +366,10 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const header = [
     ` yaml-language-server: $schema=${options.schema ?? "node_modules/keboola-pulumi/keboola.schema.json"}`,
     "",
-    ` Exported by keboola-pulumi export (branch ${branch}). Every entry has adoptExisting: true:`,
+    ` Exported by keboola-pulumi export from project ${project.id} (${project.name}), branch ${branch}. Every entry has adoptExisting: true:`,
     " deploying it takes the existing objects over, writing only what differs.",
+    ` Guard the stack that deploys it to this project (any other project's token is then refused before anything is read or written):`,
+    `   pulumi config set keboola:projectId ${project.id}`,
     " Secrets: values of # keys are written as Keboola holds them, encrypted (KBC::...Secure::...):",
     " only this stack's job runner can decrypt them, so they are safe to commit and deploy back.",
     ...(secretCount
@@ -379,7 +386,7 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   if (options.protect) header.push(" Every entry is protected (options.protect): neither `pulumi destroy` nor removing an entry deletes the object; set protect: false on an entry to let it go.");
   const doc = new Document(written);
   doc.commentBefore = header.join("\n");
-  return { manifest, yaml: doc.toString({ lineWidth: 0 }), notes };
+  return { manifest, yaml: doc.toString({ lineWidth: 0 }), notes, project };
 }
 
 /**

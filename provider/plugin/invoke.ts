@@ -26,6 +26,8 @@ export async function invokeLookup(req: proto.InvokeRequest, context: ResourceCo
     return new proto.InvokeResponse().setFailuresList(failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
   }
   const args: Record<string, unknown> = { ...value };
+  // A guarded configuration's lookups, as its resources, ask nothing before the token's project is verified.
+  await context.guard?.();
   const ctx: CallContext = { client: () => context.client(), call: { name: lookup.name, facts: {}, importing: true, preview: false } };
   const notFound = () => new CallError({ code: grpc.status.NOT_FOUND, details: `${lookup.name}: nothing found for ${JSON.stringify(args)}` });
   if (!isKindLookup(lookup)) {

@@ -1,19 +1,20 @@
 // The plugin's own configuration: CheckConfig, DiffConfig and Configure. The settings are the
 // dynamic resources' stack config (`keboola:host`, `keboola:token`, ...; config.ts CONFIG_KEYS,
 // with the same environment fallbacks), given either as stack config (the default provider) or as
-// an explicit provider resource's arguments.
+// an explicit provider resource's arguments; what is configured wins over the environment
+// (config.ts resolveSettings), so two explicit providers keep to their own projects whatever
+// KBC_TOKEN says.
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { CONFIG_KEYS, positiveSeconds, type ConfigSource } from "../config";
+import { CONFIG_KEYS, layered, settingProblem, type ConfigSource } from "../config";
 import { isUnknown } from "../validation/check";
 import { fromStruct, toStruct, unmarked } from "./values";
 import { PACKAGE } from "./package-schema";
 
 const NAMES = Object.keys(CONFIG_KEYS);
-const NUMBERS = Object.entries(CONFIG_KEYS).flatMap(([name, key]) => (key.type === "number" ? [name] : []));
 /** Provider arguments the engine itself adds (a provider resource's `version`, `pluginDownloadURL`). */
 const ENGINE_KEYS = new Set(["version", "pluginDownloadURL"]);
 
-/** Failures of a provider configuration: unknown settings and numbers that are not positive. */
+/** Failures of a provider configuration: unknown settings and numbers that are not what the setting takes. */
 export function configFailures(args: Record<string, unknown>): Array<{ property: string; reason: string }> {
   const failures: Array<{ property: string; reason: string }> = [];
   for (const [key, value] of Object.entries(args)) {
@@ -22,29 +23,30 @@ export function configFailures(args: Record<string, unknown>): Array<{ property:
       failures.push({ property: key, reason: `is not a setting of the ${PACKAGE} provider; its settings are ${NAMES.join(", ")}` });
       continue;
     }
-    if (NUMBERS.includes(key) && value !== undefined && !isUnknown(value) && positiveSeconds(value) === undefined) {
-      failures.push({ property: key, reason: `must be a positive number of seconds, got ${JSON.stringify(value)}` });
-    }
+    const problem = value === undefined || isUnknown(value) ? undefined : settingProblem(key, value);
+    if (problem) failures.push({ property: key, reason: problem });
   }
   return failures;
 }
 
 /**
  * The settings a ConfigureRequest carries: the provider's arguments (secret ones marked, whatever
- * the plugin accepts), else its variables, which the engine names `keboola:config:<name>`
- * (pulumi/pulumi sdk/go/common/resource/plugin/provider_plugin.go, Configure).
+ * the plugin accepts), then its variables, which the engine names `keboola:config:<name>`
+ * (pulumi/pulumi sdk/go/common/resource/plugin/provider_plugin.go, Configure); resolveSettings
+ * asks the environment only for what neither has.
  */
 export function configSourceOf(req: proto.ConfigureRequest): ConfigSource {
   const args = fromStruct(req.getArgs());
   const variables = req.getVariablesMap();
-  return {
+  const nameOf = (key: string) => (key.startsWith(`${PACKAGE}:`) ? key.slice(PACKAGE.length + 1) : key);
+  const fromArgs: ConfigSource = {
     get(key) {
-      const name = key.startsWith(`${PACKAGE}:`) ? key.slice(PACKAGE.length + 1) : key;
-      const arg = unmarked(args[name]);
-      if (typeof arg === "string" || typeof arg === "number" || typeof arg === "boolean") return String(arg);
-      return variables.get(`${PACKAGE}:config:${name}`) ?? undefined;
+      const arg = unmarked(args[nameOf(key)]);
+      return typeof arg === "string" || typeof arg === "number" || typeof arg === "boolean" ? String(arg) : undefined;
     },
   };
+  const fromVariables: ConfigSource = { get: (key) => variables.get(`${PACKAGE}:config:${nameOf(key)}`) ?? undefined };
+  return layered(fromArgs, fromVariables);
 }
 
 /** The configuration a plugin process holds (the client made from it: resources.ts clientOf). */

@@ -16,7 +16,7 @@ import { ownerOfUrn, resourceTypeOf } from "../lifecycle/ownership";
 import { PartialFailure, type Method, type Props, type ResourceContext } from "../lifecycle/types";
 import { fromStruct, toStruct, visible } from "./values";
 import { clientFor } from "../api/client";
-import { resolveSettings } from "../config";
+import { configuredProjectId, resolveSettings } from "../config";
 import type { PluginConfig } from "./provider-config";
 import type { EngineLog } from "./engine-log";
 import { isRecord } from "../../keboola/json";
@@ -76,9 +76,19 @@ const sameFailure = (a: Failure, b: Failure) => a.property === b.property && a.r
 
 type Failure = { property: string; reason: string };
 
-/** The client of the plugin's configuration: the one client of its resolved settings (api/client.ts clientFor). */
+/**
+ * The client of the plugin's configuration: the one client of its resolved settings (api/client.ts
+ * clientFor); and its project guard, which the first call after Configure runs before anything else
+ * (the verdict is kept per settings, so a process verifies each configuration's project once).
+ */
 export function clientOf(config: PluginConfig): ResourceContext {
-  return { client: () => clientFor(resolveSettings(config.source)) };
+  const client = () => clientFor(resolveSettings(config.source));
+  return {
+    client,
+    async guard() {
+      if (configuredProjectId(config.source) !== undefined) await client().verifyProject();
+    },
+  };
 }
 
 export class PluginResources {
@@ -95,7 +105,7 @@ export class PluginResources {
   private async run<M extends Method>(a: About, method: M, call: CallIdentity, raw: RawRequests[M]): Promise<{ mod: KindModule; result: Responses[M] }> {
     const mod = await this.loadModule(kindOfToken(a.type));
     try {
-      return { mod, result: await runMethod(mod, method, { call, client: () => this.context.client() }, raw, { forEngine: true }) };
+      return { mod, result: await runMethod(mod, method, { call, client: () => this.context.client(), guard: () => this.context.guard?.() ?? Promise.resolve() }, raw, { forEngine: true }) };
     } catch (err) {
       throw new CallError(failureOf(err, mod));
     }

@@ -36,6 +36,7 @@ export class Provider extends pulumi.ProviderResource {
         {
             resourceInputs["encryptionUrl"] = args?.encryptionUrl;
             resourceInputs["host"] = args?.host;
+            resourceInputs["projectId"] = pulumi.output(args?.projectId).apply(JSON.stringify);
             resourceInputs["queueUrl"] = args?.queueUrl;
             resourceInputs["requestTimeout"] = pulumi.output(args?.requestTimeout).apply(JSON.stringify);
             resourceInputs["schedulerUrl"] = args?.schedulerUrl;
@@ -61,6 +62,10 @@ export interface ProviderArgs {
      */
     host?: pulumi.Input<string | undefined>;
     /**
+     * The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+     */
+    projectId?: pulumi.Input<number | undefined>;
+    /**
      * Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
      */
     queueUrl?: pulumi.Input<string | undefined>;
@@ -81,7 +86,7 @@ export interface ProviderArgs {
      */
     taskTimeout?: pulumi.Input<number | undefined>;
     /**
-     * Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+     * Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
      */
     token?: pulumi.Input<string | undefined>;
 }

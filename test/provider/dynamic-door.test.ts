@@ -14,8 +14,8 @@ import { MASTER_TOKEN, startHarness, type Harness } from "./harness";
 // reference alone; no hidden key of ours goes in or out.
 
 let h: Harness;
-// The stack config below is the provider's only source: no KBC_* of the environment (which today
-// wins over stack config, provider/config.ts) may point it elsewhere.
+// The stack config below is the provider's only source: no KBC_* of the environment (which fills
+// in what stack config leaves out, provider/config.ts) may point it elsewhere.
 const savedEnv = Object.entries(process.env).filter(([k]) => k.startsWith("KBC_"));
 beforeAll(async () => {
   for (const [k] of savedEnv) delete process.env[k];

@@ -58,7 +58,7 @@ describe("Configure", () => {
     const check = promisify<import("@pulumi/pulumi/proto/provider_pb").CheckRequest, import("@pulumi/pulumi/proto/provider_pb").CheckResponse>(p.client.checkConfig.bind(p.client));
     const res = await check(new proto.CheckRequest().setUrn("urn:pulumi:test::harness::pulumi:providers:keboola::default").setNews(Struct.fromJavaScript({ host: "h", hots: "x", taskTimeout: "soon", requestTimeout: "30", version: "0.1.0" })));
     expect(res.getFailuresList().map((f) => [f.getProperty(), f.getReason()])).toEqual([
-      ["hots", "is not a setting of the keboola provider; its settings are host, token, streamUrl, queueUrl, encryptionUrl, schedulerUrl, taskTimeout, requestTimeout"],
+      ["hots", "is not a setting of the keboola provider; its settings are host, token, streamUrl, queueUrl, encryptionUrl, schedulerUrl, taskTimeout, requestTimeout, projectId"],
       ["taskTimeout", 'must be a positive number of seconds, got "soon"'],
     ]);
   });

@@ -20,10 +20,10 @@ describe("resolveSettings", () => {
     });
   });
 
-  it("lets KBC_TOKEN win over the stored keboola:token, so refresh and destroy work after a rotation", () => {
-    const stored = config({ "keboola:host": "h", "keboola:token": "old-token" });
-    expect(resolveSettings(stored, { KBC_TOKEN: "new-token" }).token).toBe("new-token");
-    expect(resolveSettings(stored, { KBC_TOKEN: "" }).token).toBe("old-token");
+  it("keeps a configured keboola:token over KBC_TOKEN, which counts only where none is configured", () => {
+    const stored = config({ "keboola:host": "h", "keboola:token": "cfg-token" });
+    expect(resolveSettings(stored, { KBC_TOKEN: "env-token" }).token).toBe("cfg-token");
+    expect(resolveSettings(config({ "keboola:host": "h", "keboola:token": "" }), { KBC_TOKEN: "env-token" }).token).toBe("env-token");
   });
 
   it("bounds every request by keboola:requestTimeout", () => {

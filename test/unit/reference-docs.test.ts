@@ -215,7 +215,7 @@ describe("the Pulumi Registry's pages", () => {
     const { body } = frontMatterOf(pages[INSTALLATION_PAGE]!);
     const rows = table(body, "Configuration options");
     expect(rows.map((r) => r.Option!.replace(/`/g, ""))).toEqual(Object.keys(CONFIG_KEYS));
-    const all = Object.fromEntries(Object.keys(CONFIG_KEYS).map((k) => [`keboola:${k}`, k.endsWith("Timeout") ? "5" : "https://example.com"]));
+    const all = Object.fromEntries(Object.entries<ConfigKey>(CONFIG_KEYS).map(([k, key]) => [`keboola:${k}`, key.type === "number" ? "5" : "https://example.com"]));
     for (const [i, [name, key]] of Object.entries<ConfigKey>(CONFIG_KEYS).entries()) {
       const row = rows[i]!;
       expect(row).toMatchObject({ "Environment variable": `\`${key.env}\``, Type: key.type, Secret: key.secret ? "yes" : "no", Description: cell(key.description) });

@@ -89,9 +89,10 @@ describe("errors as Pulumi prints them", () => {
     const props = { __resourceName: "events", __owner: "urn:pulumi:dev::app::pulumi-nodejs:dynamic/keboola:Source::events", branch: "default", sourceId: "events" };
     for (const method of ["read", "delete"] as const) {
       const err = (await call("source", method, ["101/events", props]).catch((e: unknown) => e)) as Error;
-      // refresh and destroy run with the stored config: what works is KBC_TOKEN or --run-program, not `pulumi config set`.
-      expect(err.message).toMatch(/^Source "events": (reading \(refresh\)|deleting) failed: .*401.*use the token stored with the stack's last deployment, not the current `pulumi config`: run them with KBC_TOKEN=<valid token>.*--run-program/);
-      expect(err.message).not.toContain("pulumi config set");
+      // refresh and destroy run with the stored config: what works is the new token in stack config and
+      // --run-program; KBC_TOKEN does not (configured settings win over the environment).
+      expect(err.message).toMatch(/^Source "events": (reading \(refresh\)|deleting) failed: .*401.*use the token stored with the stack's last deployment, not the current `pulumi config`: set the valid one with `pulumi config set --secret keboola:token <token>`, then run them with --run-program \(`pulumi refresh --run-program`, `pulumi destroy --run-program`\)/);
+      expect(err.message).not.toContain("KBC_TOKEN");
       expect(printed(err)).not.toMatch(/\n\s+at /);
       expect(printed(err)).not.toContain(TOKEN);
     }

@@ -40,6 +40,8 @@ type providerArgs struct {
 	EncryptionUrl *string `pulumi:"encryptionUrl"`
 	// Storage API host, e.g. https://connection.keboola.com (or KBC_HOST).
 	Host *string `pulumi:"host"`
+	// The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+	ProjectId *float64 `pulumi:"projectId"`
 	// Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
 	QueueUrl *string `pulumi:"queueUrl"`
 	// Deadline of one HTTP request in seconds (or KBC_REQUEST_TIMEOUT); default 30.
@@ -50,7 +52,7 @@ type providerArgs struct {
 	StreamUrl *string `pulumi:"streamUrl"`
 	// Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
 	TaskTimeout *float64 `pulumi:"taskTimeout"`
-	// Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+	// Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 	Token *string `pulumi:"token"`
 }
 
@@ -60,6 +62,8 @@ type ProviderArgs struct {
 	EncryptionUrl pulumi.StringPtrInput
 	// Storage API host, e.g. https://connection.keboola.com (or KBC_HOST).
 	Host pulumi.StringPtrInput
+	// The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+	ProjectId pulumi.Float64PtrInput
 	// Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
 	QueueUrl pulumi.StringPtrInput
 	// Deadline of one HTTP request in seconds (or KBC_REQUEST_TIMEOUT); default 30.
@@ -70,7 +74,7 @@ type ProviderArgs struct {
 	StreamUrl pulumi.StringPtrInput
 	// Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
 	TaskTimeout pulumi.Float64PtrInput
-	// Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+	// Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 	Token pulumi.StringPtrInput
 }
 

@@ -30,6 +30,17 @@ Object.defineProperty(exports, "host", {
 });
 
 /**
+ * The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+ */
+export declare const projectId: number | undefined;
+Object.defineProperty(exports, "projectId", {
+    get() {
+        return __config.getObject<number>("projectId");
+    },
+    enumerable: true,
+});
+
+/**
  * Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
  */
 export declare const queueUrl: string | undefined;
@@ -85,7 +96,7 @@ Object.defineProperty(exports, "taskTimeout", {
 });
 
 /**
- * Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+ * Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
  */
 export declare const token: string | undefined;
 Object.defineProperty(exports, "token", {

@@ -21,6 +21,7 @@ class ProviderArgs:
     def __init__(__self__, *,
                  encryption_url: pulumi.Input[Optional[_builtins.str]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
+                 project_id: pulumi.Input[Optional[_builtins.float]] = None,
                  queue_url: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
                  scheduler_url: pulumi.Input[Optional[_builtins.str]] = None,
@@ -32,17 +33,20 @@ class ProviderArgs:
 
         :param pulumi.Input[_builtins.str] encryption_url: Encryption API URL (or KBC_ENCRYPTION_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.str] host: Storage API host, e.g. https://connection.keboola.com (or KBC_HOST).
+        :param pulumi.Input[_builtins.float] project_id: The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
         :param pulumi.Input[_builtins.str] queue_url: Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.float] request_timeout: Deadline of one HTTP request in seconds (or KBC_REQUEST_TIMEOUT); default 30.
         :param pulumi.Input[_builtins.str] scheduler_url: Scheduler API URL (or KBC_SCHEDULER_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.str] stream_url: Stream API URL (or KBC_STREAM_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.float] task_timeout: Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
-        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         if encryption_url is not None:
             pulumi.set(__self__, "encryption_url", encryption_url)
         if host is not None:
             pulumi.set(__self__, "host", host)
+        if project_id is not None:
+            pulumi.set(__self__, "project_id", project_id)
         if queue_url is not None:
             pulumi.set(__self__, "queue_url", queue_url)
         if request_timeout is not None:
@@ -79,6 +83,18 @@ class ProviderArgs:
     @host.setter
     def host(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "host", value)
+
+    @_builtins.property
+    @pulumi.getter(name="projectId")
+    def project_id(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+        """
+        return pulumi.get(self, "project_id")
+
+    @project_id.setter
+    def project_id(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "project_id", value)
 
     @_builtins.property
     @pulumi.getter(name="queueUrl")
@@ -144,7 +160,7 @@ class ProviderArgs:
     @pulumi.getter
     def token(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         return pulumi.get(self, "token")
 
@@ -161,6 +177,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  encryption_url: pulumi.Input[Optional[_builtins.str]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
+                 project_id: pulumi.Input[Optional[_builtins.float]] = None,
                  queue_url: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
                  scheduler_url: pulumi.Input[Optional[_builtins.str]] = None,
@@ -175,12 +192,13 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] encryption_url: Encryption API URL (or KBC_ENCRYPTION_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.str] host: Storage API host, e.g. https://connection.keboola.com (or KBC_HOST).
+        :param pulumi.Input[_builtins.float] project_id: The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
         :param pulumi.Input[_builtins.str] queue_url: Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.float] request_timeout: Deadline of one HTTP request in seconds (or KBC_REQUEST_TIMEOUT); default 30.
         :param pulumi.Input[_builtins.str] scheduler_url: Scheduler API URL (or KBC_SCHEDULER_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.str] stream_url: Stream API URL (or KBC_STREAM_URL); default: the one the stack's service index lists.
         :param pulumi.Input[_builtins.float] task_timeout: Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
-        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        :param pulumi.Input[_builtins.str] token: Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         ...
     @overload
@@ -208,6 +226,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  encryption_url: pulumi.Input[Optional[_builtins.str]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
+                 project_id: pulumi.Input[Optional[_builtins.float]] = None,
                  queue_url: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
                  scheduler_url: pulumi.Input[Optional[_builtins.str]] = None,
@@ -225,6 +244,7 @@ class Provider(pulumi.ProviderResource):
 
             __props__.__dict__["encryption_url"] = encryption_url
             __props__.__dict__["host"] = host
+            __props__.__dict__["project_id"] = pulumi.Output.from_input(project_id).apply(pulumi.runtime.to_json) if project_id is not None else None
             __props__.__dict__["queue_url"] = queue_url
             __props__.__dict__["request_timeout"] = pulumi.Output.from_input(request_timeout).apply(pulumi.runtime.to_json) if request_timeout is not None else None
             __props__.__dict__["scheduler_url"] = scheduler_url

@@ -21,6 +21,11 @@ func GetHost(ctx *pulumi.Context) string {
 	return config.Get(ctx, "keboola:host")
 }
 
+// The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+func GetProjectId(ctx *pulumi.Context) float64 {
+	return config.GetFloat64(ctx, "keboola:projectId")
+}
+
 // Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
 func GetQueueUrl(ctx *pulumi.Context) string {
 	return config.Get(ctx, "keboola:queueUrl")
@@ -46,7 +51,7 @@ func GetTaskTimeout(ctx *pulumi.Context) float64 {
 	return config.GetFloat64(ctx, "keboola:taskTimeout")
 }
 
-// Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+// Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 func GetToken(ctx *pulumi.Context) string {
 	return config.Get(ctx, "keboola:token")
 }

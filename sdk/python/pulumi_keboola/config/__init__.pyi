@@ -24,6 +24,11 @@ host: Optional[str]
 Storage API host, e.g. https://connection.keboola.com (or KBC_HOST).
 """
 
+projectId: Optional[float]
+"""
+The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+"""
+
 queueUrl: Optional[str]
 """
 Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
@@ -51,6 +56,6 @@ Deadline of one task or job in seconds (or KBC_TASK_TIMEOUT); default 600.
 
 token: Optional[str]
 """
-Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
 """
 

@@ -35,6 +35,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('host')
 
     @_builtins.property
+    def project_id(self) -> Optional[float]:
+        """
+        The id of the Keboola project the stack manages (or KBC_PROJECT_ID): when set, the first call of every command verifies that the token belongs to this project and fails, reading and writing nothing else, when it does not.
+        """
+        return __config__.get_float('projectId')
+
+    @_builtins.property
     def queue_url(self) -> Optional[str]:
         """
         Queue API URL (or KBC_QUEUE_URL); default: the one the stack's service index lists.
@@ -72,7 +79,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def token(self) -> Optional[str]:
         """
-        Storage API token (or KBC_TOKEN, which wins over stack config so that a rotated token reaches refresh and destroy).
+        Storage API token (or KBC_TOKEN; an explicit provider's argument wins over stack config, which wins over the environment: after a rotation, run refresh and destroy with --run-program).
         """
         return __config__.get('token')
 
