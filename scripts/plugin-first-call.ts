@@ -3,8 +3,9 @@
 // started as a process (the npm bin under this Node.js, or the self-contained executable of
 // `npm run build:plugin`), and from the moment it is spawned this times the port on its stdout,
 // then GetSchema, Configure (against an emulator in this process) and the first Check (a Bucket's,
-// which loads the kinds and asks the stack), each call after the one before. Each run is a new
-// process; the figures are the median of the runs (the command line: pluginFirstCallCommand below).
+// which loads the kinds and asks the stack), each call after the one before, and the CPU time the
+// plugin had used by then. Each run is a new process; the figures are the median of the runs (the
+// command line: pluginFirstCallCommand below).
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,15 +20,33 @@ import { startEmulator } from "../emulator/server";
 import { PULUMI_RESOURCE_KEBOOLA } from "./lib/bin";
 import { command, runMain, UsageError } from "../provider/cli/command";
 
-/** Milliseconds from the spawn to each answer. */
+/** Milliseconds from the spawn to each answer, and the CPU time the plugin had used by the last. */
 export interface FirstCall {
   port: number;
   getSchema: number;
   configure: number;
   check: number;
+  /** The plugin process's user and system CPU time when the Check was answered (Linux; NaN elsewhere). */
+  cpu: number;
 }
 
-const STEPS = ["port", "getSchema", "configure", "check"] as const;
+const STEPS = ["port", "getSchema", "configure", "check", "cpu"] as const;
+
+/**
+ * A process's user and system CPU time in ms, from /proc/<pid>/stat (fields 14 and 15, in clock
+ * ticks: 100 a second on Linux). On a machine others are using, it moves much less than the wall
+ * times do.
+ */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${String(pid)}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 /** How to start `plugin`: a .js file under this Node.js (as npm's bin shim does), anything else as an executable. */
 function commandOf(plugin: string): [string, string[]] {
@@ -78,10 +97,11 @@ export async function firstCall(plugin: string, settings: { host: string; token:
       .setNews(Struct.fromJavaScript({ stage: "in", name: "first-call", description: "Timed" }));
     const checked = await unary<proto.CheckRequest, proto.CheckResponse>(c.check, check);
     const checkAt = performance.now() - started;
+    const cpu = cpuMs(child.pid);
     // A refused check would time a shorter path than a real program's.
     const failures = checked.getFailuresList().map((f) => `${f.getProperty()}: ${f.getReason()}`);
     if (failures.length > 0) throw new Error(`the Check was refused: ${failures.join("; ")}`);
-    return { port: at.port, getSchema, configure: configured, check: checkAt };
+    return { port: at.port, getSchema, configure: configured, check: checkAt, cpu };
   } catch (err) {
     throw new Error(`${plugin}: ${err instanceof Error ? err.message : String(err)}${stderr ? `\n--- its stderr:\n${stderr}` : ""}`);
   } finally {
@@ -115,7 +135,8 @@ export const pluginFirstCallCommand = command({
   summary: "the time from starting the provider plugin to its port, GetSchema, Configure and first Check",
   usage: "node dist/scripts/plugin-first-call.js [--plugin <file>] [--runs 5]",
   description:
-    "Each run starts the plugin anew; the times count from its spawn. Prints each run and their median.\n" +
+    "Each run starts the plugin anew; the times count from its spawn, cpu is the plugin's CPU time by the\n" +
+    "Check's answer (Linux). Prints each run and their median.\n" +
     "<file>: the plugin's .js entry (run with this Node.js), an executable, or an archive of npm run build:plugin.",
   options: {
     plugin: { type: "string", value: "<file>", help: "the plugin (default: package.json's bin pulumi-resource-keboola)" },
