@@ -11,6 +11,7 @@ import { genSchemaCommand } from "../../scripts/gen-schema";
 import { mutateCommand } from "../../scripts/mutate";
 import { buildPluginCommand } from "../../scripts/plugin-package/build";
 import { pluginFirstCallCommand } from "../../scripts/plugin-first-call";
+import { pluginBinCommand } from "../../scripts/plugin-package/bin";
 import { quickstartCommand } from "../../scripts/quickstart";
 import { stateSizeCommand } from "../../scripts/state-size";
 import { KEBOOLA_PULUMI } from "../helpers/cli";
@@ -33,6 +34,7 @@ const PROGRAMS: Record<string, Command> = {
   "state-size": stateSizeCommand,
   "build:plugin": buildPluginCommand,
   "plugin-first-call": pluginFirstCallCommand,
+  "plugin-bin": pluginBinCommand,
   mutate: mutateCommand,
   "gen-schema": genSchemaCommand,
   quickstart: quickstartCommand,
