@@ -14,7 +14,7 @@
 //      (bundle.ts); the files the plugin reads at run time (package.json, schema.json, the jsonnet
 //      engine) go into the bundle (embed.ts).
 //   2. `node --experimental-sea-config` makes the SEA blob of the bundle (for this machine's
-//      platform with V8's code cache, so the plugin does not compile its 20 MB of JavaScript at
+//      platform with V8's code cache, so the plugin does not compile its 7 MB of JavaScript at
 //      each start; a code cache is only valid on the platform that made it).
 //   3. The Node.js binary is copied, stripped of its symbols (13 MB; when a `strip` for its
 //      architecture is there) and postject injects the blob into it.
