@@ -19,14 +19,24 @@ export interface JsonSchema {
   default?: unknown;
   $ref?: string;
   $defs?: Record<string, JsonSchema>;
+  /** A discriminated union's tag (OpenAPI's keyword: JSON Schema has none), see jsonSchemaOf. */
+  discriminator?: { propertyName: string };
   minItems?: number;
   maxItems?: number;
 }
 
 /** A schema's JSON Schema as it reads (`input`: what a program writes) or comes out (`output`). */
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  // zod writes a discriminated union as a plain `oneOf`, so the field that tells its variants
+  // apart would be lost on the way; the package schema names it to Pulumi (package-schema.ts).
   // zod's own type is every keyword of every draft; JsonSchema names the ones read here.
-  return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    override: ({ zodSchema, jsonSchema }) => {
+      if (zodSchema instanceof z.core.$ZodDiscriminatedUnion) jsonSchema.discriminator = { propertyName: zodSchema._zod.def.discriminator };
+    },
+  }) as JsonSchema;
 }
 
 /** A field's description: its own, else the one its single variant carries. */

@@ -24,11 +24,16 @@ function sourcesAndBuilds(): Array<[string, string]> {
 
 const mtime = (file: string): number | undefined => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : undefined);
 
-/** Whether the build is missing or older than a source (a kind's provider module included). */
+/** The provider plugin's npm bin, one file bundled from the sources (scripts/plugin-package/bin.ts). */
+const PLUGIN_BIN = path.join(ROOT, "dist", "bin", "pulumi-resource-keboola.js");
+
+/** Whether the build is missing or older than a source (a kind's provider module and the plugin's bin included). */
 export function buildIsStale(): boolean {
   const kinds = path.join(ROOT, "dist", "kinds");
   if (!fs.existsSync(kinds) || fs.readdirSync(kinds).length === 0) return true;
-  return sourcesAndBuilds().some(([source, built]) => (mtime(built) ?? -1) < (mtime(source) ?? 0));
+  const pairs = sourcesAndBuilds();
+  const bin = mtime(PLUGIN_BIN) ?? -1;
+  return pairs.some(([source, built]) => (mtime(built) ?? -1) < (mtime(source) ?? 0) || bin < (mtime(source) ?? 0));
 }
 
 export default function setup(): void {

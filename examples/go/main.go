@@ -24,10 +24,11 @@ func main() {
 			SourceId: events.SourceId,
 			Name:     pulumi.String("User actions"),
 			TableId:  pulumi.String("in.c-quickstart.actions"),
-			// A column is one of several shapes (uuid, path, template, ...): a map with its "type".
+			// A column is one of several shapes, by its "type": SinkColumnUuidArgs, SinkColumnPathArgs,
+			// SinkColumnTemplateArgs, ... (Go has no union type, so the list itself is a pulumi.Array).
 			Columns: pulumi.Array{
-				pulumi.Map{"type": pulumi.String("uuid"), "name": pulumi.String("id")},
-				pulumi.Map{"type": pulumi.String("path"), "name": pulumi.String("user"), "path": pulumi.String("user.id"), "rawString": pulumi.Bool(true)},
+				keboola.SinkColumnUuidArgs{Type: pulumi.String("uuid"), Name: pulumi.String("id")},
+				keboola.SinkColumnPathArgs{Type: pulumi.String("path"), Name: pulumi.String("user"), Path: pulumi.String("user.id"), RawString: pulumi.Bool(true)},
 			},
 		})
 		if err != nil {

@@ -6,7 +6,11 @@
 // - an object with properties is a named type, `keboola:index:<Kind><Path>` (the path of its first
 //   place, in PascalCase); an object alike in all but its descriptions elsewhere reuses that name;
 // - a string of a fixed set of values is a named enum type, reused by any field of the same values;
-// - a union is a `oneOf` of its distinct variants (`T | null` is an optional T);
+// - a union is a `oneOf` of its distinct variants (`T | null` is an optional T); a discriminated
+//   union is Pulumi's tagged union: a `oneOf` of one object type per value of its tag, with a
+//   `discriminator` mapping each value to its type (a variant whose tag takes several values, such
+//   as a Sink column of type "uuid" or "ip", is a type per value), so that the code Pulumi writes
+//   for a value (`pulumi import`, `pulumi convert`) picks its type by the tag;
 // - an object of free keys is a map of its values' type; a JSON value of any shape (a component's
 //   configuration, a recursive $def) is `pulumi.json#/Any`;
 // - validation keywords (pattern, minimum, lengths) have no place here: the kinds' checks enforce
@@ -33,6 +37,8 @@ export interface TypeSpec {
   additionalProperties?: TypeSpec;
   $ref?: string;
   oneOf?: TypeSpec[];
+  /** A tagged union's tag: the property, and the type (a `$ref`) each of its values means. */
+  discriminator?: { propertyName: string; mapping: Record<string, string> };
 }
 
 /** Pulumi's PropertySpec. */
@@ -203,6 +209,8 @@ class TypeNames {
     }
     const variants = s.anyOf ?? s.oneOf ?? (Array.isArray(s.type) ? s.type.map((t) => ({ ...s, type: t })) : undefined);
     if (variants) {
+      const tagged = s.discriminator && s.oneOf ? this.taggedUnion(s.oneOf, s.discriminator.propertyName, name, root, where) : undefined;
+      if (tagged) return tagged;
       const kept = variants.filter((v) => v.type !== "null");
       const specs = kept.map((v, i) => this.type(v, kept.length > 1 ? `${name}${variantName(v, i)}` : name, root, where));
       const distinct = [...new Map(specs.map((t) => [JSON.stringify(t), t])).values()];
@@ -221,6 +229,35 @@ class TypeNames {
       default:
         return ANY;
     }
+  }
+
+  /**
+   * A discriminated union's variants as object types, one per value of the tag `tag` (the variant
+   * with its tag fixed to that value), and the mapping from each value to its type; undefined when a
+   * variant's tag is not a string of fixed values (Pulumi's mapping is by string).
+   */
+  private taggedUnion(variants: Json[], tag: string, name: string, root: Json, where: string): TypeSpec | undefined {
+    const cases: Array<{ variant: Json; field: Json; value: string }> = [];
+    for (const variant of variants) {
+      const field = variant.properties?.[tag];
+      const values = typeof field?.const === "string" ? [field.const] : field?.enum?.every((v): v is string => typeof v === "string") ? field.enum : undefined;
+      if (!field || !values) return undefined;
+      for (const value of values) cases.push({ variant, field, value });
+    }
+    const oneOf: TypeSpec[] = [];
+    const mapping: Record<string, string> = {};
+    for (const { variant, field, value } of cases) {
+      const { enum: _values, ...rest } = field;
+      const fixed: Json = {
+        ...variant,
+        description: variant.description ?? `The ${where} object of ${tag} "${value}".`,
+        properties: { ...variant.properties, [tag]: { ...rest, const: value } },
+      };
+      const ref = this.objectType(fixed, `${name}${pascal(value)}`, root, where);
+      oneOf.push(ref);
+      if (ref.$ref) mapping[value] = ref.$ref;
+    }
+    return { oneOf, discriminator: { propertyName: tag, mapping } };
   }
 
   private objectType(s: Json, name: string, root: Json, where: string): TypeSpec {

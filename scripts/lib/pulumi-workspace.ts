@@ -18,6 +18,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { isRecord, parseJson, type JsonValue } from "../../keboola/json";
 import { linkCheckoutPackage } from "../../provider/program/checkout-link";
+import { PULUMI_RESOURCE_KEBOOLA } from "./bin";
 
 /** Root of this repository (the `keboola-pulumi` package), from the source tree or from dist/. */
 export const REPO_ROOT = findPackageRoot(__dirname);
@@ -184,7 +185,7 @@ export interface MakePulumiWorkspaceOptions {
   env?: Record<string, string | undefined>;
   /**
    * Put this checkout's provider plugin on PATH as `pulumi-resource-keboola` (an executable that
-   * runs dist/provider/plugin/main.js), where the engine finds a plugin it has not installed; or
+   * runs package.json's bin of it), where the engine finds a plugin it has not installed; or
    * `{ dir }`, a directory holding another `pulumi-resource-keboola` (an installed package's .bin).
    */
   plugin?: boolean | { dir: string };
@@ -310,10 +311,10 @@ function e2ePreloadEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** Writes `pulumi-resource-keboola` into `dir`, running this checkout's plugin with this Node.js; answers `dir`. */
+/** Writes `pulumi-resource-keboola` into `dir`, running this checkout's plugin (the npm bin) with this Node.js; answers `dir`. */
 export function writePluginLauncher(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
-  const main = path.join(REPO_ROOT, "dist", "provider", "plugin", "main.js");
+  const main = PULUMI_RESOURCE_KEBOOLA;
   fs.writeFileSync(path.join(dir, "pulumi-resource-keboola"), `#!/bin/sh\nexec "${process.execPath}" "${main}" "$@"\n`, { mode: 0o755 });
   return dir;
 }

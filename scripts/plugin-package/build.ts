@@ -10,10 +10,11 @@
 // a copy of a Node.js binary of the target platform, of the version running this script, with the
 // plugin injected into it. Steps:
 //   1. esbuild bundles provider/plugin/bundle-main.ts (main.ts with every kind imported statically)
-//      and everything it imports into one CommonJS file; the files the plugin reads at run time
-//      (package.json, schema.json, the jsonnet engine) go into the bundle (embed.ts).
+//      and everything it imports into one CommonJS file, without what the plugin never runs
+//      (bundle.ts); the files the plugin reads at run time (package.json, schema.json, the jsonnet
+//      engine) go into the bundle (embed.ts).
 //   2. `node --experimental-sea-config` makes the SEA blob of the bundle (for this machine's
-//      platform with V8's code cache, so the plugin does not compile its 20 MB of JavaScript at
+//      platform with V8's code cache, so the plugin does not compile its 7 MB of JavaScript at
 //      each start; a code cache is only valid on the platform that made it).
 //   3. The Node.js binary is copied, stripped of its symbols (13 MB; when a `strip` for its
 //      architecture is there) and postject injects the blob into it.
@@ -37,12 +38,12 @@ import { spawn, spawnSync } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as esbuild from "esbuild";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { GetSchemaRequest } from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { checkEmbedded, embedFiles } from "./embed";
+import { bundlePlugin } from "./bundle";
 import { REPO_ROOT } from "../lib/pulumi-workspace";
 import { pluginVersion } from "../../provider/plugin/server";
 import { command, runMain } from "../../provider/cli/command";
@@ -89,7 +90,7 @@ function run(command: string, args: string[], cwd: string): void {
  * module throws MODULE_NOT_FOUND, as Node.js does for a module that is not installed. What is left
  * for `require` after bundling is built-in modules and optional ones that are not installed or
  * that the plugin never reaches (supports-color for `debug`, tried at load; node:sqlite, which
- * Node.js 20 lacks, for undici's SQLite cache; the dynamic resources' keboola-pulumi/runtime).
+ * Node.js 20 lacks, for undici's SQLite cache; what bundle.ts and AWS_CREDENTIAL_CHAIN leave out).
  * Inside the single executable, `require` reaches built-in modules only anyway, but for another
  * module it also prints a warning to stderr ("Currently the require() provided to the main script
  * embedded into single-executable applications only supports loading built-in modules"), which the
@@ -115,34 +116,30 @@ var require = (function (builtin) {
   return bundledRequire;
 })(require);`;
 
+/**
+ * What the executable leaves out besides bundle.ts' LEFT_OUT: the AWS SDK's default credential
+ * chain past its first link. An upload always hands the S3 client the temporary credentials
+ * Storage's file preparation answered (provider/api/upload.ts), so the client never runs the chain
+ * that would look for them in ~/.aws files, SSO, a credential process, a web identity token, an HTTP
+ * endpoint or the instance metadata service (210 KB with the STS and SSO clients they bring).
+ * @aws-sdk/credential-provider-node requires each of them only when its link of the chain runs.
+ */
+const AWS_CREDENTIAL_CHAIN = [
+  "@aws-sdk/credential-provider-http",
+  "@aws-sdk/credential-provider-ini",
+  "@aws-sdk/credential-provider-login",
+  "@aws-sdk/credential-provider-process",
+  "@aws-sdk/credential-provider-sso",
+  "@aws-sdk/credential-provider-web-identity",
+  "@aws-sdk/nested-clients",
+  "@aws-sdk/token-providers",
+  "@smithy/credential-provider-imds",
+];
+
 /** Step 1: the bundle; answers the modules in it (their paths in this repository). */
 async function bundle(outfile: string, log: Log): Promise<string[]> {
   const replaced = new Set<string>();
-  const result = await esbuild.build({
-    absWorkingDir: REPO_ROOT,
-    entryPoints: [ENTRY],
-    outfile,
-    bundle: true,
-    platform: "node",
-    target: `node${process.versions.node.split(".")[0]}`,
-    format: "cjs",
-    // import() becomes require(): a single executable of Node.js 20 runs its script without a
-    // dynamic import callback ("A dynamic import callback was not specified"), and the kinds
-    // import node:crypto and node:fs so, on first use (provider/kinds/table.ts).
-    supported: { "dynamic-import": false },
-    metafile: true,
-    logLevel: "warning",
-    logOverride: {
-      // @npmcli/run-script (the SDK's plugin installation, which the plugin never runs) resolves node-gyp.
-      "require-resolve-not-external": "silent",
-    },
-    // The package itself, as the dynamic resources' provider code requires it (provider/shim.ts,
-    // lifecycle/kind-provider.ts): a program's dependency, never used by the plugin.
-    external: ["keboola-pulumi", "keboola-pulumi/*"],
-    plugins: [embedFiles(REPO_ROOT, replaced)],
-    banner: { js: BUILTINS_ONLY },
-  });
-  const inputs = Object.keys(result.metafile.inputs);
+  const inputs = await bundlePlugin({ entry: ENTRY, outfile, external: AWS_CREDENTIAL_CHAIN, plugins: [embedFiles(REPO_ROOT, replaced)], banner: BUILTINS_ONLY });
   checkEmbedded(replaced, inputs);
   log(`bundled ${ENTRY}: ${(fs.statSync(outfile).size / 1e6).toFixed(1)} MB, ${inputs.length} modules`);
   return inputs;

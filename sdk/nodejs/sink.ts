@@ -52,7 +52,7 @@ export class Sink extends pulumi.CustomResource {
     /**
      * Column mapping, 1 to 100 columns with unique names.
      */
-    declare public readonly columns: pulumi.Output<(outputs.SinkColumnVariant1 | outputs.SinkColumnPath | outputs.SinkColumnTemplate)[]>;
+    declare public readonly columns: pulumi.Output<(outputs.SinkColumnUuid | outputs.SinkColumnDatetime | outputs.SinkColumnIp | outputs.SinkColumnBody | outputs.SinkColumnHeaders | outputs.SinkColumnPath | outputs.SinkColumnTemplate)[]>;
     /**
      * Description shown in the Keboola UI (at most 4096 characters).
      */
@@ -167,7 +167,7 @@ export interface SinkArgs {
     /**
      * Column mapping, 1 to 100 columns with unique names.
      */
-    columns: pulumi.Input<pulumi.Input<inputs.SinkColumnVariant1Args | inputs.SinkColumnPathArgs | inputs.SinkColumnTemplateArgs>[]>;
+    columns: pulumi.Input<pulumi.Input<inputs.SinkColumnUuidArgs | inputs.SinkColumnDatetimeArgs | inputs.SinkColumnIpArgs | inputs.SinkColumnBodyArgs | inputs.SinkColumnHeadersArgs | inputs.SinkColumnPathArgs | inputs.SinkColumnTemplateArgs>[]>;
     /**
      * Description shown in the Keboola UI (at most 4096 characters).
      */

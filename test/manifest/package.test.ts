@@ -18,8 +18,10 @@ describe("the packed package", () => {
   })();
 
   it("ships the export command, the manifest program, keboola.schema.json and the provider plugin with the schema it serves", () => {
-    expect(pkg.bin).toEqual({ "keboola-pulumi": "dist/provider/cli/main.js", "pulumi-resource-keboola": "dist/provider/plugin/main.js" });
-    for (const f of ["dist/provider/cli/main.js", "dist/provider/manifest/program.js", "dist/provider/manifest/deploy.js", "keboola.schema.json", "schema.json", "dist/provider/plugin/main.js", "dist/provider/plugin/server.js"]) {
+    expect(pkg.bin).toEqual({ "keboola-pulumi": "dist/provider/cli/main.js", "pulumi-resource-keboola": "dist/bin/pulumi-resource-keboola.js" });
+    // The plugin's bin is one bundled file; it reads the schema, package.json and the jsonnet engine from the package.
+    const plugin = ["dist/bin/pulumi-resource-keboola.js", "package.json", "jsonnet/wasm/jsonnet.wasm.gz", "jsonnet/wasm/wasm_exec.js"];
+    for (const f of ["dist/provider/cli/main.js", "dist/provider/manifest/program.js", "dist/provider/manifest/deploy.js", "keboola.schema.json", "schema.json", ...plugin]) {
       expect(files).toContain(f);
     }
   });

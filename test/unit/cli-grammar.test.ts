@@ -10,6 +10,8 @@ import { fidelityCommand } from "../../scripts/fidelity/index";
 import { genSchemaCommand } from "../../scripts/gen-schema";
 import { mutateCommand } from "../../scripts/mutate";
 import { buildPluginCommand } from "../../scripts/plugin-package/build";
+import { pluginFirstCallCommand } from "../../scripts/plugin-first-call";
+import { pluginBinCommand } from "../../scripts/plugin-package/bin";
 import { quickstartCommand } from "../../scripts/quickstart";
 import { stateSizeCommand } from "../../scripts/state-size";
 import { KEBOOLA_PULUMI } from "../helpers/cli";
@@ -31,6 +33,8 @@ const PROGRAMS: Record<string, Command> = {
   "bench-fleet": benchFleetCommand,
   "state-size": stateSizeCommand,
   "build:plugin": buildPluginCommand,
+  "plugin-first-call": pluginFirstCallCommand,
+  "plugin-bin": pluginBinCommand,
   mutate: mutateCommand,
   "gen-schema": genSchemaCommand,
   quickstart: quickstartCommand,

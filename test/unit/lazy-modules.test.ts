@@ -1,10 +1,45 @@
 // What loading keboola-pulumi must not load: modules only one operation needs, which every program
 // and provider process would otherwise pay for at start (provider/api/upload.ts says why).
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { expect, it } from "vitest";
+import { startEmulator } from "../../emulator/server";
+import { firstCall } from "../../scripts/plugin-first-call";
+import { forbiddenModules } from "../../scripts/plugin-package/bundle";
+import { PULUMI_RESOURCE_KEBOOLA } from "../../scripts/lib/bin";
 
 const ROOT = path.join(__dirname, "..", "..");
+
+/**
+ * The modules a plugin entry loads when the engine drives it to its first Check (scripts/plugin-first-call.ts:
+ * GetSchema, Configure, a Bucket's Check against an emulator): the entry runs under a wrapper that
+ * writes `require.cache` when the process exits (the plugin exits on the engine's SIGTERM).
+ */
+async function loadedByPlugin(entry: string): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-modules-"));
+  const out = path.join(dir, "loaded.json");
+  const wrapper = path.join(dir, "plugin.js");
+  fs.writeFileSync(
+    wrapper,
+    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\nrequire(${JSON.stringify(entry)});\n`,
+  );
+  const token = "lazy-modules-token";
+  const emu = await startEmulator({ token, taskDurationMs: 10 });
+  try {
+    await firstCall(wrapper, { host: emu.url, token });
+    const loaded: unknown = JSON.parse(fs.readFileSync(out, "utf8"));
+    if (!Array.isArray(loaded) || !loaded.every((f): f is string => typeof f === "string")) throw new Error(`${out}: not a list of files`);
+    return loaded.filter((f) => f !== wrapper);
+  } finally {
+    await emu.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The modules esbuild put into a bundle: the path comment it writes before each (relative to the repository). */
+const bundledModules = (file: string): string[] => [...fs.readFileSync(file, "utf8").matchAll(/^\/\/ (\S+\.(?:[cm]?js|ts|json))$/gm)].map((m) => m[1]);
 
 it("loads the AWS SDK only for an upload, not with the package or the Table kind", () => {
   const script = `
@@ -65,3 +100,26 @@ it("keboola-pulumi answers --help and wrong arguments without loading the resour
   const ran = spawnSync(process.execPath, ["-e", `require("./dist/provider/cli/main").main(["try", "no-such.yaml", "--source", "s", "-"], require("./dist/provider/cli/command").processIo({ write: () => {}, error: () => {} })).then(() => console.log(Object.keys(require.cache).some((k) => k.includes("/dist/provider/kinds/"))))`], { cwd: ROOT, encoding: "utf8" });
   expect(ran.stdout.trim()).toBe("true");
 });
+
+it("the plugin's entry, driven as the engine drives it to its first Check, loads of the Pulumi SDK only the protocol's messages, no resource class, no program module and no AWS SDK", async () => {
+  const loaded = (await loadedByPlugin(path.join(ROOT, "dist", "provider", "plugin", "main.js"))).map((f) => path.relative(ROOT, f));
+  expect(forbiddenModules(loaded)).toEqual([]);
+  expect(loaded.filter((f) => f.includes("/@aws-sdk/"))).toEqual([]);
+  // What it did load: the Bucket's kind (its Check ran), the protocol's messages.
+  expect(loaded).toContain(path.join("dist", "provider", "kinds", "bucket", "kind.js"));
+  expect(loaded.some((f) => f.endsWith("node_modules/@pulumi/pulumi/proto/provider_pb.js"))).toBe(true);
+  // The rule is not vacuous: a resource class and the SDK's runtime are refused.
+  expect(forbiddenModules(["dist/provider/kinds/source/resource.js", "node_modules/@pulumi/pulumi/resource.js", "dist/provider/program/resource.js"])).toHaveLength(3);
+}, 60_000);
+
+it("the plugin's npm bin (package.json's) is one file: the engine's first Check loads nothing else, and the bundle holds no module the plugin must never load", async () => {
+  expect(PULUMI_RESOURCE_KEBOOLA).toBe(path.join(ROOT, "dist", "bin", "pulumi-resource-keboola.js"));
+  expect(await loadedByPlugin(PULUMI_RESOURCE_KEBOOLA)).toEqual([PULUMI_RESOURCE_KEBOOLA]);
+  const bundled = bundledModules(PULUMI_RESOURCE_KEBOOLA);
+  expect(bundled).toContain("provider/kinds/bucket/kind.ts");
+  expect(bundled.some((f) => f.endsWith("node_modules/@pulumi/pulumi/proto/provider_pb.js"))).toBe(true);
+  expect(forbiddenModules(bundled)).toEqual([]);
+  // Left to node_modules, loaded only when used: the AWS SDK (an upload), every zod locale but English.
+  expect(bundled.filter((f) => f.includes("/@aws-sdk/") || f.includes("/@grpc/proto-loader/"))).toEqual([]);
+  expect(bundled.filter((f) => f.includes("/zod/v4/locales/") && !f.endsWith("/index.js"))).toEqual([expect.stringMatching(/\/zod\/v4\/locales\/en\.js$/)]);
+}, 60_000);

@@ -63,8 +63,44 @@ describe("package schema", () => {
     expect(p.labels).toEqual({ type: "object", additionalProperties: { type: "number" }, description: "Labels." });
     expect(p.parameters).toEqual({ $ref: "pulumi.json#/Any", description: "Parameters." });
     expect(p.loose).toEqual({ $ref: "pulumi.json#/Any", description: "Anything." });
-    expect(p.target).toEqual({ oneOf: [{ $ref: "#/types/keboola:index:ThingTargetTable" }, { $ref: "#/types/keboola:index:ThingTargetFile" }], description: "Target." });
+    expect(p.target).toMatchObject({ oneOf: [{ $ref: "#/types/keboola:index:ThingTargetTable" }, { $ref: "#/types/keboola:index:ThingTargetFile" }], description: "Target." });
     expect(s.types["keboola:index:ThingTargetFile"]).toMatchObject({ properties: { kind: { type: "string", const: "file" }, path: { type: "string" } } });
+  });
+
+  it("makes a discriminated union a tagged union: a type per value of its tag, and the tag's mapping to them", () => {
+    const name = z.string().describe("Name.");
+    const column = z.discriminatedUnion("type", [
+      z.object({ type: z.enum(["uuid", "ip"]).describe("Generated."), name }).strict(),
+      z.object({ type: z.literal("path").describe("From the body."), name, path: z.string().describe("Path.") }).strict(),
+    ]);
+    const s = packageSchema([kind("Sink", z.object({ columns: z.array(column).describe("Columns."), first: column.optional().describe("First.") }))], "0.1.0");
+    const tagged = {
+      oneOf: [{ $ref: "#/types/keboola:index:SinkColumnUuid" }, { $ref: "#/types/keboola:index:SinkColumnIp" }, { $ref: "#/types/keboola:index:SinkColumnPath" }],
+      discriminator: { propertyName: "type", mapping: { uuid: "#/types/keboola:index:SinkColumnUuid", ip: "#/types/keboola:index:SinkColumnIp", path: "#/types/keboola:index:SinkColumnPath" } },
+    };
+    const p = s.resources["keboola:index:Sink"].inputProperties;
+    expect(p.columns).toEqual({ type: "array", items: tagged, description: "Columns." });
+    // The same union elsewhere: the same types.
+    expect(p.first).toEqual({ ...tagged, description: "First." });
+    // The variant of several tag values is a type per value, its tag fixed; no enum is left of it.
+    expect(s.types["keboola:index:SinkColumnIp"]).toEqual({
+      type: "object",
+      description: 'The Sink.columns[] object of type "ip".',
+      properties: { type: { type: "string", const: "ip", description: "Generated." }, name: { type: "string", description: "Name." } },
+      required: ["type", "name"],
+    });
+    expect(s.types["keboola:index:SinkColumnPath"]).toMatchObject({ properties: { type: { type: "string", const: "path" }, path: { type: "string" } } });
+    expect(Object.keys(s.types).sort()).toEqual(["keboola:index:SinkColumnIp", "keboola:index:SinkColumnPath", "keboola:index:SinkColumnUuid"]);
+  });
+
+  it("keeps a union that is not discriminated, or whose tag is not a string, a plain oneOf", () => {
+    const a = z.object({ n: z.literal(1).describe("N."), x: z.string().describe("X.") });
+    const b = z.object({ n: z.literal(2).describe("N."), y: z.string().describe("Y.") });
+    const s = packageSchema([kind("Job", z.object({ byNumber: z.discriminatedUnion("n", [a, b]).describe("By number."), plain: z.union([a, b]).describe("Plain.") }))], "0.1.0");
+    const p = s.resources["keboola:index:Job"].inputProperties;
+    expect(p.byNumber).not.toHaveProperty("discriminator");
+    expect(p.byNumber.oneOf).toHaveLength(2);
+    expect(p.plain).not.toHaveProperty("discriminator");
   });
 
   it("marks secret outputs secret and schema-marked replacements replaceOnChanges, and lists outputs' required", () => {

@@ -176,178 +176,6 @@ func (in *bucketStagePtr) ToBucketStagePtrOutputWithContext(ctx context.Context)
 	return pulumi.ToOutputWithContext(ctx, in).(BucketStagePtrOutput)
 }
 
-// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
-type SinkColumnVariant1Type string
-
-const (
-	SinkColumnVariant1TypeUuid     = SinkColumnVariant1Type("uuid")
-	SinkColumnVariant1TypeDatetime = SinkColumnVariant1Type("datetime")
-	SinkColumnVariant1TypeIp       = SinkColumnVariant1Type("ip")
-	SinkColumnVariant1TypeBody     = SinkColumnVariant1Type("body")
-	SinkColumnVariant1TypeHeaders  = SinkColumnVariant1Type("headers")
-)
-
-func (SinkColumnVariant1Type) ElementType() reflect.Type {
-	return reflect.TypeOf((*SinkColumnVariant1Type)(nil)).Elem()
-}
-
-func (e SinkColumnVariant1Type) ToSinkColumnVariant1TypeOutput() SinkColumnVariant1TypeOutput {
-	return pulumi.ToOutput(e).(SinkColumnVariant1TypeOutput)
-}
-
-func (e SinkColumnVariant1Type) ToSinkColumnVariant1TypeOutputWithContext(ctx context.Context) SinkColumnVariant1TypeOutput {
-	return pulumi.ToOutputWithContext(ctx, e).(SinkColumnVariant1TypeOutput)
-}
-
-func (e SinkColumnVariant1Type) ToSinkColumnVariant1TypePtrOutput() SinkColumnVariant1TypePtrOutput {
-	return e.ToSinkColumnVariant1TypePtrOutputWithContext(context.Background())
-}
-
-func (e SinkColumnVariant1Type) ToSinkColumnVariant1TypePtrOutputWithContext(ctx context.Context) SinkColumnVariant1TypePtrOutput {
-	return SinkColumnVariant1Type(e).ToSinkColumnVariant1TypeOutputWithContext(ctx).ToSinkColumnVariant1TypePtrOutputWithContext(ctx)
-}
-
-func (e SinkColumnVariant1Type) ToStringOutput() pulumi.StringOutput {
-	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
-}
-
-func (e SinkColumnVariant1Type) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
-	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
-}
-
-func (e SinkColumnVariant1Type) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
-}
-
-func (e SinkColumnVariant1Type) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
-}
-
-type SinkColumnVariant1TypeOutput struct{ *pulumi.OutputState }
-
-func (SinkColumnVariant1TypeOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*SinkColumnVariant1Type)(nil)).Elem()
-}
-
-func (o SinkColumnVariant1TypeOutput) ToSinkColumnVariant1TypeOutput() SinkColumnVariant1TypeOutput {
-	return o
-}
-
-func (o SinkColumnVariant1TypeOutput) ToSinkColumnVariant1TypeOutputWithContext(ctx context.Context) SinkColumnVariant1TypeOutput {
-	return o
-}
-
-func (o SinkColumnVariant1TypeOutput) ToSinkColumnVariant1TypePtrOutput() SinkColumnVariant1TypePtrOutput {
-	return o.ToSinkColumnVariant1TypePtrOutputWithContext(context.Background())
-}
-
-func (o SinkColumnVariant1TypeOutput) ToSinkColumnVariant1TypePtrOutputWithContext(ctx context.Context) SinkColumnVariant1TypePtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v SinkColumnVariant1Type) *SinkColumnVariant1Type {
-		return &v
-	}).(SinkColumnVariant1TypePtrOutput)
-}
-
-func (o SinkColumnVariant1TypeOutput) ToStringOutput() pulumi.StringOutput {
-	return o.ToStringOutputWithContext(context.Background())
-}
-
-func (o SinkColumnVariant1TypeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e SinkColumnVariant1Type) string {
-		return string(e)
-	}).(pulumi.StringOutput)
-}
-
-func (o SinkColumnVariant1TypeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return o.ToStringPtrOutputWithContext(context.Background())
-}
-
-func (o SinkColumnVariant1TypeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e SinkColumnVariant1Type) *string {
-		v := string(e)
-		return &v
-	}).(pulumi.StringPtrOutput)
-}
-
-type SinkColumnVariant1TypePtrOutput struct{ *pulumi.OutputState }
-
-func (SinkColumnVariant1TypePtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**SinkColumnVariant1Type)(nil)).Elem()
-}
-
-func (o SinkColumnVariant1TypePtrOutput) ToSinkColumnVariant1TypePtrOutput() SinkColumnVariant1TypePtrOutput {
-	return o
-}
-
-func (o SinkColumnVariant1TypePtrOutput) ToSinkColumnVariant1TypePtrOutputWithContext(ctx context.Context) SinkColumnVariant1TypePtrOutput {
-	return o
-}
-
-func (o SinkColumnVariant1TypePtrOutput) Elem() SinkColumnVariant1TypeOutput {
-	return o.ApplyT(func(v *SinkColumnVariant1Type) SinkColumnVariant1Type {
-		if v != nil {
-			return *v
-		}
-		var ret SinkColumnVariant1Type
-		return ret
-	}).(SinkColumnVariant1TypeOutput)
-}
-
-func (o SinkColumnVariant1TypePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return o.ToStringPtrOutputWithContext(context.Background())
-}
-
-func (o SinkColumnVariant1TypePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e *SinkColumnVariant1Type) *string {
-		if e == nil {
-			return nil
-		}
-		v := string(*e)
-		return &v
-	}).(pulumi.StringPtrOutput)
-}
-
-// SinkColumnVariant1TypeInput is an input type that accepts values of the SinkColumnVariant1Type enum
-// A concrete instance of `SinkColumnVariant1TypeInput` can be one of the following:
-//
-//	SinkColumnVariant1TypeUuid
-//	SinkColumnVariant1TypeDatetime
-//	SinkColumnVariant1TypeIp
-//	SinkColumnVariant1TypeBody
-//	SinkColumnVariant1TypeHeaders
-type SinkColumnVariant1TypeInput interface {
-	pulumi.Input
-
-	ToSinkColumnVariant1TypeOutput() SinkColumnVariant1TypeOutput
-	ToSinkColumnVariant1TypeOutputWithContext(context.Context) SinkColumnVariant1TypeOutput
-}
-
-var sinkColumnVariant1TypePtrType = reflect.TypeOf((**SinkColumnVariant1Type)(nil)).Elem()
-
-type SinkColumnVariant1TypePtrInput interface {
-	pulumi.Input
-
-	ToSinkColumnVariant1TypePtrOutput() SinkColumnVariant1TypePtrOutput
-	ToSinkColumnVariant1TypePtrOutputWithContext(context.Context) SinkColumnVariant1TypePtrOutput
-}
-
-type sinkColumnVariant1TypePtr string
-
-func SinkColumnVariant1TypePtr(v string) SinkColumnVariant1TypePtrInput {
-	return (*sinkColumnVariant1TypePtr)(&v)
-}
-
-func (*sinkColumnVariant1TypePtr) ElementType() reflect.Type {
-	return sinkColumnVariant1TypePtrType
-}
-
-func (in *sinkColumnVariant1TypePtr) ToSinkColumnVariant1TypePtrOutput() SinkColumnVariant1TypePtrOutput {
-	return pulumi.ToOutput(in).(SinkColumnVariant1TypePtrOutput)
-}
-
-func (in *sinkColumnVariant1TypePtr) ToSinkColumnVariant1TypePtrOutputWithContext(ctx context.Context) SinkColumnVariant1TypePtrOutput {
-	return pulumi.ToOutputWithContext(ctx, in).(SinkColumnVariant1TypePtrOutput)
-}
-
 // The value is not known in advance; it must have this shape.
 type SinkExampleVariant1ExpectValueVariant3Shape string
 
@@ -1064,8 +892,6 @@ func (in *variableConfigVariableTypePtr) ToVariableConfigVariableTypePtrOutputWi
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*BucketStageInput)(nil)).Elem(), BucketStage("in"))
 	pulumi.RegisterInputType(reflect.TypeOf((*BucketStagePtrInput)(nil)).Elem(), BucketStage("in"))
-	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnVariant1TypeInput)(nil)).Elem(), SinkColumnVariant1Type("uuid"))
-	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnVariant1TypePtrInput)(nil)).Elem(), SinkColumnVariant1Type("uuid"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant1ExpectValueVariant3ShapeInput)(nil)).Elem(), SinkExampleVariant1ExpectValueVariant3Shape("uuid"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant1ExpectValueVariant3ShapePtrInput)(nil)).Elem(), SinkExampleVariant1ExpectValueVariant3Shape("uuid"))
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant2SignalInput)(nil)).Elem(), SinkExampleVariant2Signal("logs"))
@@ -1077,8 +903,6 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*VariableConfigVariableTypePtrInput)(nil)).Elem(), VariableConfigVariableType("string"))
 	pulumi.RegisterOutputType(BucketStageOutput{})
 	pulumi.RegisterOutputType(BucketStagePtrOutput{})
-	pulumi.RegisterOutputType(SinkColumnVariant1TypeOutput{})
-	pulumi.RegisterOutputType(SinkColumnVariant1TypePtrOutput{})
 	pulumi.RegisterOutputType(SinkExampleVariant1ExpectValueVariant3ShapeOutput{})
 	pulumi.RegisterOutputType(SinkExampleVariant1ExpectValueVariant3ShapePtrOutput{})
 	pulumi.RegisterOutputType(SinkExampleVariant2SignalOutput{})

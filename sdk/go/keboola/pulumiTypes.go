@@ -741,7 +741,299 @@ func (o ScheduleTargetOutput) VariableValuesId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ScheduleTarget) *string { return v.VariableValuesId }).(pulumi.StringPtrOutput)
 }
 
-// The Sink.columns[] object.
+// The Sink.columns[] object of type "body".
+type SinkColumnBody struct {
+	// The table column it writes (1-64 characters).
+	Name string `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey *bool `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type string `pulumi:"type"`
+}
+
+// SinkColumnBodyInput is an input type that accepts SinkColumnBodyArgs and SinkColumnBodyOutput values.
+// You can construct a concrete instance of `SinkColumnBodyInput` via:
+//
+//	SinkColumnBodyArgs{...}
+type SinkColumnBodyInput interface {
+	pulumi.Input
+
+	ToSinkColumnBodyOutput() SinkColumnBodyOutput
+	ToSinkColumnBodyOutputWithContext(context.Context) SinkColumnBodyOutput
+}
+
+// The Sink.columns[] object of type "body".
+type SinkColumnBodyArgs struct {
+	// The table column it writes (1-64 characters).
+	Name pulumi.StringInput `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey pulumi.BoolPtrInput `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type pulumi.StringInput `pulumi:"type"`
+}
+
+func (SinkColumnBodyArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnBody)(nil)).Elem()
+}
+
+func (i SinkColumnBodyArgs) ToSinkColumnBodyOutput() SinkColumnBodyOutput {
+	return i.ToSinkColumnBodyOutputWithContext(context.Background())
+}
+
+func (i SinkColumnBodyArgs) ToSinkColumnBodyOutputWithContext(ctx context.Context) SinkColumnBodyOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnBodyOutput)
+}
+
+// The Sink.columns[] object of type "body".
+type SinkColumnBodyOutput struct{ *pulumi.OutputState }
+
+func (SinkColumnBodyOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnBody)(nil)).Elem()
+}
+
+func (o SinkColumnBodyOutput) ToSinkColumnBodyOutput() SinkColumnBodyOutput {
+	return o
+}
+
+func (o SinkColumnBodyOutput) ToSinkColumnBodyOutputWithContext(ctx context.Context) SinkColumnBodyOutput {
+	return o
+}
+
+// The table column it writes (1-64 characters).
+func (o SinkColumnBodyOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnBody) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Whether the column is part of the table's primary key.
+func (o SinkColumnBodyOutput) PrimaryKey() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SinkColumnBody) *bool { return v.PrimaryKey }).(pulumi.BoolPtrOutput)
+}
+
+// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+func (o SinkColumnBodyOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnBody) string { return v.Type }).(pulumi.StringOutput)
+}
+
+// The Sink.columns[] object of type "datetime".
+type SinkColumnDatetime struct {
+	// The table column it writes (1-64 characters).
+	Name string `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey *bool `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type string `pulumi:"type"`
+}
+
+// SinkColumnDatetimeInput is an input type that accepts SinkColumnDatetimeArgs and SinkColumnDatetimeOutput values.
+// You can construct a concrete instance of `SinkColumnDatetimeInput` via:
+//
+//	SinkColumnDatetimeArgs{...}
+type SinkColumnDatetimeInput interface {
+	pulumi.Input
+
+	ToSinkColumnDatetimeOutput() SinkColumnDatetimeOutput
+	ToSinkColumnDatetimeOutputWithContext(context.Context) SinkColumnDatetimeOutput
+}
+
+// The Sink.columns[] object of type "datetime".
+type SinkColumnDatetimeArgs struct {
+	// The table column it writes (1-64 characters).
+	Name pulumi.StringInput `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey pulumi.BoolPtrInput `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type pulumi.StringInput `pulumi:"type"`
+}
+
+func (SinkColumnDatetimeArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnDatetime)(nil)).Elem()
+}
+
+func (i SinkColumnDatetimeArgs) ToSinkColumnDatetimeOutput() SinkColumnDatetimeOutput {
+	return i.ToSinkColumnDatetimeOutputWithContext(context.Background())
+}
+
+func (i SinkColumnDatetimeArgs) ToSinkColumnDatetimeOutputWithContext(ctx context.Context) SinkColumnDatetimeOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnDatetimeOutput)
+}
+
+// The Sink.columns[] object of type "datetime".
+type SinkColumnDatetimeOutput struct{ *pulumi.OutputState }
+
+func (SinkColumnDatetimeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnDatetime)(nil)).Elem()
+}
+
+func (o SinkColumnDatetimeOutput) ToSinkColumnDatetimeOutput() SinkColumnDatetimeOutput {
+	return o
+}
+
+func (o SinkColumnDatetimeOutput) ToSinkColumnDatetimeOutputWithContext(ctx context.Context) SinkColumnDatetimeOutput {
+	return o
+}
+
+// The table column it writes (1-64 characters).
+func (o SinkColumnDatetimeOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnDatetime) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Whether the column is part of the table's primary key.
+func (o SinkColumnDatetimeOutput) PrimaryKey() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SinkColumnDatetime) *bool { return v.PrimaryKey }).(pulumi.BoolPtrOutput)
+}
+
+// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+func (o SinkColumnDatetimeOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnDatetime) string { return v.Type }).(pulumi.StringOutput)
+}
+
+// The Sink.columns[] object of type "headers".
+type SinkColumnHeaders struct {
+	// The table column it writes (1-64 characters).
+	Name string `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey *bool `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type string `pulumi:"type"`
+}
+
+// SinkColumnHeadersInput is an input type that accepts SinkColumnHeadersArgs and SinkColumnHeadersOutput values.
+// You can construct a concrete instance of `SinkColumnHeadersInput` via:
+//
+//	SinkColumnHeadersArgs{...}
+type SinkColumnHeadersInput interface {
+	pulumi.Input
+
+	ToSinkColumnHeadersOutput() SinkColumnHeadersOutput
+	ToSinkColumnHeadersOutputWithContext(context.Context) SinkColumnHeadersOutput
+}
+
+// The Sink.columns[] object of type "headers".
+type SinkColumnHeadersArgs struct {
+	// The table column it writes (1-64 characters).
+	Name pulumi.StringInput `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey pulumi.BoolPtrInput `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type pulumi.StringInput `pulumi:"type"`
+}
+
+func (SinkColumnHeadersArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnHeaders)(nil)).Elem()
+}
+
+func (i SinkColumnHeadersArgs) ToSinkColumnHeadersOutput() SinkColumnHeadersOutput {
+	return i.ToSinkColumnHeadersOutputWithContext(context.Background())
+}
+
+func (i SinkColumnHeadersArgs) ToSinkColumnHeadersOutputWithContext(ctx context.Context) SinkColumnHeadersOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnHeadersOutput)
+}
+
+// The Sink.columns[] object of type "headers".
+type SinkColumnHeadersOutput struct{ *pulumi.OutputState }
+
+func (SinkColumnHeadersOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnHeaders)(nil)).Elem()
+}
+
+func (o SinkColumnHeadersOutput) ToSinkColumnHeadersOutput() SinkColumnHeadersOutput {
+	return o
+}
+
+func (o SinkColumnHeadersOutput) ToSinkColumnHeadersOutputWithContext(ctx context.Context) SinkColumnHeadersOutput {
+	return o
+}
+
+// The table column it writes (1-64 characters).
+func (o SinkColumnHeadersOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnHeaders) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Whether the column is part of the table's primary key.
+func (o SinkColumnHeadersOutput) PrimaryKey() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SinkColumnHeaders) *bool { return v.PrimaryKey }).(pulumi.BoolPtrOutput)
+}
+
+// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+func (o SinkColumnHeadersOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnHeaders) string { return v.Type }).(pulumi.StringOutput)
+}
+
+// The Sink.columns[] object of type "ip".
+type SinkColumnIp struct {
+	// The table column it writes (1-64 characters).
+	Name string `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey *bool `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type string `pulumi:"type"`
+}
+
+// SinkColumnIpInput is an input type that accepts SinkColumnIpArgs and SinkColumnIpOutput values.
+// You can construct a concrete instance of `SinkColumnIpInput` via:
+//
+//	SinkColumnIpArgs{...}
+type SinkColumnIpInput interface {
+	pulumi.Input
+
+	ToSinkColumnIpOutput() SinkColumnIpOutput
+	ToSinkColumnIpOutputWithContext(context.Context) SinkColumnIpOutput
+}
+
+// The Sink.columns[] object of type "ip".
+type SinkColumnIpArgs struct {
+	// The table column it writes (1-64 characters).
+	Name pulumi.StringInput `pulumi:"name"`
+	// Whether the column is part of the table's primary key.
+	PrimaryKey pulumi.BoolPtrInput `pulumi:"primaryKey"`
+	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+	Type pulumi.StringInput `pulumi:"type"`
+}
+
+func (SinkColumnIpArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnIp)(nil)).Elem()
+}
+
+func (i SinkColumnIpArgs) ToSinkColumnIpOutput() SinkColumnIpOutput {
+	return i.ToSinkColumnIpOutputWithContext(context.Background())
+}
+
+func (i SinkColumnIpArgs) ToSinkColumnIpOutputWithContext(ctx context.Context) SinkColumnIpOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnIpOutput)
+}
+
+// The Sink.columns[] object of type "ip".
+type SinkColumnIpOutput struct{ *pulumi.OutputState }
+
+func (SinkColumnIpOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnIp)(nil)).Elem()
+}
+
+func (o SinkColumnIpOutput) ToSinkColumnIpOutput() SinkColumnIpOutput {
+	return o
+}
+
+func (o SinkColumnIpOutput) ToSinkColumnIpOutputWithContext(ctx context.Context) SinkColumnIpOutput {
+	return o
+}
+
+// The table column it writes (1-64 characters).
+func (o SinkColumnIpOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnIp) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Whether the column is part of the table's primary key.
+func (o SinkColumnIpOutput) PrimaryKey() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SinkColumnIp) *bool { return v.PrimaryKey }).(pulumi.BoolPtrOutput)
+}
+
+// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+func (o SinkColumnIpOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnIp) string { return v.Type }).(pulumi.StringOutput)
+}
+
+// The Sink.columns[] object of type "path".
 type SinkColumnPath struct {
 	// Used when the field does not exist.
 	DefaultValue *string `pulumi:"defaultValue"`
@@ -768,7 +1060,7 @@ type SinkColumnPathInput interface {
 	ToSinkColumnPathOutputWithContext(context.Context) SinkColumnPathOutput
 }
 
-// The Sink.columns[] object.
+// The Sink.columns[] object of type "path".
 type SinkColumnPathArgs struct {
 	// Used when the field does not exist.
 	DefaultValue pulumi.StringPtrInput `pulumi:"defaultValue"`
@@ -796,7 +1088,7 @@ func (i SinkColumnPathArgs) ToSinkColumnPathOutputWithContext(ctx context.Contex
 	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnPathOutput)
 }
 
-// The Sink.columns[] object.
+// The Sink.columns[] object of type "path".
 type SinkColumnPathOutput struct{ *pulumi.OutputState }
 
 func (SinkColumnPathOutput) ElementType() reflect.Type {
@@ -841,7 +1133,7 @@ func (o SinkColumnPathOutput) Type() pulumi.StringOutput {
 	return o.ApplyT(func(v SinkColumnPath) string { return v.Type }).(pulumi.StringOutput)
 }
 
-// The Sink.columns[] object.
+// The Sink.columns[] object of type "template".
 type SinkColumnTemplate struct {
 	// The table column it writes (1-64 characters).
 	Name string `pulumi:"name"`
@@ -877,7 +1169,7 @@ type SinkColumnTemplateInput interface {
 	ToSinkColumnTemplateOutputWithContext(context.Context) SinkColumnTemplateOutput
 }
 
-// The Sink.columns[] object.
+// The Sink.columns[] object of type "template".
 type SinkColumnTemplateArgs struct {
 	// The table column it writes (1-64 characters).
 	Name pulumi.StringInput `pulumi:"name"`
@@ -912,7 +1204,7 @@ func (i SinkColumnTemplateArgs) ToSinkColumnTemplateOutputWithContext(ctx contex
 	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnTemplateOutput)
 }
 
-// The Sink.columns[] object.
+// The Sink.columns[] object of type "template".
 type SinkColumnTemplateOutput struct{ *pulumi.OutputState }
 
 func (SinkColumnTemplateOutput) ElementType() reflect.Type {
@@ -1040,77 +1332,77 @@ func (o SinkColumnTemplateTemplateOutput) Language() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v SinkColumnTemplateTemplate) *string { return v.Language }).(pulumi.StringPtrOutput)
 }
 
-// The Sink.columns[] object.
-type SinkColumnVariant1 struct {
+// The Sink.columns[] object of type "uuid".
+type SinkColumnUuid struct {
 	// The table column it writes (1-64 characters).
 	Name string `pulumi:"name"`
 	// Whether the column is part of the table's primary key.
 	PrimaryKey *bool `pulumi:"primaryKey"`
 	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
-	Type SinkColumnVariant1Type `pulumi:"type"`
+	Type string `pulumi:"type"`
 }
 
-// SinkColumnVariant1Input is an input type that accepts SinkColumnVariant1Args and SinkColumnVariant1Output values.
-// You can construct a concrete instance of `SinkColumnVariant1Input` via:
+// SinkColumnUuidInput is an input type that accepts SinkColumnUuidArgs and SinkColumnUuidOutput values.
+// You can construct a concrete instance of `SinkColumnUuidInput` via:
 //
-//	SinkColumnVariant1Args{...}
-type SinkColumnVariant1Input interface {
+//	SinkColumnUuidArgs{...}
+type SinkColumnUuidInput interface {
 	pulumi.Input
 
-	ToSinkColumnVariant1Output() SinkColumnVariant1Output
-	ToSinkColumnVariant1OutputWithContext(context.Context) SinkColumnVariant1Output
+	ToSinkColumnUuidOutput() SinkColumnUuidOutput
+	ToSinkColumnUuidOutputWithContext(context.Context) SinkColumnUuidOutput
 }
 
-// The Sink.columns[] object.
-type SinkColumnVariant1Args struct {
+// The Sink.columns[] object of type "uuid".
+type SinkColumnUuidArgs struct {
 	// The table column it writes (1-64 characters).
 	Name pulumi.StringInput `pulumi:"name"`
 	// Whether the column is part of the table's primary key.
 	PrimaryKey pulumi.BoolPtrInput `pulumi:"primaryKey"`
 	// What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
-	Type SinkColumnVariant1TypeInput `pulumi:"type"`
+	Type pulumi.StringInput `pulumi:"type"`
 }
 
-func (SinkColumnVariant1Args) ElementType() reflect.Type {
-	return reflect.TypeOf((*SinkColumnVariant1)(nil)).Elem()
+func (SinkColumnUuidArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnUuid)(nil)).Elem()
 }
 
-func (i SinkColumnVariant1Args) ToSinkColumnVariant1Output() SinkColumnVariant1Output {
-	return i.ToSinkColumnVariant1OutputWithContext(context.Background())
+func (i SinkColumnUuidArgs) ToSinkColumnUuidOutput() SinkColumnUuidOutput {
+	return i.ToSinkColumnUuidOutputWithContext(context.Background())
 }
 
-func (i SinkColumnVariant1Args) ToSinkColumnVariant1OutputWithContext(ctx context.Context) SinkColumnVariant1Output {
-	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnVariant1Output)
+func (i SinkColumnUuidArgs) ToSinkColumnUuidOutputWithContext(ctx context.Context) SinkColumnUuidOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SinkColumnUuidOutput)
 }
 
-// The Sink.columns[] object.
-type SinkColumnVariant1Output struct{ *pulumi.OutputState }
+// The Sink.columns[] object of type "uuid".
+type SinkColumnUuidOutput struct{ *pulumi.OutputState }
 
-func (SinkColumnVariant1Output) ElementType() reflect.Type {
-	return reflect.TypeOf((*SinkColumnVariant1)(nil)).Elem()
+func (SinkColumnUuidOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SinkColumnUuid)(nil)).Elem()
 }
 
-func (o SinkColumnVariant1Output) ToSinkColumnVariant1Output() SinkColumnVariant1Output {
+func (o SinkColumnUuidOutput) ToSinkColumnUuidOutput() SinkColumnUuidOutput {
 	return o
 }
 
-func (o SinkColumnVariant1Output) ToSinkColumnVariant1OutputWithContext(ctx context.Context) SinkColumnVariant1Output {
+func (o SinkColumnUuidOutput) ToSinkColumnUuidOutputWithContext(ctx context.Context) SinkColumnUuidOutput {
 	return o
 }
 
 // The table column it writes (1-64 characters).
-func (o SinkColumnVariant1Output) Name() pulumi.StringOutput {
-	return o.ApplyT(func(v SinkColumnVariant1) string { return v.Name }).(pulumi.StringOutput)
+func (o SinkColumnUuidOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnUuid) string { return v.Name }).(pulumi.StringOutput)
 }
 
 // Whether the column is part of the table's primary key.
-func (o SinkColumnVariant1Output) PrimaryKey() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v SinkColumnVariant1) *bool { return v.PrimaryKey }).(pulumi.BoolPtrOutput)
+func (o SinkColumnUuidOutput) PrimaryKey() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SinkColumnUuid) *bool { return v.PrimaryKey }).(pulumi.BoolPtrOutput)
 }
 
 // What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
-func (o SinkColumnVariant1Output) Type() SinkColumnVariant1TypeOutput {
-	return o.ApplyT(func(v SinkColumnVariant1) SinkColumnVariant1Type { return v.Type }).(SinkColumnVariant1TypeOutput)
+func (o SinkColumnUuidOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v SinkColumnUuid) string { return v.Type }).(pulumi.StringOutput)
 }
 
 // The Sink.examples[] object.
@@ -1968,10 +2260,14 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*FlowPhaseTaskInput)(nil)).Elem(), FlowPhaseTaskArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*FlowPhaseTaskArrayInput)(nil)).Elem(), FlowPhaseTaskArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ScheduleTargetInput)(nil)).Elem(), ScheduleTargetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnBodyInput)(nil)).Elem(), SinkColumnBodyArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnDatetimeInput)(nil)).Elem(), SinkColumnDatetimeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnHeadersInput)(nil)).Elem(), SinkColumnHeadersArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnIpInput)(nil)).Elem(), SinkColumnIpArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnPathInput)(nil)).Elem(), SinkColumnPathArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnTemplateInput)(nil)).Elem(), SinkColumnTemplateArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnTemplateTemplateInput)(nil)).Elem(), SinkColumnTemplateTemplateArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnVariant1Input)(nil)).Elem(), SinkColumnVariant1Args{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SinkColumnUuidInput)(nil)).Elem(), SinkColumnUuidArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant1Input)(nil)).Elem(), SinkExampleVariant1Args{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant1ExpectValueVariant2Input)(nil)).Elem(), SinkExampleVariant1ExpectValueVariant2Args{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SinkExampleVariant1ExpectValueVariant3Input)(nil)).Elem(), SinkExampleVariant1ExpectValueVariant3Args{})
@@ -1993,10 +2289,14 @@ func init() {
 	pulumi.RegisterOutputType(FlowPhaseTaskOutput{})
 	pulumi.RegisterOutputType(FlowPhaseTaskArrayOutput{})
 	pulumi.RegisterOutputType(ScheduleTargetOutput{})
+	pulumi.RegisterOutputType(SinkColumnBodyOutput{})
+	pulumi.RegisterOutputType(SinkColumnDatetimeOutput{})
+	pulumi.RegisterOutputType(SinkColumnHeadersOutput{})
+	pulumi.RegisterOutputType(SinkColumnIpOutput{})
 	pulumi.RegisterOutputType(SinkColumnPathOutput{})
 	pulumi.RegisterOutputType(SinkColumnTemplateOutput{})
 	pulumi.RegisterOutputType(SinkColumnTemplateTemplateOutput{})
-	pulumi.RegisterOutputType(SinkColumnVariant1Output{})
+	pulumi.RegisterOutputType(SinkColumnUuidOutput{})
 	pulumi.RegisterOutputType(SinkExampleVariant1Output{})
 	pulumi.RegisterOutputType(SinkExampleVariant1ExpectValueVariant2Output{})
 	pulumi.RegisterOutputType(SinkExampleVariant1ExpectValueVariant3Output{})

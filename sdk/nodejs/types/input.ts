@@ -144,7 +144,79 @@ export interface ScheduleTargetArgs {
 }
 
 /**
- * The Sink.columns[] object.
+ * The Sink.columns[] object of type "body".
+ */
+export interface SinkColumnBodyArgs {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: pulumi.Input<string>;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: pulumi.Input<boolean | undefined>;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: pulumi.Input<"body">;
+}
+
+/**
+ * The Sink.columns[] object of type "datetime".
+ */
+export interface SinkColumnDatetimeArgs {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: pulumi.Input<string>;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: pulumi.Input<boolean | undefined>;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: pulumi.Input<"datetime">;
+}
+
+/**
+ * The Sink.columns[] object of type "headers".
+ */
+export interface SinkColumnHeadersArgs {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: pulumi.Input<string>;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: pulumi.Input<boolean | undefined>;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: pulumi.Input<"headers">;
+}
+
+/**
+ * The Sink.columns[] object of type "ip".
+ */
+export interface SinkColumnIpArgs {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: pulumi.Input<string>;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: pulumi.Input<boolean | undefined>;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: pulumi.Input<"ip">;
+}
+
+/**
+ * The Sink.columns[] object of type "path".
  */
 export interface SinkColumnPathArgs {
     /**
@@ -174,7 +246,7 @@ export interface SinkColumnPathArgs {
 }
 
 /**
- * The Sink.columns[] object.
+ * The Sink.columns[] object of type "template".
  */
 export interface SinkColumnTemplateArgs {
     /**
@@ -232,9 +304,9 @@ export function sinkColumnTemplateTemplateArgsProvideDefaults(val: SinkColumnTem
 }
 
 /**
- * The Sink.columns[] object.
+ * The Sink.columns[] object of type "uuid".
  */
-export interface SinkColumnVariant1Args {
+export interface SinkColumnUuidArgs {
     /**
      * The table column it writes (1-64 characters).
      */
@@ -246,7 +318,7 @@ export interface SinkColumnVariant1Args {
     /**
      * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
      */
-    type: pulumi.Input<enums.SinkColumnVariant1Type>;
+    type: pulumi.Input<"uuid">;
 }
 
 /**

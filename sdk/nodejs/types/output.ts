@@ -144,7 +144,79 @@ export interface ScheduleTarget {
 }
 
 /**
- * The Sink.columns[] object.
+ * The Sink.columns[] object of type "body".
+ */
+export interface SinkColumnBody {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: string;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: boolean;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: "body";
+}
+
+/**
+ * The Sink.columns[] object of type "datetime".
+ */
+export interface SinkColumnDatetime {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: string;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: boolean;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: "datetime";
+}
+
+/**
+ * The Sink.columns[] object of type "headers".
+ */
+export interface SinkColumnHeaders {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: string;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: boolean;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: "headers";
+}
+
+/**
+ * The Sink.columns[] object of type "ip".
+ */
+export interface SinkColumnIp {
+    /**
+     * The table column it writes (1-64 characters).
+     */
+    name: string;
+    /**
+     * Whether the column is part of the table's primary key.
+     */
+    primaryKey?: boolean;
+    /**
+     * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+     */
+    type: "ip";
+}
+
+/**
+ * The Sink.columns[] object of type "path".
  */
 export interface SinkColumnPath {
     /**
@@ -174,7 +246,7 @@ export interface SinkColumnPath {
 }
 
 /**
- * The Sink.columns[] object.
+ * The Sink.columns[] object of type "template".
  */
 export interface SinkColumnTemplate {
     /**
@@ -232,9 +304,9 @@ export function sinkColumnTemplateTemplateProvideDefaults(val: SinkColumnTemplat
 }
 
 /**
- * The Sink.columns[] object.
+ * The Sink.columns[] object of type "uuid".
  */
-export interface SinkColumnVariant1 {
+export interface SinkColumnUuid {
     /**
      * The table column it writes (1-64 characters).
      */
@@ -246,7 +318,7 @@ export interface SinkColumnVariant1 {
     /**
      * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
      */
-    type: enums.SinkColumnVariant1Type;
+    type: "uuid";
 }
 
 /**

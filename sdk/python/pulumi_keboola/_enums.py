@@ -8,7 +8,6 @@ from enum import Enum
 
 __all__ = [
     'BucketStage',
-    'SinkColumnVariant1Type',
     'SinkExampleVariant1ExpectValueVariant3Shape',
     'SinkExampleVariant2Signal',
     'SourceType',
@@ -23,18 +22,6 @@ class BucketStage(_builtins.str, Enum):
     """
     IN_ = "in"
     OUT = "out"
-
-
-@pulumi.type_token("keboola:index:SinkColumnVariant1Type")
-class SinkColumnVariant1Type(_builtins.str, Enum):
-    """
-    What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
-    """
-    UUID = "uuid"
-    DATETIME = "datetime"
-    IP = "ip"
-    BODY = "body"
-    HEADERS = "headers"
 
 
 @pulumi.type_token("keboola:index:SinkExampleVariant1ExpectValueVariant3Shape")

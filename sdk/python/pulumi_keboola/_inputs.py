@@ -26,14 +26,22 @@ __all__ = [
     'FlowPhaseTaskArgsDict',
     'ScheduleTargetArgs',
     'ScheduleTargetArgsDict',
+    'SinkColumnBodyArgs',
+    'SinkColumnBodyArgsDict',
+    'SinkColumnDatetimeArgs',
+    'SinkColumnDatetimeArgsDict',
+    'SinkColumnHeadersArgs',
+    'SinkColumnHeadersArgsDict',
+    'SinkColumnIpArgs',
+    'SinkColumnIpArgsDict',
     'SinkColumnPathArgs',
     'SinkColumnPathArgsDict',
     'SinkColumnTemplateArgs',
     'SinkColumnTemplateArgsDict',
     'SinkColumnTemplateTemplateArgs',
     'SinkColumnTemplateTemplateArgsDict',
-    'SinkColumnVariant1Args',
-    'SinkColumnVariant1ArgsDict',
+    'SinkColumnUuidArgs',
+    'SinkColumnUuidArgsDict',
     'SinkExampleVariant1Args',
     'SinkExampleVariant1ArgsDict',
     'SinkExampleVariant1ExpectValueVariant2Args',
@@ -545,9 +553,297 @@ class ScheduleTargetArgs:
         pulumi.set(self, "variable_values_id", value)
 
 
+class SinkColumnBodyArgsDict(TypedDict):
+    """
+    The Sink.columns[] object of type "body".
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    The table column it writes (1-64 characters).
+    """
+    type: pulumi.Input[_builtins.str]
+    """
+    What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+    """
+    primary_key: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether the column is part of the table's primary key.
+    """
+
+@pulumi.input_type
+class SinkColumnBodyArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[_builtins.str],
+                 primary_key: pulumi.Input[Optional[_builtins.bool]] = None):
+        """
+        The Sink.columns[] object of type "body".
+
+        :param pulumi.Input[_builtins.str] name: The table column it writes (1-64 characters).
+        :param pulumi.Input[_builtins.str] type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param pulumi.Input[_builtins.bool] primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'body')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[_builtins.str]:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+    @primary_key.setter
+    def primary_key(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "primary_key", value)
+
+
+class SinkColumnDatetimeArgsDict(TypedDict):
+    """
+    The Sink.columns[] object of type "datetime".
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    The table column it writes (1-64 characters).
+    """
+    type: pulumi.Input[_builtins.str]
+    """
+    What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+    """
+    primary_key: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether the column is part of the table's primary key.
+    """
+
+@pulumi.input_type
+class SinkColumnDatetimeArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[_builtins.str],
+                 primary_key: pulumi.Input[Optional[_builtins.bool]] = None):
+        """
+        The Sink.columns[] object of type "datetime".
+
+        :param pulumi.Input[_builtins.str] name: The table column it writes (1-64 characters).
+        :param pulumi.Input[_builtins.str] type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param pulumi.Input[_builtins.bool] primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'datetime')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[_builtins.str]:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+    @primary_key.setter
+    def primary_key(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "primary_key", value)
+
+
+class SinkColumnHeadersArgsDict(TypedDict):
+    """
+    The Sink.columns[] object of type "headers".
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    The table column it writes (1-64 characters).
+    """
+    type: pulumi.Input[_builtins.str]
+    """
+    What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+    """
+    primary_key: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether the column is part of the table's primary key.
+    """
+
+@pulumi.input_type
+class SinkColumnHeadersArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[_builtins.str],
+                 primary_key: pulumi.Input[Optional[_builtins.bool]] = None):
+        """
+        The Sink.columns[] object of type "headers".
+
+        :param pulumi.Input[_builtins.str] name: The table column it writes (1-64 characters).
+        :param pulumi.Input[_builtins.str] type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param pulumi.Input[_builtins.bool] primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'headers')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[_builtins.str]:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+    @primary_key.setter
+    def primary_key(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "primary_key", value)
+
+
+class SinkColumnIpArgsDict(TypedDict):
+    """
+    The Sink.columns[] object of type "ip".
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    The table column it writes (1-64 characters).
+    """
+    type: pulumi.Input[_builtins.str]
+    """
+    What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+    """
+    primary_key: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether the column is part of the table's primary key.
+    """
+
+@pulumi.input_type
+class SinkColumnIpArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[_builtins.str],
+                 primary_key: pulumi.Input[Optional[_builtins.bool]] = None):
+        """
+        The Sink.columns[] object of type "ip".
+
+        :param pulumi.Input[_builtins.str] name: The table column it writes (1-64 characters).
+        :param pulumi.Input[_builtins.str] type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param pulumi.Input[_builtins.bool] primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'ip')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[_builtins.str]:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+    @primary_key.setter
+    def primary_key(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "primary_key", value)
+
+
 class SinkColumnPathArgsDict(TypedDict):
     """
-    The Sink.columns[] object.
+    The Sink.columns[] object of type "path".
     """
     name: pulumi.Input[_builtins.str]
     """
@@ -584,7 +880,7 @@ class SinkColumnPathArgs:
                  primary_key: pulumi.Input[Optional[_builtins.bool]] = None,
                  raw_string: pulumi.Input[Optional[_builtins.bool]] = None):
         """
-        The Sink.columns[] object.
+        The Sink.columns[] object of type "path".
 
         :param pulumi.Input[_builtins.str] name: The table column it writes (1-64 characters).
         :param pulumi.Input[_builtins.str] path: A dotted path into the JSON body, e.g. "user.id".
@@ -678,7 +974,7 @@ class SinkColumnPathArgs:
 
 class SinkColumnTemplateArgsDict(TypedDict):
     """
-    The Sink.columns[] object.
+    The Sink.columns[] object of type "template".
     """
     name: pulumi.Input[_builtins.str]
     """
@@ -710,7 +1006,7 @@ class SinkColumnTemplateArgs:
                  primary_key: pulumi.Input[Optional[_builtins.bool]] = None,
                  raw_string: pulumi.Input[Optional[_builtins.bool]] = None):
         """
-        The Sink.columns[] object.
+        The Sink.columns[] object of type "template".
 
         :param pulumi.Input[_builtins.str] name: The table column it writes (1-64 characters).
         :param pulumi.Input['SinkColumnTemplateTemplateArgs'] template: The template computing the column's value.
@@ -842,15 +1138,15 @@ class SinkColumnTemplateTemplateArgs:
         pulumi.set(self, "language", value)
 
 
-class SinkColumnVariant1ArgsDict(TypedDict):
+class SinkColumnUuidArgsDict(TypedDict):
     """
-    The Sink.columns[] object.
+    The Sink.columns[] object of type "uuid".
     """
     name: pulumi.Input[_builtins.str]
     """
     The table column it writes (1-64 characters).
     """
-    type: pulumi.Input['SinkColumnVariant1Type']
+    type: pulumi.Input[_builtins.str]
     """
     What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
     """
@@ -860,20 +1156,20 @@ class SinkColumnVariant1ArgsDict(TypedDict):
     """
 
 @pulumi.input_type
-class SinkColumnVariant1Args:
+class SinkColumnUuidArgs:
     def __init__(__self__, *,
                  name: pulumi.Input[_builtins.str],
-                 type: pulumi.Input['SinkColumnVariant1Type'],
+                 type: pulumi.Input[_builtins.str],
                  primary_key: pulumi.Input[Optional[_builtins.bool]] = None):
         """
-        The Sink.columns[] object.
+        The Sink.columns[] object of type "uuid".
 
         :param pulumi.Input[_builtins.str] name: The table column it writes (1-64 characters).
-        :param pulumi.Input['SinkColumnVariant1Type'] type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param pulumi.Input[_builtins.str] type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
         :param pulumi.Input[_builtins.bool] primary_key: Whether the column is part of the table's primary key.
         """
         pulumi.set(__self__, "name", name)
-        pulumi.set(__self__, "type", type)
+        pulumi.set(__self__, "type", 'uuid')
         if primary_key is not None:
             pulumi.set(__self__, "primary_key", primary_key)
 
@@ -891,14 +1187,14 @@ class SinkColumnVariant1Args:
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> pulumi.Input['SinkColumnVariant1Type']:
+    def type(self) -> pulumi.Input[_builtins.str]:
         """
         What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
         """
         return pulumi.get(self, "type")
 
     @type.setter
-    def type(self, value: pulumi.Input['SinkColumnVariant1Type']):
+    def type(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "type", value)
 
     @_builtins.property

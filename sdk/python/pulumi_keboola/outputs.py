@@ -22,10 +22,14 @@ __all__ = [
     'FlowPhase',
     'FlowPhaseTask',
     'ScheduleTarget',
+    'SinkColumnBody',
+    'SinkColumnDatetime',
+    'SinkColumnHeaders',
+    'SinkColumnIp',
     'SinkColumnPath',
     'SinkColumnTemplate',
     'SinkColumnTemplateTemplate',
-    'SinkColumnVariant1',
+    'SinkColumnUuid',
     'SinkExampleVariant1',
     'SinkExampleVariant1ExpectValueVariant2',
     'SinkExampleVariant1ExpectValueVariant3',
@@ -451,9 +455,261 @@ class ScheduleTarget(dict):
 
 
 @pulumi.output_type
+class SinkColumnBody(dict):
+    """
+    The Sink.columns[] object of type "body".
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "primaryKey":
+            suggest = "primary_key"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SinkColumnBody. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SinkColumnBody.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SinkColumnBody.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 type: _builtins.str,
+                 primary_key: Optional[_builtins.bool] = None):
+        """
+        The Sink.columns[] object of type "body".
+
+        :param _builtins.str name: The table column it writes (1-64 characters).
+        :param _builtins.str type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param _builtins.bool primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'body')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> Optional[_builtins.bool]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+
+@pulumi.output_type
+class SinkColumnDatetime(dict):
+    """
+    The Sink.columns[] object of type "datetime".
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "primaryKey":
+            suggest = "primary_key"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SinkColumnDatetime. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SinkColumnDatetime.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SinkColumnDatetime.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 type: _builtins.str,
+                 primary_key: Optional[_builtins.bool] = None):
+        """
+        The Sink.columns[] object of type "datetime".
+
+        :param _builtins.str name: The table column it writes (1-64 characters).
+        :param _builtins.str type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param _builtins.bool primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'datetime')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> Optional[_builtins.bool]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+
+@pulumi.output_type
+class SinkColumnHeaders(dict):
+    """
+    The Sink.columns[] object of type "headers".
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "primaryKey":
+            suggest = "primary_key"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SinkColumnHeaders. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SinkColumnHeaders.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SinkColumnHeaders.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 type: _builtins.str,
+                 primary_key: Optional[_builtins.bool] = None):
+        """
+        The Sink.columns[] object of type "headers".
+
+        :param _builtins.str name: The table column it writes (1-64 characters).
+        :param _builtins.str type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param _builtins.bool primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'headers')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> Optional[_builtins.bool]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+
+@pulumi.output_type
+class SinkColumnIp(dict):
+    """
+    The Sink.columns[] object of type "ip".
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "primaryKey":
+            suggest = "primary_key"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SinkColumnIp. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SinkColumnIp.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SinkColumnIp.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 type: _builtins.str,
+                 primary_key: Optional[_builtins.bool] = None):
+        """
+        The Sink.columns[] object of type "ip".
+
+        :param _builtins.str name: The table column it writes (1-64 characters).
+        :param _builtins.str type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param _builtins.bool primary_key: Whether the column is part of the table's primary key.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", 'ip')
+        if primary_key is not None:
+            pulumi.set(__self__, "primary_key", primary_key)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The table column it writes (1-64 characters).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="primaryKey")
+    def primary_key(self) -> Optional[_builtins.bool]:
+        """
+        Whether the column is part of the table's primary key.
+        """
+        return pulumi.get(self, "primary_key")
+
+
+@pulumi.output_type
 class SinkColumnPath(dict):
     """
-    The Sink.columns[] object.
+    The Sink.columns[] object of type "path".
     """
     @staticmethod
     def __key_warning(key: str):
@@ -484,7 +740,7 @@ class SinkColumnPath(dict):
                  primary_key: Optional[_builtins.bool] = None,
                  raw_string: Optional[_builtins.bool] = None):
         """
-        The Sink.columns[] object.
+        The Sink.columns[] object of type "path".
 
         :param _builtins.str name: The table column it writes (1-64 characters).
         :param _builtins.str path: A dotted path into the JSON body, e.g. "user.id".
@@ -555,7 +811,7 @@ class SinkColumnPath(dict):
 @pulumi.output_type
 class SinkColumnTemplate(dict):
     """
-    The Sink.columns[] object.
+    The Sink.columns[] object of type "template".
     """
     @staticmethod
     def __key_warning(key: str):
@@ -583,7 +839,7 @@ class SinkColumnTemplate(dict):
                  primary_key: Optional[_builtins.bool] = None,
                  raw_string: Optional[_builtins.bool] = None):
         """
-        The Sink.columns[] object.
+        The Sink.columns[] object of type "template".
 
         :param _builtins.str name: The table column it writes (1-64 characters).
         :param 'SinkColumnTemplateTemplate' template: The template computing the column's value.
@@ -678,9 +934,9 @@ class SinkColumnTemplateTemplate(dict):
 
 
 @pulumi.output_type
-class SinkColumnVariant1(dict):
+class SinkColumnUuid(dict):
     """
-    The Sink.columns[] object.
+    The Sink.columns[] object of type "uuid".
     """
     @staticmethod
     def __key_warning(key: str):
@@ -689,29 +945,29 @@ class SinkColumnVariant1(dict):
             suggest = "primary_key"
 
         if suggest:
-            pulumi.log.warn(f"Key '{key}' not found in SinkColumnVariant1. Access the value via the '{suggest}' property getter instead.")
+            pulumi.log.warn(f"Key '{key}' not found in SinkColumnUuid. Access the value via the '{suggest}' property getter instead.")
 
     def __getitem__(self, key: str) -> Any:
-        SinkColumnVariant1.__key_warning(key)
+        SinkColumnUuid.__key_warning(key)
         return super().__getitem__(key)
 
     def get(self, key: str, default = None) -> Any:
-        SinkColumnVariant1.__key_warning(key)
+        SinkColumnUuid.__key_warning(key)
         return super().get(key, default)
 
     def __init__(__self__, *,
                  name: _builtins.str,
-                 type: 'SinkColumnVariant1Type',
+                 type: _builtins.str,
                  primary_key: Optional[_builtins.bool] = None):
         """
-        The Sink.columns[] object.
+        The Sink.columns[] object of type "uuid".
 
         :param _builtins.str name: The table column it writes (1-64 characters).
-        :param 'SinkColumnVariant1Type' type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
+        :param _builtins.str type: What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
         :param _builtins.bool primary_key: Whether the column is part of the table's primary key.
         """
         pulumi.set(__self__, "name", name)
-        pulumi.set(__self__, "type", type)
+        pulumi.set(__self__, "type", 'uuid')
         if primary_key is not None:
             pulumi.set(__self__, "primary_key", primary_key)
 
@@ -725,7 +981,7 @@ class SinkColumnVariant1(dict):
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> 'SinkColumnVariant1Type':
+    def type(self) -> _builtins.str:
         """
         What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
         """

@@ -22,7 +22,7 @@ __all__ = ['SinkArgs', 'Sink']
 @pulumi.input_type
 class SinkArgs:
     def __init__(__self__, *,
-                 columns: pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnVariant1Args', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]],
+                 columns: pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnUuidArgs', 'SinkColumnDatetimeArgs', 'SinkColumnIpArgs', 'SinkColumnBodyArgs', 'SinkColumnHeadersArgs', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]],
                  name: pulumi.Input[_builtins.str],
                  source_id: pulumi.Input[_builtins.str],
                  table_id: pulumi.Input[_builtins.str],
@@ -37,7 +37,7 @@ class SinkArgs:
         """
         The set of arguments for constructing a Sink resource.
 
-        :param pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnVariant1Args', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]] columns: Column mapping, 1 to 100 columns with unique names.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnUuidArgs', 'SinkColumnDatetimeArgs', 'SinkColumnIpArgs', 'SinkColumnBodyArgs', 'SinkColumnHeadersArgs', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]] columns: Column mapping, 1 to 100 columns with unique names.
         :param pulumi.Input[_builtins.str] name: Name shown in the Keboola UI (1-40 characters).
         :param pulumi.Input[_builtins.str] source_id: The sourceId of the Source whose events this sink writes. Changing it replaces the sink.
         :param pulumi.Input[_builtins.str] table_id: Destination table; created with the mapping's columns when missing.
@@ -79,14 +79,14 @@ class SinkArgs:
 
     @_builtins.property
     @pulumi.getter
-    def columns(self) -> pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnVariant1Args', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]]:
+    def columns(self) -> pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnUuidArgs', 'SinkColumnDatetimeArgs', 'SinkColumnIpArgs', 'SinkColumnBodyArgs', 'SinkColumnHeadersArgs', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]]:
         """
         Column mapping, 1 to 100 columns with unique names.
         """
         return pulumi.get(self, "columns")
 
     @columns.setter
-    def columns(self, value: pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnVariant1Args', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]]):
+    def columns(self, value: pulumi.Input[Sequence[pulumi.Input[Union['SinkColumnUuidArgs', 'SinkColumnDatetimeArgs', 'SinkColumnIpArgs', 'SinkColumnBodyArgs', 'SinkColumnHeadersArgs', 'SinkColumnPathArgs', 'SinkColumnTemplateArgs']]]]):
         pulumi.set(self, "columns", value)
 
     @_builtins.property
@@ -231,7 +231,7 @@ class Sink(pulumi.CustomResource):
                  adopt_existing: pulumi.Input[Optional[_builtins.bool]] = None,
                  allowed_signals: pulumi.Input[Optional[Sequence[pulumi.Input['SinkExampleVariant2Signal']]]] = None,
                  branch_id: pulumi.Input[Optional[Union[_builtins.str, _builtins.int]]] = None,
-                 columns: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['SinkColumnVariant1Args', 'SinkColumnVariant1ArgsDict'], Union['SinkColumnPathArgs', 'SinkColumnPathArgsDict'], Union['SinkColumnTemplateArgs', 'SinkColumnTemplateArgsDict']]]]]] = None,
+                 columns: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['SinkColumnUuidArgs', 'SinkColumnUuidArgsDict'], Union['SinkColumnDatetimeArgs', 'SinkColumnDatetimeArgsDict'], Union['SinkColumnIpArgs', 'SinkColumnIpArgsDict'], Union['SinkColumnBodyArgs', 'SinkColumnBodyArgsDict'], Union['SinkColumnHeadersArgs', 'SinkColumnHeadersArgsDict'], Union['SinkColumnPathArgs', 'SinkColumnPathArgsDict'], Union['SinkColumnTemplateArgs', 'SinkColumnTemplateArgsDict']]]]]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  enabled: pulumi.Input[Optional[_builtins.bool]] = None,
                  examples: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['SinkExampleVariant1Args', 'SinkExampleVariant1ArgsDict'], Union['SinkExampleVariant2Args', 'SinkExampleVariant2ArgsDict']]]]]] = None,
@@ -249,7 +249,7 @@ class Sink(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] adopt_existing: Take over an existing sink with the same id instead of failing with 409.
         :param pulumi.Input[Sequence[pulumi.Input['SinkExampleVariant2Signal']]] allowed_signals: OTLP sources only: the signals this sink receives (empty or unset: all).
         :param pulumi.Input[Union[_builtins.str, _builtins.int]] branch_id: Branch: "default" or the numeric id of a dev branch (a Branch's branchId). Omitted: the stack's development branch when stack config keboola:branch names one, else the default branch.
-        :param pulumi.Input[Sequence[pulumi.Input[Union[Union['SinkColumnVariant1Args', 'SinkColumnVariant1ArgsDict'], Union['SinkColumnPathArgs', 'SinkColumnPathArgsDict'], Union['SinkColumnTemplateArgs', 'SinkColumnTemplateArgsDict']]]]] columns: Column mapping, 1 to 100 columns with unique names.
+        :param pulumi.Input[Sequence[pulumi.Input[Union[Union['SinkColumnUuidArgs', 'SinkColumnUuidArgsDict'], Union['SinkColumnDatetimeArgs', 'SinkColumnDatetimeArgsDict'], Union['SinkColumnIpArgs', 'SinkColumnIpArgsDict'], Union['SinkColumnBodyArgs', 'SinkColumnBodyArgsDict'], Union['SinkColumnHeadersArgs', 'SinkColumnHeadersArgsDict'], Union['SinkColumnPathArgs', 'SinkColumnPathArgsDict'], Union['SinkColumnTemplateArgs', 'SinkColumnTemplateArgsDict']]]]] columns: Column mapping, 1 to 100 columns with unique names.
         :param pulumi.Input[_builtins.str] description: Description shown in the Keboola UI (at most 4096 characters).
         :param pulumi.Input[_builtins.bool] enabled: Disabled sinks receive nothing; re-enabling issues a new sink token.
         :param pulumi.Input[Sequence[pulumi.Input[Union[Union['SinkExampleVariant1Args', 'SinkExampleVariant1ArgsDict'], Union['SinkExampleVariant2Args', 'SinkExampleVariant2ArgsDict']]]]] examples: Sample events with the row each must produce: { payload, headers?, expect } for an HTTP source, { signal, record, headers?, expect } for an OTLP one. Checked at preview against the mapping (nothing written) and, after the sink is created or its mapping or examples change, against the service's test endpoint.
@@ -286,7 +286,7 @@ class Sink(pulumi.CustomResource):
                  adopt_existing: pulumi.Input[Optional[_builtins.bool]] = None,
                  allowed_signals: pulumi.Input[Optional[Sequence[pulumi.Input['SinkExampleVariant2Signal']]]] = None,
                  branch_id: pulumi.Input[Optional[Union[_builtins.str, _builtins.int]]] = None,
-                 columns: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['SinkColumnVariant1Args', 'SinkColumnVariant1ArgsDict'], Union['SinkColumnPathArgs', 'SinkColumnPathArgsDict'], Union['SinkColumnTemplateArgs', 'SinkColumnTemplateArgsDict']]]]]] = None,
+                 columns: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['SinkColumnUuidArgs', 'SinkColumnUuidArgsDict'], Union['SinkColumnDatetimeArgs', 'SinkColumnDatetimeArgsDict'], Union['SinkColumnIpArgs', 'SinkColumnIpArgsDict'], Union['SinkColumnBodyArgs', 'SinkColumnBodyArgsDict'], Union['SinkColumnHeadersArgs', 'SinkColumnHeadersArgsDict'], Union['SinkColumnPathArgs', 'SinkColumnPathArgsDict'], Union['SinkColumnTemplateArgs', 'SinkColumnTemplateArgsDict']]]]]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  enabled: pulumi.Input[Optional[_builtins.bool]] = None,
                  examples: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['SinkExampleVariant1Args', 'SinkExampleVariant1ArgsDict'], Union['SinkExampleVariant2Args', 'SinkExampleVariant2ArgsDict']]]]]] = None,

@@ -12,19 +12,6 @@ export const BucketStage = {
  */
 export type BucketStage = (typeof BucketStage)[keyof typeof BucketStage];
 
-export const SinkColumnVariant1Type = {
-    Uuid: "uuid",
-    Datetime: "datetime",
-    Ip: "ip",
-    Body: "body",
-    Headers: "headers",
-} as const;
-
-/**
- * What the column holds: a generated UUID, the time received, the sender's IP, the body, or the headers.
- */
-export type SinkColumnVariant1Type = (typeof SinkColumnVariant1Type)[keyof typeof SinkColumnVariant1Type];
-
 export const SinkExampleVariant1ExpectValueVariant3Shape = {
     Uuid: "uuid",
     Datetime: "datetime",
