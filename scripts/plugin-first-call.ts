@@ -18,6 +18,7 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { startEmulator } from "../emulator/server";
 import { PULUMI_RESOURCE_KEBOOLA } from "./lib/bin";
+import { portOf } from "./plugin-package/port";
 import { command, runMain, UsageError } from "../provider/cli/command";
 
 /** Milliseconds from the spawn to each answer, and the CPU time the plugin had used by the last. */
@@ -63,20 +64,7 @@ export async function firstCall(plugin: string, settings: { host: string; token:
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   let client: ResourceProviderClient | undefined;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = "";
-      const timer = setTimeout(() => reject(new Error(`no port on stdout after ${timeoutMs} ms`)), timeoutMs);
-      child.stdout.setEncoding("utf8").on("data", (d: string) => {
-        out += d;
-        const m = /^(\d+)\n/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-      child.on("error", reject);
-      void exited.then((code) => reject(new Error(`exited (${String(code)}) before printing its port`)));
-    });
+    const port = await portOf(child, exited, timeoutMs);
     const at = { port: performance.now() - started };
     const c = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     client = c;

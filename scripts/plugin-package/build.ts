@@ -44,6 +44,7 @@ import { GetSchemaRequest } from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { checkEmbedded, embedFiles } from "./embed";
 import { bundlePlugin } from "./bundle";
+import { portOf } from "./port";
 import { REPO_ROOT } from "../lib/pulumi-workspace";
 import { pluginVersion } from "../../provider/plugin/server";
 import { command, runMain } from "../../provider/cli/command";
@@ -284,20 +285,7 @@ export async function checkExecutable(exe: string, version: string, runner: stri
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = "";
-      const timer = setTimeout(() => reject(new Error(`no port on stdout after ${timeoutMs} ms`)), timeoutMs);
-      child.stdout.setEncoding("utf8").on("data", (d: string) => {
-        out += d;
-        const m = /^(\d+)\n/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-      child.on("error", reject);
-      void exited.then((code) => reject(new Error(`exited (${String(code)}) before printing its port`)));
-    });
+    const port = await portOf(child, exited, timeoutMs);
     const client = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     try {
       const got = await new Promise<string>((resolve, reject) => client.getPluginInfo(new Empty(), (err, res) => (err ? reject(err) : resolve(res.getVersion()))));
