@@ -1,12 +1,10 @@
 // A TypeScript program on the generated Node.js SDK (sdk/nodejs, compiled as its package.json's
 // build does) deploys the quickstart's shape through the provider plugin under the real Pulumi CLI,
 // then reads back with `Bucket.get()` and every lookup function, and destroys what it made.
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { initEmulatorStack, makePulumiWorkspace, ok, REPO_ROOT, runProcess, type PulumiWorkspace } from "./helpers/pulumi";
+import { initEmulatorStack, makePulumiWorkspace, ok, type PulumiWorkspace } from "./helpers/pulumi";
+import { installNodeSdk, NODE_SDK_PACKAGE } from "./helpers/node-sdk";
 
 const TOKEN = "plugin-sdk-token-64c1";
 
@@ -48,29 +46,22 @@ export const ingestionUrl = pulumi.secret(events.url);
 describe("e2e: a TypeScript program on the generated Node.js SDK", () => {
   let emu: Emulator;
   let ws: PulumiWorkspace;
-  let sdk: string;
+  let sdk: Awaited<ReturnType<typeof installNodeSdk>> | undefined;
   const writes = () => emu.writes().map((w) => `${w.method} ${w.path.replace(/\?.*$/, "")}`);
 
   beforeAll(async () => {
-    // The SDK as its install makes it (its postinstall: tsc into bin/, package.json beside), against the pinned @pulumi/pulumi.
-    sdk = path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sdk-node-"))), "pulumi-keboola");
-    fs.cpSync(path.join(REPO_ROOT, "sdk", "nodejs"), sdk, { recursive: true });
-    for (const pkg of ["@pulumi/pulumi", "@types/node"]) {
-      fs.mkdirSync(path.dirname(path.join(sdk, "node_modules", pkg)), { recursive: true });
-      fs.symlinkSync(path.join(REPO_ROOT, "node_modules", pkg), path.join(sdk, "node_modules", pkg), "dir");
-    }
-    const PATH = `${path.join(REPO_ROOT, "node_modules", ".bin")}${path.delimiter}${process.env.PATH ?? ""}`;
-    ok(await runProcess(process.execPath, [path.join(sdk, "scripts", "postinstall.js")], { cwd: sdk, env: { ...process.env, PATH }, timeoutMs: 180_000 }));
+    // The SDK as its install makes it, against the pinned @pulumi/pulumi.
+    sdk = await installNodeSdk();
     emu = await startEmulator({ token: TOKEN, taskDurationMs: 10 });
     ws = await makePulumiWorkspace({ prefix: "plugin-sdk-", plugin: true });
     ws.writeProgram({ "index.ts": PROGRAM, "countries.csv": "code,name\nCZ,Czechia\nDE,Germany\n" });
-    ws.linkPackage("@keboola/pulumi-keboola", sdk);
+    ws.linkPackage(NODE_SDK_PACKAGE, sdk.dir);
     await initEmulatorStack(ws, emu.url, TOKEN);
   }, 240_000);
   afterAll(async () => {
     await ws?.cleanup();
     await emu?.close();
-    if (sdk) fs.rmSync(path.dirname(sdk), { recursive: true, force: true });
+    sdk?.cleanup();
   });
 
   it("deploys the quickstart's shape, reads it back with get() and the lookups, then sees no change", async () => {
