@@ -93,7 +93,8 @@ export class ProjectGuardError extends Error {
     super(
       `this stack is guarded to project ${expected} (keboola:projectId or KBC_PROJECT_ID) but the token belongs to project ${actual.id} (${actual.name}): nothing was read or written. ` +
         `Use a token of project ${expected} (\`pulumi config set --secret keboola:token <token of project ${expected}>\`, or the explicit provider's token), ` +
-        `or, if the stack is meant to manage project ${actual.id}, \`pulumi config set keboola:projectId ${actual.id}\`.`,
+        `or, if the stack is meant to manage project ${actual.id}, \`pulumi config set keboola:projectId ${actual.id}\`. ` +
+        "`pulumi refresh` and `pulumi destroy` use the settings stored with the stack: run them with --run-program to use the changed config.",
     );
   }
 }
