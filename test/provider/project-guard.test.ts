@@ -47,7 +47,8 @@ describe("the guard's message", () => {
     expect(err.message).toBe(
       "this stack is guarded to project 123 (keboola:projectId or KBC_PROJECT_ID) but the token belongs to project 456 (Dev sales): nothing was read or written. " +
         "Use a token of project 123 (`pulumi config set --secret keboola:token <token of project 123>`, or the explicit provider's token), " +
-        "or, if the stack is meant to manage project 456, `pulumi config set keboola:projectId 456`.",
+        "or, if the stack is meant to manage project 456, `pulumi config set keboola:projectId 456`. " +
+        "`pulumi refresh` and `pulumi destroy` use the settings stored with the stack: run them with --run-program to use the changed config.",
     );
   });
 });
