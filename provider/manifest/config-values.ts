@@ -9,9 +9,10 @@ import { CONFIG_KEYS } from "../config";
 // manifest serves a dev and a prod stack: what differs between them is a value of stack config
 // under the deploying project's namespace (`pulumi config set apiBase ...`: `<project>:apiBase`).
 //
-// Resolution happens on the manifest's data before anything else reads it (parse.ts), so the
-// schema checks, references and each kind's checks see the values the stack will deploy, and
-// every problem is reported at the `${name}` that brought the value in.
+// Resolution happens on the manifest's data before anything else reads it (parse.ts, through
+// file-values.ts, which resolves the text of files read with fn::readFile with the same values),
+// so the schema checks, references and each kind's checks see the values the stack will deploy,
+// and every problem is reported at the `${name}` that brought the value in.
 
 /** The scalar types of a value, by their Pulumi YAML names (case-insensitive there too). */
 const SCALARS = ["string", "integer", "number", "boolean"] as const;
@@ -106,13 +107,6 @@ export interface ConfigValues {
 const RESERVED = ["manifest", "branch"];
 
 const TEMPLATE = /\$\$\{|\$\{([^}]*)\}/g;
-
-/** Resolves every `${name}` of the manifest's entries; the `config` section itself is left as written. */
-export function resolveValues(data: unknown, stack: StackValues | undefined): Resolution {
-  if (!isRecord(data)) return { data, origins: [], secrets: [], problems: [] };
-  const values = configValues(data, stack);
-  return values.settle(resolveEntries(data, values));
-}
 
 /** The manifest with its entries resolved (every section but `config`, which declares the values). */
 export function resolveEntries(data: Record<string, unknown>, values: ConfigValues): Record<string, unknown> {
