@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { execFileSync } from "node:child_process";
 import { ManifestError, readManifest, type ManifestProblem } from "../../provider/manifest/parse";
 import type { StackValues } from "../../provider/manifest/config-values";
 
@@ -87,6 +88,11 @@ describe("fn::readFile: transformation code as kbc keeps it", () => {
     expect(read.files[0].pieces.map((p) => p.start)).toEqual([0, SQL.indexOf("-- it's ok")]);
     // A value from a file is a value like any other: drift and pull know where it came from.
     expect(read.origins.map((o) => o.path.join("."))).toContain("configurations.orders.configuration.parameters.blocks.0.codes.0.script.0");
+  });
+
+  it("writes a literal ${ as $${ in a file, as inline", () => {
+    write("transformations/orders/literal.sql", "SELECT '$${not_a_value}', '${schema}';\n");
+    expect(scriptOf(transformation("keboola.snowflake-transformation", "{ fn::readFile: transformations/orders/literal.sql }")).script).toEqual(["SELECT '${not_a_value}', 'analytics';"]);
   });
 
   it("keeps Python, R and the SQL backends kbc does not split as one script, the trailing white space trimmed", () => {
@@ -179,6 +185,12 @@ describe("fn::readFile: refused at preview, at its position, with the fix", () =
     expect(p.message).toMatch(message);
     const valueAt = script.startsWith("{ fn::readFile: ") ? position(text, script.slice("{ fn::readFile: ".length)) : position(text, script);
     expect({ line: p.line, column: p.column }).toEqual(valueAt);
+  });
+
+  it("a FIFO, which would never end, is not read", () => {
+    execFileSync("mkfifo", [path.join(dir, "pipe.sql")]);
+    const [p] = problemsOf(at("{ fn::readFile: pipe.sql }"));
+    expect(p.message).toBe('fn::readFile: "pipe.sql" is not a regular file: name a file');
   });
 
   it("an absolute path inside the project is read", () => {
