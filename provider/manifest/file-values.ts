@@ -105,12 +105,12 @@ export function resolveManifestValues(data: unknown, stack: StackValues | undefi
     if (Object.hasOwn(v, READ_FILE)) return read(v, at);
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, [...at, k])]));
   };
-  const data2: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(resolved)) data2[k] = k === "config" ? v : walk(v, [k]);
+  const withFiles: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(resolved)) withFiles[k] = k === "config" ? v : walk(v, [k]);
   for (const at of readFilesIn(data.config, ["config"])) {
     problems.push({ path: at, message: `${READ_FILE} is read in entries only: write the value in config: itself` });
   }
-  return { resolution: values.settle(data2), files, problems };
+  return { resolution: values.settle(withFiles), files, problems };
 }
 
 /** Where `config:` uses fn::readFile. */
