@@ -9,9 +9,10 @@ import { CONFIG_KEYS } from "../config";
 // manifest serves a dev and a prod stack: what differs between them is a value of stack config
 // under the deploying project's namespace (`pulumi config set apiBase ...`: `<project>:apiBase`).
 //
-// Resolution happens on the manifest's data before anything else reads it (parse.ts), so the
-// schema checks, references and each kind's checks see the values the stack will deploy, and
-// every problem is reported at the `${name}` that brought the value in.
+// Resolution happens on the manifest's data before anything else reads it (parse.ts, through
+// file-values.ts, which resolves the text of files read with fn::readFile with the same values),
+// so the schema checks, references and each kind's checks see the values the stack will deploy,
+// and every problem is reported at the `${name}` that brought the value in.
 
 /** The scalar types of a value, by their Pulumi YAML names (case-insensitive there too). */
 const SCALARS = ["string", "integer", "number", "boolean"] as const;
@@ -78,7 +79,28 @@ export interface Resolution {
   origins: ValueOrigin[];
   /** Secret values used as a configuration's `#` value: moved to its `secrets:` (path -> stack config key). */
   secrets: Array<{ section: "configurations"; key: string; path: string; name: string }>;
-  problems: Array<{ path: Array<string | number>; message: string }>;
+  problems: ValueProblem[];
+}
+
+export interface ValueProblem {
+  path: Array<string | number>;
+  message: string;
+  /** Where in the string at `path` the `${name}` at fault is written (a file's text is located by it). */
+  offset?: number;
+}
+
+/**
+ * A manifest's values, declared and read once, to resolve its strings with: `resolve` each part of
+ * the manifest (the entries, then what fn::readFile brought in, which is read only once the paths
+ * are resolved), then `settle` the whole.
+ */
+export interface ConfigValues {
+  /** `value` with every `${name}` replaced; `path` is where it sits in the manifest. */
+  resolve(value: unknown, path: Array<string | number>): unknown;
+  /** Whether resolving found a problem at `path` (its value is left as written). */
+  failedAt(path: ReadonlyArray<string | number>): boolean;
+  /** The resolution of `data`, the manifest with its entries resolved: secret values moved to their entries' `secrets:`. */
+  settle(data: Record<string, unknown>): Resolution;
 }
 
 /** Names the provider reads under `keboola:` besides its settings (stack config of the manifest program). */
@@ -86,10 +108,14 @@ const RESERVED = ["manifest", "branch"];
 
 const TEMPLATE = /\$\$\{|\$\{([^}]*)\}/g;
 
-/** Resolves every `${name}` of the manifest's entries; the `config` section itself is left as written. */
-export function resolveValues(data: unknown, stack: StackValues | undefined): Resolution {
+/** The manifest with its entries resolved (every section but `config`, which declares the values). */
+export function resolveEntries(data: Record<string, unknown>, values: ConfigValues): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, k === "config" ? v : values.resolve(v, [k])]));
+}
+
+/** The values `data`'s `config:` declares, each read from the stack (or its default) and checked once. */
+export function configValues(data: Record<string, unknown>, stack: StackValues | undefined): ConfigValues {
   const out: Resolution = { data, origins: [], secrets: [], problems: [] };
-  if (!isRecord(data)) return out;
   const declared = isRecord(data.config) ? data.config : {};
   const values = new Map<string, { ok: true; value: unknown; secret: boolean } | { ok: false }>();
 
@@ -140,38 +166,38 @@ export function resolveValues(data: unknown, stack: StackValues | undefined): Re
     if (typeof v !== "string" || !v.includes("${")) return v;
     const names: string[] = [];
     const whole = /^\$\{([^}]*)\}$/.exec(v);
-    const use = (name: string): { value: unknown; secret: boolean } | undefined => {
+    const use = (name: string, offset: number): { value: unknown; secret: boolean } | undefined => {
       names.push(name);
       if (!Object.hasOwn(declared, name)) {
         const known = Object.keys(declared);
-        out.problems.push({ path, message: `\${${name}} is not declared: add it under config: (config: { ${name}: { type: string } })${known.length ? `, or use one of: ${known.join(", ")}` : ""}` });
+        out.problems.push({ path, offset, message: `\${${name}} is not declared: add it under config: (config: { ${name}: { type: string } })${known.length ? `, or use one of: ${known.join(", ")}` : ""}` });
         return undefined;
       }
       const value = values.get(name);
       if (!value) return undefined; // its declaration is reported
       if (!value.ok) {
-        if (!out.problems.some((p) => p.path.join("\0") === ["config", name].join("\0"))) out.problems.push({ path, message: missing(name) });
+        if (!out.problems.some((p) => p.path.join("\0") === ["config", name].join("\0"))) out.problems.push({ path, offset, message: missing(name) });
         return undefined;
       }
       return value;
     };
     if (whole) {
-      const value = use(whole[1]);
+      const value = use(whole[1], 0);
       out.origins.push({ path, names, whole: true });
       if (!value) return v;
       if (value.secret) return secretUse(path, whole[1], v);
       return value.value;
     }
-    const text = v.replace(TEMPLATE, (m: string, name: string | undefined) => {
+    const text = v.replace(TEMPLATE, (m: string, name: string | undefined, offset: number) => {
       if (name === undefined) return "${";
-      const value = use(name);
+      const value = use(name, offset);
       if (!value) return m;
       if (value.secret) {
-        out.problems.push({ path, message: `\${${name}} is a secret: use it as the whole value of a # key of a configuration (Keboola encrypts it), never inside another string, which would be stored in plain text` });
+        out.problems.push({ path, offset, message: `\${${name}} is a secret: use it as the whole value of a # key of a configuration (Keboola encrypts it), never inside another string, which would be stored in plain text` });
         return m;
       }
       if (Array.isArray(value.value)) {
-        out.problems.push({ path, message: `\${${name}} is a list: use it as a whole value ("\${${name}}"), not inside a string` });
+        out.problems.push({ path, offset, message: `\${${name}} is a list: use it as a whole value ("\${${name}}"), not inside a string` });
         return m;
       }
       return String(value.value);
@@ -194,17 +220,20 @@ export function resolveValues(data: unknown, stack: StackValues | undefined): Re
     return written;
   };
 
-  const resolved: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(data)) resolved[k] = k === "config" ? v : walk(v, [k]);
-  // Each moved secret: removed from the document, named in the entry's secrets.
-  for (const s of out.secrets) {
-    const entry = isRecord(resolved.configurations) ? resolved.configurations[s.key] : undefined;
-    if (!isRecord(entry)) continue;
-    removeAt(entry, s.path.split("."));
-    entry.secrets = { ...(isRecord(entry.secrets) ? entry.secrets : {}), [s.path]: s.name };
-  }
-  out.data = resolved;
-  return out;
+  return {
+    resolve: walk,
+    failedAt: (path) => out.problems.some((p) => p.path.length === path.length && p.path.every((seg, i) => seg === path[i])),
+    settle: (resolved) => {
+      // Each moved secret: removed from the document, named in the entry's secrets.
+      for (const s of out.secrets) {
+        const entry = isRecord(resolved.configurations) ? resolved.configurations[s.key] : undefined;
+        if (!isRecord(entry)) continue;
+        removeAt(entry, s.path.split("."));
+        entry.secrets = { ...(isRecord(entry.secrets) ? entry.secrets : {}), [s.path]: s.name };
+      }
+      return { ...out, data: resolved };
+    },
+  };
 }
 
 /** Deletes the value at a dotted path (undefined left by resolution). */

@@ -7,7 +7,8 @@ import { isRecord } from "../../keboola/json";
 import { isEncrypted, passesUnencrypted, secretLeaves } from "../../keboola/secrets";
 import { manifestSchema, REFERENCES, type Manifest } from "./schema";
 import { SECTIONS } from "./sections";
-import { resolveValues, type StackValues, type ValueOrigin } from "./config-values";
+import type { StackValues, ValueOrigin } from "./config-values";
+import { lineColumn, placeInFile, READ_FILE, resolveManifestValues, type FileRead } from "./file-values";
 import { dependsOnCircle, entryKeys, splitOptions, type EntryOptions } from "./entry-options";
 
 // Reading keboola.yaml: YAML with positions (the `yaml` package keeps every node's offset), the
@@ -48,6 +49,8 @@ export interface ReadManifest {
   origins: ValueOrigin[];
   /** The entries' `options:`, by `section/key`. */
   options: Map<string, EntryOptions>;
+  /** The values read from files (fn::readFile). */
+  files: FileRead[];
 }
 
 /** Reads and checks a manifest file; throws ManifestError listing every problem. */
@@ -79,7 +82,10 @@ export function readManifest(text: string, file = "keboola.yaml", options: ReadO
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const problems: ManifestProblem[] = [];
+  // Values standing in for files that could not be read: what the checks below say of them is noise.
+  let stoodIn: Path[] = [];
   const at = (offset: number, path: Path, message: string) => {
+    if (stoodIn.some((p) => p.every((seg, i) => String(seg) === String(path[i])))) return;
     const { line, col } = lineCounter.linePos(offset);
     problems.push({ file, line, column: col, path: pathOf(path), message });
   };
@@ -95,12 +101,26 @@ export function readManifest(text: string, file = "keboola.yaml", options: ReadO
       at(err.pos[0], path, `YAML syntax: ${err.message.split("\n")[0]}`);
     }
   }
-  if (problems.length) throw new ManifestError(sorted(problems));
+  if (problems.length) throw new ManifestError(sorted(problems, file));
 
-  // `${name}` values first: everything below sees what the stack deploys, and a problem of a
-  // value is reported where the manifest uses (or declares) it.
-  const resolution = resolveValues(doc.toJS() ?? {}, options.stack);
-  for (const p of resolution.problems) at(offsetOf(doc, p.path), p.path, p.message);
+  // `${name}` values and files first: everything below sees what the stack deploys, and a problem
+  // of a value is reported where the manifest (or the file it reads) uses or declares it.
+  const { resolution, files, problems: fileProblems } = resolveManifestValues(doc.toJS() ?? {}, options.stack, file);
+  const inFile = (place: { read: FileRead; offset: number }, path: Path, message: string) => {
+    const { line, column } = lineColumn(place.read.text, place.offset);
+    const where = lineCounter.linePos(offsetOf(doc, [...place.read.path, READ_FILE]));
+    problems.push({ file: place.read.shown, line, column, path: pathOf(path), message: `${message} (${READ_FILE} at ${file}:${where.line}:${where.col})` });
+  };
+  for (const p of resolution.problems) {
+    const place = placeInFile(files, p.path, p.offset);
+    if (place) inFile(place, p.path, p.message);
+    else at(offsetOf(doc, p.path), p.path, p.message);
+  }
+  for (const p of fileProblems) {
+    if (p.inFile) inFile(p.inFile, p.path, p.message);
+    else at(offsetOf(doc, [...p.path, READ_FILE]), p.path, p.message);
+  }
+  stoodIn = fileProblems.flatMap((p) => (p.inFile ? [] : [p.path]));
   const data = resolution.data;
   const parsed = manifestSchema.safeParse(data);
   if (!parsed.success) for (const issue of parsed.error.issues) report(doc, issue, [], at);
@@ -131,7 +151,7 @@ export function readManifest(text: string, file = "keboola.yaml", options: ReadO
     }
   }
   checkOptions(doc, raw, at);
-  if (!parsed.success || problems.length) throw new ManifestError(sorted(problems));
+  if (!parsed.success || problems.length) throw new ManifestError(sorted(problems, file));
   const { manifest, options: entryOptions } = splitOptions(parsed.data);
 
   // A secret of a row must name a row that exists.
@@ -176,8 +196,8 @@ export function readManifest(text: string, file = "keboola.yaml", options: ReadO
       }
     }
   }
-  if (problems.length) throw new ManifestError(sorted(problems));
-  return { manifest: { ...manifest, ...withOptions(parsed.data) }, origins: resolution.origins, options: entryOptions };
+  if (problems.length) throw new ManifestError(sorted(problems, file));
+  return { manifest: { ...manifest, ...withOptions(parsed.data) }, origins: resolution.origins, options: entryOptions, files };
 }
 
 /** The manifest as parsed: the entries keep their `options` (declareManifest splits them again). */
@@ -405,7 +425,9 @@ function rangeEnd(node: unknown): number | undefined {
   return isNode(node) ? node.range?.[1] : undefined;
 }
 
-function sorted(problems: ManifestProblem[]): ManifestProblem[] {
-  const unique = problems.filter((p, i) => problems.findIndex((q) => q.line === p.line && q.column === p.column && q.message === p.message) === i);
-  return unique.sort((a, b) => a.line - b.line || a.column - b.column);
+/** Each problem once, the manifest's first, then each file's (by name), by position. */
+function sorted(problems: ManifestProblem[], manifest: string): ManifestProblem[] {
+  const unique = problems.filter((p, i) => problems.findIndex((q) => q.file === p.file && q.line === p.line && q.column === p.column && q.message === p.message) === i);
+  const fileOrder = (a: ManifestProblem, b: ManifestProblem) => (a.file === b.file ? 0 : a.file === manifest ? -1 : b.file === manifest ? 1 : a.file < b.file ? -1 : 1);
+  return unique.sort((a, b) => fileOrder(a, b) || a.line - b.line || a.column - b.column);
 }

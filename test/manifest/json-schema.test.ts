@@ -53,7 +53,22 @@ describe("keboola.schema.json", () => {
     expect(validate(m) ? [] : validate.errors).toEqual([]);
   });
 
+  it("accepts { fn::readFile: <path> } wherever an entry takes a string, the code of a transformation too", () => {
+    const m = structuredClone(quickstart);
+    m.sources.events.description = { "fn::readFile": "docs/events.md" };
+    (m.sinks.actions.columns as Array<Record<string, unknown>>)[3].template = { content: { "fn::readFile": "templates/summary.jsonnet" } };
+    m.configurations.orders = {
+      componentId: "keboola.snowflake-transformation",
+      name: { "fn::readFile": "transformations/orders/name.txt" },
+      configuration: { parameters: { blocks: [{ name: "Load", codes: [{ name: "Load orders", script: { "fn::readFile": "transformations/orders/001-load.sql" } }] }] } },
+    };
+    expect(validate(m) ? [] : validate.errors).toEqual([]);
+  });
+
   const bad: Array<[string, (m: typeof quickstart) => void, RegExp]> = [
+    ["fn::readFile where a number goes", (m) => ((m.sources.events.settings as { targetImportTrigger: Record<string, unknown> }).targetImportTrigger.count = { "fn::readFile": "count.txt" }), /targetImportTrigger\/count.*must be number|must be integer/],
+    ["fn::readFile with another key", (m) => (m.sinks.raw.name = { "fn::readFile": "name.txt", other: 1 }), /must NOT have additional properties/],
+    ["fn::readFile of something other than a path", (m) => (m.sinks.raw.name = { "fn::readFile": 42 }), /fn::readFile.*must be string/],
     ["an unknown top-level section", (m) => (m.tablez = {}), /must NOT have additional properties/],
     ["an unknown key in a sink", (m) => (m.sinks.raw.tabelId = "x"), /must NOT have additional properties/],
     ["a number where a string goes", (m) => (m.sinks.raw.tableId = 42 as unknown as Record<string, unknown>), /must be string/],
