@@ -25,6 +25,8 @@ export interface ManifestFacts {
   options: Map<string, EntryOptions>;
   /** The stack config the manifest was read with (pull checks what it writes with it). */
   values: StackValues;
+  /** Where the manifest reads a value from a file (fn::readFile), and the file as messages name it. */
+  files: Array<{ path: Array<string | number>; shown: string }>;
 }
 
 /** The section of keboola.yaml each kind's entries live in (deploy.ts names resources by key). */
@@ -73,7 +75,7 @@ export function manifestFactsOf(file: string, cwd: string, snapshot: StackSnapsh
     const read = readManifest(fs.readFileSync(file, "utf8"), path.relative(cwd, file) || file, { stack });
     const entries: Record<string, Record<string, unknown>> = {};
     for (const [section, value] of Object.entries(read.manifest)) if (section !== "config" && isRecord(value)) entries[section] = Object.fromEntries(Object.entries(value).filter((e): e is [string, Record<string, unknown>] => isRecord(e[1])));
-    return { namespace, stack: snapshot.stack, entries, origins: read.origins, options: read.options, values: stack };
+    return { namespace, stack: snapshot.stack, entries, origins: read.origins, options: read.options, values: stack, files: read.files.map((f) => ({ path: [...f.path], shown: f.shown })) };
   } catch {
     return undefined;
   }
@@ -126,6 +128,15 @@ export function originOf(facts: ManifestFacts, manifestPath: ReadonlyArray<strin
   return facts.origins.find((o) => covers(dotted(o.path), mine) || covers(mine, dotted(o.path)));
 }
 
+/** The file a change's manifest path is read from (fn::readFile), if any. */
+export function fileOf(facts: ManifestFacts, manifestPath: ReadonlyArray<string | number>): { path: Array<string | number>; shown: string } | undefined {
+  const mine = dotted(manifestPath);
+  return facts.files.find((f) => covers(dotted(f.path), mine) || covers(mine, dotted(f.path)));
+}
+
+/** What a change of code read from a file asks for: the file to edit (pull does not write files). */
+export const fileHint = (file: { shown: string }) => `read from ${file.shown} (fn::readFile): to keep Keboola's value, write it into that file`;
+
 /** What a change of a value from `${name}` asks for: the stack config key to set (never the value of a secret). */
 export function configHint(facts: ManifestFacts, origin: ValueOrigin): string {
   const keys = origin.names.map((n) => `${facts.namespace}:${n}`).join(", ");
@@ -150,8 +161,10 @@ export function annotateDrift(resources: ResourceDrift[], facts: ManifestFacts):
         (d.ignored ??= []).push(c);
         continue;
       }
+      const file = p && fileOf(facts, p);
       const origin = p && originOf(facts, p);
-      if (origin) (d.fromConfig ??= {})[dotted(c.path.map((s) => (typeof s === "object" ? s.id : s)))] = configHint(facts, origin);
+      if (file) (d.fromConfig ??= {})[hintKey(c)] = fileHint(file);
+      else if (origin) (d.fromConfig ??= {})[hintKey(c)] = configHint(facts, origin);
       kept.push(c);
     }
     d.changes = kept;

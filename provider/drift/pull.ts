@@ -8,7 +8,7 @@ import type { ResourceDrift } from "./compare";
 import type { NewEntry } from "./new-objects";
 import type { ManagedResource } from "./stack";
 import { printEdited, setValue, valueAt } from "./yaml-edit";
-import { configHint, ignoredBy, locationOf, manifestPathOf, originOf, type Location, type ManifestFacts } from "./manifest-facts";
+import { configHint, fileHint, fileOf, ignoredBy, locationOf, manifestPathOf, originOf, type Location, type ManifestFacts } from "./manifest-facts";
 import { escapeTemplates } from "../manifest/config-values";
 
 // `pull`: the drift written back into keboola.yaml, entry by entry, so that the manifest declares
@@ -142,16 +142,25 @@ function keepWritten(ctx: Context, d: ResourceDrift, at: Location, prop: string,
       keep.push(p);
       continue;
     }
+    const file = fileOf(facts, p);
+    if (file) {
+      keep.push(file.path);
+      ctx.notes.push(`${p.join(".")}: changed in Keboola, and the manifest ${fileHint(file)}; pull leaves ${file.path.join(".")} and the file as they are`);
+      continue;
+    }
     const origin = originOf(facts, p);
     if (!origin) continue;
     keep.push(origin.path);
     ctx.notes.push(`${p.join(".")}: changed in Keboola, and the manifest takes it ${configHint(facts, origin)}; ${origin.path.join(".")} is left as it is`);
   }
-  // Every `${name}` under the property stays as written, changed or not (Keboola holds its value).
-  for (const o of facts.origins) if (o.path.slice(0, entryPath.length + 1).join("\0") === [...entryPath, prop].join("\0")) keep.push(o.path);
+  // Every `${name}` and file read under the property stays as written, changed or not (Keboola holds its value).
+  const under = (p: ReadonlyArray<string | number>) => p.slice(0, entryPath.length + 1).join("\0") === [...entryPath, prop].join("\0");
+  for (const o of [...facts.origins, ...facts.files]) if (under(o.path)) keep.push(o.path);
   if (keep.length === 0) return next;
   let out: unknown = structuredClone(next);
-  for (const p of keep) {
+  // A path inside another kept one is kept with it (a `${name}` inside a file's code: the file's mapping is written back whole).
+  const inside = (p: ReadonlyArray<string | number>, q: ReadonlyArray<string | number>) => q.length < p.length && q.every((s, i) => s === p[i]);
+  for (const p of keep.filter((p) => !keep.some((q) => inside(p, q)))) {
     const rel = p.slice(entryPath.length + 1);
     const written = valueAt(ctx.doc, p);
     if (rel.length === 0) return written;

@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { describeResult, type RunResult } from "./helpers/pulumi";
 import { makeRootProject, type RootProject } from "../../scripts/lib/root-project";
+import { keboolaPulumi, uiClient } from "./helpers/drift";
 
 const MANIFEST = `config:
   schema: { type: string, default: analytics }
@@ -174,5 +175,25 @@ describe("e2e: transformation code in files (fn::readFile)", () => {
     expect(scriptOf(emu, ORDERS)).toEqual(statements);
     const preview = await root.pulumi(["preview", "--expect-no-changes"], { timeoutMs: 300_000 });
     expect(preview.code, describeResult(preview)).toBe(0);
+  }, 600_000);
+
+  it("a code changed in the UI: drift names the file to edit, pull leaves the manifest and the file byte for byte", async () => {
+    const ui = uiClient(emu.url, "master");
+    const live = await ui.storage.getConfig("default", "keboola.snowflake-transformation", "orders");
+    const configuration = structuredClone(live.configuration) as { parameters: { blocks: Array<{ codes: Array<{ script: string[] }> }> } };
+    configuration.parameters.blocks[0].codes[0].script.push(`DELETE FROM "totals" WHERE "total" < 0;`);
+    await ui.storage.updateConfig("default", "keboola.snowflake-transformation", "orders", { configuration, changeDescription: "UI edit" });
+
+    const drift = await keboolaPulumi(root, "drift");
+    expect(drift.code, describeResult(drift)).toBe(2);
+    expect(drift.stdout).toContain("(read from ");
+    expect(drift.stdout).toContain("transformations/orders/001-load.sql (fn::readFile): to keep Keboola's value, write it into that file)");
+
+    const files = ["keboola.yaml", "transformations/orders/001-load.sql"].map((f) => path.join(dir, f));
+    const before = files.map((f) => fs.readFileSync(f, "utf8"));
+    const pull = await keboolaPulumi(root, "pull");
+    expect(pull.code, describeResult(pull)).toBe(0);
+    expect(files.map((f) => fs.readFileSync(f, "utf8"))).toEqual(before);
+    expect(pull.stderr).toContain("pull leaves configurations.orders.configuration.parameters.blocks.0.codes.0.script and the file as they are");
   }, 600_000);
 });
