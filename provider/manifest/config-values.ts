@@ -25,7 +25,8 @@ const TYPE_PATTERN = /^(?:(string|integer|number|boolean)|list<(string|integer|n
 export function valueTypeOf(text: string): ValueType | undefined {
   const m = TYPE_PATTERN.exec(text.trim());
   if (!m) return undefined;
-  const scalar = (m[1] ?? m[2]).toLowerCase() as Scalar; // the pattern admits only SCALARS
+  const scalar = SCALARS.find((t) => t === (m[1] ?? m[2]).toLowerCase());
+  if (scalar === undefined) return undefined;
   return { scalar, list: m[2] !== undefined };
 }
 
@@ -276,7 +277,7 @@ function typeProblem(value: unknown, type: ValueType): string | undefined {
 }
 
 /** A string as the manifest writes it literally: `${` escaped as `$${` (what export and pull write). */
-export function escapeTemplates<T>(value: T): T {
+export function escapeTemplates(value: unknown): unknown {
   const walk = (v: unknown): unknown => {
     // (a function: in a replacement string "$$" would write one "$")
     if (typeof v === "string") return v.replaceAll("${", () => "$${");
@@ -284,6 +285,5 @@ export function escapeTemplates<T>(value: T): T {
     if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
-  // Same shape, strings escaped.
-  return walk(value) as T;
+  return walk(value);
 }

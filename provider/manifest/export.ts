@@ -380,7 +380,10 @@ export async function exportProject(client: KeboolaClient, options: ExportOption
   const written: Record<string, unknown> = {};
   for (const [section, entries] of Object.entries(manifest)) {
     written[section] = isRecord(entries)
-      ? Object.fromEntries(Object.entries(entries).map(([key, entry]) => [key, { ...escapeTemplates(entry), ...(options.protect ? { options: { protect: true } } : {}) }]))
+      ? Object.fromEntries(Object.entries(entries).map(([key, entry]) => {
+          const escaped = escapeTemplates(entry);
+          return [key, { ...(isRecord(escaped) ? escaped : {}), ...(options.protect ? { options: { protect: true } } : {}) }];
+        }))
       : entries;
   }
   if (options.protect) header.push(" Every entry is protected (options.protect): neither `pulumi destroy` nor removing an entry deletes the object; set protect: false on an entry to let it go.");
