@@ -4,7 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { isRecord } from "../../keboola/json";
 import type { ResourceKind } from "../kinds/registry";
 import type { StackValues, ValueOrigin } from "../manifest/config-values";
-import type { EntryOptions } from "../manifest/entry-options";
+import { REFERENCE_INPUTS, type EntryOptions } from "../manifest/entry-options";
 import { readManifest } from "../manifest/parse";
 import type { Change } from "../review/diff";
 import type { Path } from "../review/values";
@@ -90,8 +90,8 @@ export function manifestPathOf(facts: ManifestFacts, at: Location, change: Path)
     if (field === "variableValuesData" || field === "variableValuesId") steps.splice(0, 1);
     else return undefined; // which configuration it runs: a reference, never a `${name}` nor an option path
   }
-  const renamed: Record<string, Record<string, string>> = { sinks: { sourceId: "source" }, tables: { bucketId: "bucket" }, jobs: { configId: "configuration" } };
-  if (typeof steps[0] === "string" && renamed[at.section]?.[steps[0]]) steps[0] = renamed[at.section][steps[0]];
+  const reference = Object.entries(REFERENCE_INPUTS[at.section] ?? {}).find(([, input]) => input === steps[0]);
+  if (reference) steps[0] = reference[0];
   const out: Array<string | number> = [at.section, at.key, ...(at.settings ? ["settings"] : [])];
   let value: unknown = facts.entries[at.section]?.[at.key];
   if (at.settings) value = isRecord(value) ? value.settings : undefined;

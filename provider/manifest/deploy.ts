@@ -5,7 +5,7 @@ import { stackBranchName } from "../kinds/branch/resource";
 import type { Manifest } from "./schema";
 import { declareSections } from "./declare-sections";
 import { programStackValues } from "../program/stack-values";
-import { splitOptions, type EntryOptions } from "./entry-options";
+import { REFERENCE_INPUTS, splitOptions, type EntryOptions } from "./entry-options";
 
 // keboola.yaml -> the same resource classes a TypeScript program uses, named by their manifest
 // keys (settings as `<key>-settings`), each section declared by its kind (declare-sections.ts). The
@@ -51,11 +51,9 @@ function inputPath(section: string, part: "settings" | undefined, path: string):
     if ((head === "settings") !== (part === "settings")) return undefined;
     if (part === "settings") return rest.join(".") || undefined;
   }
-  const renamed: Record<string, Record<string, string>> = {
-    sinks: { source: "sourceId" },
-    tables: { bucket: "bucketId" },
+  const renamed: Record<string, Readonly<Record<string, string>>> = {
+    ...REFERENCE_INPUTS,
     schedules: { flow: "target", configuration: "target", variableValuesData: "target.variableValuesData", variableValuesId: "target.variableValuesId" },
-    jobs: { configuration: "configId" },
   };
   const to = renamed[section]?.[head];
   return to === undefined ? path : [to, ...rest].join(".");

@@ -10,6 +10,17 @@ export { entryOptionsSchema };
 // goes, a property the UI owns ignored. The entry's resources (a source or sink and its
 // settings) all get them; deploy.ts turns them into each resource's CustomResourceOptions.
 
+/**
+ * The fields of an entry that name another entry, by section, and the input of the resource they
+ * become (its id input): what ignoreChanges paths (deploy.ts) and drift's changes (drift/manifest-facts.ts)
+ * are translated through, one way and the other.
+ */
+export const REFERENCE_INPUTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  sinks: { source: "sourceId" },
+  tables: { bucket: "bucketId" },
+  jobs: { configuration: "configId" },
+};
+
 export type EntryOptions = z.output<typeof entryOptionsSchema>;
 
 /** The entries' options by `section/key`, and the manifest without them (what the kinds' declarations read). */

@@ -197,12 +197,8 @@ export function readManifest(text: string, file = "keboola.yaml", options: ReadO
     }
   }
   if (problems.length) throw new ManifestError(sorted(problems, file));
-  return { manifest: { ...manifest, ...withOptions(parsed.data) }, origins: resolution.origins, options: entryOptions, files };
-}
-
-/** The manifest as parsed: the entries keep their `options` (declareManifest splits them again). */
-function withOptions(m: Manifest): Manifest {
-  return m;
+  // The entries keep their `options` (declareManifest splits them again; a caller may declare a parsed manifest).
+  return { manifest: parsed.data, origins: resolution.origins, options: entryOptions, files };
 }
 
 /** `options:` of every entry: dependsOn names entries that exist (no circle), ignoreChanges paths the entry has. */
